@@ -1,0 +1,419 @@
+//! The common game interface: the `Rules` trait every game implements, and `AnyGame`, its text-in/text-out dispatcher.
+//!
+//! Everything outside `games/` talks to a game through `AnyGame` and plain strings: plies go in
+//! as notation text and come back in canonical notation, so the store, the records, the mail
+//! path and the CLI never match on a particular game.
+//!
+//! A game is a sequence of *plies*. Each ply has an `Actor`:
+//! - `Actor::Seat(s)`: a player's move (a Dice Rink roll, a set-up placement, a d4 d6 chess
+//!   declaration or choice, a Siberian Dice placement, RESIGN ...);
+//! - `Actor::Chance`: the GM's dice roll, asked for by `ToAct::Chance` and logged like any ply;
+//! - `Actor::Gm`: a ply the GM makes for everybody, e.g. the adjudication of one simultaneous
+//!   Dip-Tac-Toe turn (built from every seat's orders by `Rules::turn_ply`).
+//!
+//! The game state is always exactly what replaying its plies from `Rules::new` (or a
+//! `[Position]` start) gives; no other state exists.
+
+pub mod d4d6;
+pub mod dicerink;
+pub mod diptactoe;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Serialize;
+
+/// A seat at the table, by its index in `Rules::seat_names` (A/B, WHITE/BLACK, BLUE/RED/...).
+pub type Seat = usize;
+
+/// Who makes a ply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Actor {
+    Seat(Seat),
+    Chance,
+    Gm,
+}
+
+/// Whose turn it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToAct {
+    /// These seats may make the next ply; one seat in a sequential game.
+    Seat(Seat),
+    /// Simultaneous orders: these seats owe orders for this turn; the turn is resolved by an
+    /// `Actor::Gm` ply built by `Rules::turn_ply` (at the deadline or when all have ordered).
+    Orders(Vec<Seat>),
+    /// The GM must roll dice with these numbers of sides; the rolled values are then played as
+    /// an `Actor::Chance` ply whose text `Rules::chance_ply` gives.
+    Chance(Vec<u32>),
+    /// Nobody: the game is over.
+    Nobody,
+}
+
+/// How a game ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Outcome {
+    Win {
+        seat: Seat,
+        reason: String,
+    },
+    /// A draw among these seats (all seats for an agreed draw in a two-player game).
+    Draw {
+        seats: Vec<Seat>,
+        reason: String,
+    },
+}
+
+/// A per-game option a GM (or a player's `NEW` mail) may set; the default is the RULES.md ruling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OptionSpec {
+    pub name: &'static str,
+    pub default: &'static str,
+    /// The values allowed, or empty for free text checked by the game.
+    pub values: &'static [&'static str],
+    pub help: &'static str,
+}
+
+/// Options as given: name -> value. Games read them through `options_get` so defaults apply.
+pub type Options = BTreeMap<String, String>;
+
+/// Why a ply was not played; the position is unchanged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlyError {
+    /// The text is not the game's notation (where, and what was expected).
+    Syntax(String),
+    /// Well formed, but not legal here (the reason, as a player should read it).
+    Illegal(String),
+    /// Well formed, but fits more than one legal ply; the candidates are named.
+    Ambiguous(String),
+    /// It is not this actor's turn.
+    NotYourTurn(String),
+}
+
+impl fmt::Display for PlyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlyError::Syntax(s) => write!(f, "cannot read it: {s}"),
+            PlyError::Illegal(s) | PlyError::Ambiguous(s) | PlyError::NotYourTurn(s) => {
+                f.write_str(s)
+            }
+        }
+    }
+}
+
+impl std::error::Error for PlyError {}
+
+/// The rules of one game: a pure state machine, no I/O, clock or randomness.
+pub trait Rules: Clone + Sized {
+    /// The game's name in storage, records and mail (`dicerink`, `d4d6`, `diptactoe`, ...).
+    const KIND: GameKind;
+
+    /// The options this game understands, with their defaults (the RULES.md rulings).
+    fn option_specs() -> &'static [OptionSpec];
+
+    /// The starting position for these options (unknown or bad options are an error).
+    fn new(options: &Options) -> Result<Self, String>;
+
+    /// A position given by a record's `[Position "..."]` tag (the format is the game's own,
+    /// documented in `notation/<game>.md`).
+    fn from_position(options: &Options, tag: &str) -> Result<Self, String>;
+
+    /// The position as a `[Position "..."]` tag value; `from_position` reads it back.
+    fn position_tag(&self) -> String;
+
+    /// Seat names, in seat order (e.g. `["A", "B"]`).
+    fn seat_names(&self) -> &'static [&'static str];
+
+    /// Who acts next.
+    fn to_act(&self) -> ToAct;
+
+    /// Play one ply given as text. On success returns the ply's canonical notation (which
+    /// parses back to the same ply from the same position); on error nothing changes.
+    fn play(&mut self, actor: Actor, text: &str) -> Result<String, PlyError>;
+
+    /// The game's result, once it is over.
+    fn outcome(&self) -> Option<Outcome>;
+
+    /// Every legal ply for the actor to move, canonical (may be empty; used by `MOVES` mails
+    /// and by tests). Games where the list is huge may return a sample and say so in docs.
+    fn legal_plies(&self) -> Vec<String>;
+
+    /// The board as plain text for mail, at most 72 columns.
+    fn board(&self) -> String;
+
+    /// The position as JSON for `pbem replay --json` and tools.
+    fn position_json(&self) -> serde_json::Value;
+
+    /// The current move number and whether the next ply is the first of that numbered move
+    /// (`12.` before it) rather than a later one (`12...`). `None` while numbering does not
+    /// apply (set-up, chance plies).
+    fn move_number(&self) -> Option<(u32, bool)>;
+
+    /// Splits a record's move text (numbers and comments already removed) into plies. The
+    /// default splits on white space; games whose canonical plies contain spaces override it.
+    fn split_plies(&self, text: &str) -> Vec<String> {
+        text.split_whitespace().map(str::to_string).collect()
+    }
+
+    /// The text of the `Actor::Chance` ply that records these rolled values (after
+    /// `ToAct::Chance(sides)`); default `roll 3 5`. Override together with `play`.
+    fn chance_ply(&self, values: &[u32]) -> String {
+        let v: Vec<String> = values.iter().map(u32::to_string).collect();
+        format!("roll {}", v.join(" "))
+    }
+
+    /// Simultaneous games: check one seat's order lines for the current turn, line by line,
+    /// giving each line's canonical form or the reason it is void. Sequential games: unused.
+    fn check_orders(&self, seat: Seat, lines: &[String]) -> Vec<Result<String, String>> {
+        let _ = seat;
+        lines
+            .iter()
+            .map(|_| Err("this game takes one move at a time, not orders".to_string()))
+            .collect()
+    }
+
+    /// Simultaneous games: the `Actor::Gm` ply that adjudicates the current turn from each
+    /// seat's order lines (seats missing from the map sent none). Sequential games: unused.
+    fn turn_ply(&self, orders: &BTreeMap<Seat, Vec<String>>) -> Result<String, String> {
+        let _ = orders;
+        Err("this game has no simultaneous turns".to_string())
+    }
+
+    /// The seat resigns. The default fits two-player games: the other seat wins.
+    /// Returns the canonical ply text to log (`resign`) — the game must replay it via `play`.
+    fn resign(&mut self, seat: Seat) -> Result<String, PlyError> {
+        self.play(Actor::Seat(seat), "resign")
+    }
+
+    /// All seats agreed a draw (offers and acceptances are the mail layer's business; only the
+    /// agreed draw is a ply). The default plays `draw agreed` as a GM ply.
+    fn agree_draw(&mut self) -> Result<String, PlyError> {
+        self.play(Actor::Gm, "draw agreed")
+    }
+}
+
+/// The games pbem knows, by their storage names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum GameKind {
+    DiceRink,
+    D4D6,
+    DipTacToe,
+}
+
+impl GameKind {
+    pub const ALL: &'static [GameKind] = &[GameKind::DiceRink, GameKind::D4D6, GameKind::DipTacToe];
+
+    /// The name in storage, records (`[Game "dicerink"]`), mail subjects and the CLI.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameKind::DiceRink => "dicerink",
+            GameKind::D4D6 => "d4d6",
+            GameKind::DipTacToe => "diptactoe",
+        }
+    }
+
+    /// The name players read ("Dice Rink").
+    pub fn title(self) -> &'static str {
+        match self {
+            GameKind::DiceRink => "Dice Rink",
+            GameKind::D4D6 => "d4 d6 chess",
+            GameKind::DipTacToe => "Dip-Tac-Toe",
+        }
+    }
+
+    /// Reads a storage name (case-insensitive; `dice-rink` and `dice_rink` also accepted).
+    pub fn parse(name: &str) -> Option<GameKind> {
+        let n: String = name
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        GameKind::ALL.iter().copied().find(|k| k.name() == n)
+    }
+
+    /// The options this kind understands.
+    pub fn option_specs(self) -> &'static [OptionSpec] {
+        match self {
+            GameKind::DiceRink => dicerink::DiceRink::option_specs(),
+            GameKind::D4D6 => d4d6::D4d6::option_specs(),
+            GameKind::DipTacToe => diptactoe::DipTacToe::option_specs(),
+        }
+    }
+}
+
+impl fmt::Display for GameKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Reads an option with its default applied; unknown names are a programming error caught by
+/// `check_options` before any game is built.
+pub fn options_get<'a>(specs: &'a [OptionSpec], options: &'a Options, name: &str) -> &'a str {
+    if let Some(v) = options.get(name) {
+        return v;
+    }
+    specs
+        .iter()
+        .find(|s| s.name == name)
+        .map(|s| s.default)
+        .unwrap_or("")
+}
+
+/// Checks option names and enumerated values against the specs, saying exactly what is wrong.
+pub fn check_options(specs: &[OptionSpec], options: &Options) -> Result<(), String> {
+    for (name, value) in options {
+        let Some(spec) = specs.iter().find(|s| s.name == name) else {
+            let known: Vec<&str> = specs.iter().map(|s| s.name).collect();
+            return Err(if known.is_empty() {
+                format!("unknown option '{name}': this game has no options")
+            } else {
+                format!("unknown option '{name}' (options: {})", known.join(", "))
+            });
+        };
+        if !spec.values.is_empty() && !spec.values.contains(&value.as_str()) {
+            return Err(format!(
+                "option '{name}' cannot be '{value}' (one of: {})",
+                spec.values.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Any game, behind text in / text out: the only type outside `games/` that holds a position.
+#[derive(Debug, Clone)]
+pub enum AnyGame {
+    DiceRink(dicerink::DiceRink),
+    D4D6(d4d6::D4d6),
+    DipTacToe(diptactoe::DipTacToe),
+}
+
+/// Calls the same method on whichever game is inside.
+macro_rules! dispatch {
+    ($self:expr, $g:ident => $e:expr) => {
+        match $self {
+            AnyGame::DiceRink($g) => $e,
+            AnyGame::D4D6($g) => $e,
+            AnyGame::DipTacToe($g) => $e,
+        }
+    };
+}
+
+impl AnyGame {
+    /// A new game of this kind with these options.
+    pub fn new(kind: GameKind, options: &Options) -> Result<AnyGame, String> {
+        check_options(kind.option_specs(), options)?;
+        Ok(match kind {
+            GameKind::DiceRink => AnyGame::DiceRink(dicerink::DiceRink::new(options)?),
+            GameKind::D4D6 => AnyGame::D4D6(d4d6::D4d6::new(options)?),
+            GameKind::DipTacToe => AnyGame::DipTacToe(diptactoe::DipTacToe::new(options)?),
+        })
+    }
+
+    /// A game of this kind from a `[Position]` tag.
+    pub fn from_position(kind: GameKind, options: &Options, tag: &str) -> Result<AnyGame, String> {
+        check_options(kind.option_specs(), options)?;
+        Ok(match kind {
+            GameKind::DiceRink => {
+                AnyGame::DiceRink(dicerink::DiceRink::from_position(options, tag)?)
+            }
+            GameKind::D4D6 => AnyGame::D4D6(d4d6::D4d6::from_position(options, tag)?),
+            GameKind::DipTacToe => {
+                AnyGame::DipTacToe(diptactoe::DipTacToe::from_position(options, tag)?)
+            }
+        })
+    }
+
+    pub fn kind(&self) -> GameKind {
+        match self {
+            AnyGame::DiceRink(_) => GameKind::DiceRink,
+            AnyGame::D4D6(_) => GameKind::D4D6,
+            AnyGame::DipTacToe(_) => GameKind::DipTacToe,
+        }
+    }
+
+    pub fn position_tag(&self) -> String {
+        dispatch!(self, g => g.position_tag())
+    }
+    pub fn seat_names(&self) -> &'static [&'static str] {
+        dispatch!(self, g => g.seat_names())
+    }
+    /// The seat index for a name (case-insensitive).
+    pub fn seat_by_name(&self, name: &str) -> Option<Seat> {
+        self.seat_names()
+            .iter()
+            .position(|s| s.eq_ignore_ascii_case(name.trim()))
+    }
+    pub fn seat_name(&self, seat: Seat) -> &'static str {
+        self.seat_names().get(seat).copied().unwrap_or("?")
+    }
+    pub fn to_act(&self) -> ToAct {
+        dispatch!(self, g => g.to_act())
+    }
+    pub fn play(&mut self, actor: Actor, text: &str) -> Result<String, PlyError> {
+        if self.outcome().is_some() {
+            return Err(PlyError::NotYourTurn("the game is over".into()));
+        }
+        dispatch!(self, g => g.play(actor, text))
+    }
+    pub fn outcome(&self) -> Option<Outcome> {
+        dispatch!(self, g => g.outcome())
+    }
+    pub fn legal_plies(&self) -> Vec<String> {
+        dispatch!(self, g => g.legal_plies())
+    }
+    pub fn board(&self) -> String {
+        dispatch!(self, g => g.board())
+    }
+    pub fn position_json(&self) -> serde_json::Value {
+        dispatch!(self, g => g.position_json())
+    }
+    pub fn move_number(&self) -> Option<(u32, bool)> {
+        dispatch!(self, g => g.move_number())
+    }
+    pub fn split_plies(&self, text: &str) -> Vec<String> {
+        dispatch!(self, g => g.split_plies(text))
+    }
+    pub fn chance_ply(&self, values: &[u32]) -> String {
+        dispatch!(self, g => g.chance_ply(values))
+    }
+    pub fn check_orders(&self, seat: Seat, lines: &[String]) -> Vec<Result<String, String>> {
+        dispatch!(self, g => g.check_orders(seat, lines))
+    }
+    pub fn turn_ply(&self, orders: &BTreeMap<Seat, Vec<String>>) -> Result<String, String> {
+        dispatch!(self, g => g.turn_ply(orders))
+    }
+    pub fn resign(&mut self, seat: Seat) -> Result<String, PlyError> {
+        dispatch!(self, g => g.resign(seat))
+    }
+    pub fn agree_draw(&mut self) -> Result<String, PlyError> {
+        dispatch!(self, g => g.agree_draw())
+    }
+
+    /// The outcome as players read it ("A wins: both dice on rank 4").
+    pub fn outcome_text(&self) -> Option<String> {
+        self.outcome().map(|o| match o {
+            Outcome::Win { seat, reason } => format!("{} wins: {reason}", self.seat_name(seat)),
+            Outcome::Draw { seats, reason } => {
+                let names: Vec<&str> = seats.iter().map(|s| self.seat_name(*s)).collect();
+                format!("draw between {}: {reason}", names.join(", "))
+            }
+        })
+    }
+
+    /// Whose turn it is, as players read it.
+    pub fn to_act_text(&self) -> String {
+        match self.to_act() {
+            ToAct::Seat(s) => format!("{} to move", self.seat_name(s)),
+            ToAct::Orders(seats) => {
+                let names: Vec<&str> = seats.iter().map(|s| self.seat_name(*s)).collect();
+                format!("orders due from {}", names.join(", "))
+            }
+            ToAct::Chance(sides) => {
+                let d: Vec<String> = sides.iter().map(|s| format!("d{s}")).collect();
+                format!("the GM rolls {}", d.join(" "))
+            }
+            ToAct::Nobody => self.outcome_text().unwrap_or_else(|| "game over".into()),
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! pbem: a play-by-email game master (library; the `pbem` binary is a thin front end).
+
+pub mod games;
