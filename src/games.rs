@@ -63,6 +63,16 @@ pub enum Outcome {
     },
 }
 
+/// A declared move with outcomes chosen in advance for each roll (d4 d6 chess, Siberian Dice).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Conditional {
+    /// The declaring ply (e.g. `Ga d6`), played by the seat before the roll.
+    pub declaration: String,
+    /// For each listed roll value, the outcome plies to try in order after the roll; the first
+    /// legal one is played. Rolls not listed (or with no legal entry) fall back to asking.
+    pub outcomes: Vec<(Vec<u32>, String)>,
+}
+
 /// A per-game option a GM (or a player's `NEW` mail) may set; the default is the RULES.md ruling.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OptionSpec {
@@ -178,16 +188,37 @@ pub trait Rules: Clone + Sized {
         Err("this game has no simultaneous turns".to_string())
     }
 
+    /// What the last ply did, as players should read it in a turn report (the adjudication of
+    /// a simultaneous turn with every order's result; a roll and what it allows). `None` when
+    /// the ply needs no more words than its notation.
+    fn last_report(&self) -> Option<String> {
+        None
+    }
+
+    /// A ply the GM may play at once without asking anybody, because it is the only legal one
+    /// and the rules leave no choice (after a roll with a single legal outcome). Default none.
+    fn auto_ply(&self) -> Option<String> {
+        None
+    }
+
+    /// Games where the GM rolls for a declared move: reads one message's lines as a
+    /// declaration with conditional outcomes per roll (notation in `notation/<game>.md`).
+    /// `None` when the lines are not such a plan.
+    fn conditional(&self, lines: &[String]) -> Option<Conditional> {
+        let _ = lines;
+        None
+    }
+
     /// The seat resigns. The default fits two-player games: the other seat wins.
-    /// Returns the canonical ply text to log (`resign`) — the game must replay it via `play`.
+    /// Returns the canonical ply text to log (`resign`); `play` must accept it on replay.
     fn resign(&mut self, seat: Seat) -> Result<String, PlyError> {
         self.play(Actor::Seat(seat), "resign")
     }
 
     /// All seats agreed a draw (offers and acceptances are the mail layer's business; only the
-    /// agreed draw is a ply). The default plays `draw agreed` as a GM ply.
+    /// agreed draw is a ply). The default plays `draw` as a GM ply; `play` must accept it.
     fn agree_draw(&mut self) -> Result<String, PlyError> {
-        self.play(Actor::Gm, "draw agreed")
+        self.play(Actor::Gm, "draw")
     }
 }
 
@@ -388,6 +419,15 @@ impl AnyGame {
     }
     pub fn agree_draw(&mut self) -> Result<String, PlyError> {
         dispatch!(self, g => g.agree_draw())
+    }
+    pub fn last_report(&self) -> Option<String> {
+        dispatch!(self, g => g.last_report())
+    }
+    pub fn auto_ply(&self) -> Option<String> {
+        dispatch!(self, g => g.auto_ply())
+    }
+    pub fn conditional(&self, lines: &[String]) -> Option<Conditional> {
+        dispatch!(self, g => g.conditional(lines))
     }
 
     /// The outcome as players read it ("A wins: both dice on rank 4").
