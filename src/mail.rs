@@ -1,0 +1,3 @@
+//! Mail in and out: parsing received mail and sending replies.
+
+pub mod outbound;

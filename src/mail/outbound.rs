@@ -1,0 +1,910 @@
+//! Outgoing mail: an `OutMail` becomes a lettre `Message`, sent over SMTP, sendmail or into a folder.
+//!
+//! Transport URLs (see [`Transport::from_url`]):
+//!
+//! | URL                                   | meaning                                            |
+//! |---------------------------------------|----------------------------------------------------|
+//! | `smtp://[user[:pass]@]host[:port]`    | plain SMTP, no TLS (port 25); for a trusted local relay |
+//! | `smtp://host:port?tls=starttls`       | STARTTLS, required (same as `smtp+starttls://`)    |
+//! | `smtp+starttls://host[:port]`         | STARTTLS, required (port 587)                      |
+//! | `smtps://host[:port]`                 | implicit TLS (port 465)                            |
+//! | `sendmail:` / `sendmail:/path`        | pipe to a sendmail-compatible program              |
+//! | `dir:/path` / `/path` / `./path`      | one `.eml` file per mail in a folder (tests, dry runs) |
+//!
+//! `smtp://` is plain unless asked otherwise, because the common plain case is a relay on the
+//! same machine; STARTTLS is never opportunistic (a server that does not offer it is an error,
+//! so credentials never travel in clear by accident). User and password come from the URL
+//! (percent-encoded) or else from `PBEM_SMTP_USER` / `PBEM_SMTP_PASSWORD`.
+
+use std::fmt;
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use lettre::message::header::{ContentType, HeaderName, HeaderValue, MIME_VERSION_1_0};
+use lettre::message::Mailbox;
+use lettre::transport::smtp::authentication::Credentials;
+use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
+use lettre::{Message, SmtpTransport, Transport as _};
+
+/// Environment variable with the SMTP user when the URL has none.
+pub const ENV_SMTP_USER: &str = "PBEM_SMTP_USER";
+/// Environment variable with the SMTP password when the URL has none.
+pub const ENV_SMTP_PASSWORD: &str = "PBEM_SMTP_PASSWORD";
+
+const DEFAULT_SENDMAIL: &str = "/usr/sbin/sendmail";
+/// Long enough for a slow relay, short enough that a daemon does not hang on a dead one.
+const SMTP_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// One outgoing mail, as the game master wants it sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutMail {
+    /// `gm@example.org` or `Game Master <gm@example.org>`.
+    pub from: String,
+    pub to: Vec<String>,
+    pub reply_to: Option<String>,
+    pub subject: String,
+    /// Plain UTF-8 text; line endings are normalised to CRLF on the wire.
+    pub body: String,
+    /// Chosen by the caller (so it can be stored before sending), e.g. `<uuid@domain>`;
+    /// the angle brackets are added if missing.
+    pub message_id: String,
+    pub in_reply_to: Option<String>,
+    /// The thread so far, oldest first; `in_reply_to` is appended when missing.
+    pub references: Vec<String>,
+    /// `Auto-Submitted` value such as `auto-replied` (RFC 3834).
+    pub auto_submitted: Option<String>,
+    /// Further headers such as `("X-Pbem-Game", "g12")`.
+    pub extra_headers: Vec<(String, String)>,
+}
+
+/// Why an `OutMail` could not become a message. Retrying does not help.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("bad {field} address {value:?}: {reason}")]
+    Address {
+        field: &'static str,
+        value: String,
+        reason: String,
+    },
+    #[error("bad header {name:?}: {reason}")]
+    Header { name: String, reason: String },
+    #[error("the mail has no recipient")]
+    NoRecipient,
+    #[error("cannot build the message: {0}")]
+    Lettre(#[from] lettre::error::Error),
+}
+
+/// A failed send. `transient` means the same mail may succeed later (SMTP 4xx, network,
+/// TLS, a full disk); otherwise the server or program refused it for good (SMTP 5xx).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{} send failure: {message}", if *.transient { "transient" } else { "permanent" })]
+pub struct SendError {
+    pub transient: bool,
+    pub message: String,
+}
+
+impl SendError {
+    fn transient(message: impl Into<String>) -> Self {
+        SendError {
+            transient: true,
+            message: message.into(),
+        }
+    }
+
+    fn permanent(message: impl Into<String>) -> Self {
+        SendError {
+            transient: false,
+            message: message.into(),
+        }
+    }
+}
+
+/// A transport URL or its TLS settings are unusable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("mail transport: {0}")]
+pub struct ConfigError(String);
+
+/// Headers that `build` writes itself; an extra header must not duplicate them.
+const RESERVED_HEADERS: &[&str] = &[
+    "from",
+    "sender",
+    "to",
+    "cc",
+    "bcc",
+    "reply-to",
+    "subject",
+    "date",
+    "message-id",
+    "in-reply-to",
+    "references",
+    "auto-submitted",
+    "x-auto-response-suppress",
+    "mime-version",
+    "content-type",
+    "content-transfer-encoding",
+];
+
+/// Builds the RFC 5322 message: text/plain UTF-8, RFC 2047 encoded subject, thread headers.
+pub fn build(mail: &OutMail) -> Result<Message, BuildError> {
+    if mail.to.is_empty() {
+        return Err(BuildError::NoRecipient);
+    }
+    let message_id = angle_id("Message-ID", &mail.message_id)?;
+    let mut builder = Message::builder()
+        .from(mailbox("From", &mail.from)?)
+        .subject(single_line("Subject", &mail.subject)?)
+        .message_id(Some(message_id))
+        .header(MIME_VERSION_1_0)
+        .header(ContentType::TEXT_PLAIN);
+    for to in &mail.to {
+        builder = builder.to(mailbox("To", to)?);
+    }
+    if let Some(reply_to) = &mail.reply_to {
+        builder = builder.reply_to(mailbox("Reply-To", reply_to)?);
+    }
+
+    // Gmail and Outlook thread by In-Reply-To/References (plus the subject for Gmail); the
+    // parent's id must close the References list (RFC 5322 3.6.4).
+    let mut references = mail
+        .references
+        .iter()
+        .map(|id| angle_id("References", id))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(parent) = &mail.in_reply_to {
+        let parent = angle_id("In-Reply-To", parent)?;
+        if !references.contains(&parent) {
+            references.push(parent.clone());
+        }
+        builder = builder.in_reply_to(parent);
+    }
+    if !references.is_empty() {
+        builder = builder.references(references.join(" "));
+    }
+
+    if let Some(kind) = &mail.auto_submitted {
+        builder = builder.raw_header(HeaderValue::new(
+            HeaderName::new_from_ascii_str("Auto-Submitted"),
+            single_line("Auto-Submitted", kind)?,
+        ));
+        // Exchange/Outlook ignore Auto-Submitted; this stops their out-of-office replies,
+        // which would otherwise bounce back and forth with us.
+        builder = builder.raw_header(HeaderValue::new(
+            HeaderName::new_from_ascii_str("X-Auto-Response-Suppress"),
+            "All".to_string(),
+        ));
+    }
+    for (name, value) in &mail.extra_headers {
+        if RESERVED_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+            return Err(BuildError::Header {
+                name: name.clone(),
+                reason: "set by the mail builder itself".into(),
+            });
+        }
+        let header_name =
+            HeaderName::new_from_ascii(name.clone()).map_err(|_| BuildError::Header {
+                name: name.clone(),
+                reason: "not a valid header name".into(),
+            })?;
+        builder = builder.raw_header(HeaderValue::new(header_name, single_line(name, value)?));
+    }
+    Ok(builder.body(mail.body.clone())?)
+}
+
+fn mailbox(field: &'static str, value: &str) -> Result<Mailbox, BuildError> {
+    value.trim().parse().map_err(|e| BuildError::Address {
+        field,
+        value: value.to_string(),
+        reason: format!("{e}"),
+    })
+}
+
+/// Refuses line breaks: in a header they would let a player's text inject headers.
+fn single_line(name: &str, value: &str) -> Result<String, BuildError> {
+    if value.contains(['\r', '\n']) {
+        return Err(BuildError::Header {
+            name: name.to_string(),
+            reason: "contains a line break".into(),
+        });
+    }
+    Ok(value.to_string())
+}
+
+/// `id@domain` or `<id@domain>` -> `<id@domain>`.
+fn angle_id(name: &str, id: &str) -> Result<String, BuildError> {
+    let trimmed = id.trim();
+    let bare = trimmed
+        .strip_prefix('<')
+        .and_then(|s| s.strip_suffix('>'))
+        .unwrap_or(trimmed);
+    let valid = !bare.is_empty()
+        && bare.contains('@')
+        && bare
+            .chars()
+            .all(|c| c.is_ascii_graphic() && !matches!(c, '<' | '>'));
+    if !valid {
+        return Err(BuildError::Header {
+            name: name.to_string(),
+            reason: format!("{id:?} is not a message id like <local@domain>"),
+        });
+    }
+    Ok(format!("<{bare}>"))
+}
+
+/// An SMTP relay with a password-free description for logs.
+#[derive(Clone)]
+pub struct SmtpRelay {
+    transport: SmtpTransport,
+    description: String,
+}
+
+impl fmt::Debug for SmtpRelay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SmtpRelay")
+            .field("relay", &self.description)
+            .finish()
+    }
+}
+
+/// Where outgoing mail goes.
+#[derive(Debug, Clone)]
+pub enum Transport {
+    Smtp(SmtpRelay),
+    /// A sendmail-compatible program, called as `prog -i -f <from> -- <to>...`.
+    Sendmail(PathBuf),
+    /// A folder receiving one `.eml` file per mail.
+    Dir(PathBuf),
+}
+
+/// How an SMTP connection is secured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Security {
+    Plain,
+    StartTls,
+    ImplicitTls,
+}
+
+impl Transport {
+    /// Reads a transport URL (table in the module docs). `tls_ca_file` is a PEM certificate
+    /// trusted in addition to the usual roots, e.g. a test server's self-signed one.
+    pub fn from_url(url: &str, tls_ca_file: Option<&Path>) -> Result<Transport, ConfigError> {
+        let url = url.trim();
+        if let Some(path) = url.strip_prefix("sendmail:") {
+            let path = if path.is_empty() {
+                DEFAULT_SENDMAIL
+            } else {
+                path
+            };
+            return Ok(Transport::Sendmail(PathBuf::from(path)));
+        }
+        if let Some(path) = url.strip_prefix("dir:") {
+            if path.is_empty() {
+                return Err(ConfigError(
+                    "dir: needs a folder, e.g. dir:/var/spool/pbem".into(),
+                ));
+            }
+            return Ok(Transport::Dir(PathBuf::from(path)));
+        }
+        let Some((scheme, rest)) = url.split_once("://") else {
+            if url.is_empty() {
+                return Err(ConfigError("empty transport URL".into()));
+            }
+            return Ok(Transport::Dir(PathBuf::from(url)));
+        };
+        let (mut security, default_port) = match scheme.to_ascii_lowercase().as_str() {
+            "smtp" => (Security::Plain, 25),
+            "smtp+starttls" => (Security::StartTls, 587),
+            "smtps" => (Security::ImplicitTls, 465),
+            other => {
+                return Err(ConfigError(format!(
+                    "unknown scheme {other:?} (smtp, smtp+starttls, smtps, sendmail, dir)"
+                )))
+            }
+        };
+        let parts = split_url(rest)?;
+        if let Some(tls) = &parts.tls {
+            security = match (security, tls.as_str()) {
+                (_, "starttls" | "required") => Security::StartTls,
+                (Security::Plain, "none") => Security::Plain,
+                (Security::ImplicitTls, "implicit" | "wrapper") => Security::ImplicitTls,
+                (_, other) => {
+                    return Err(ConfigError(format!(
+                        "tls={other:?} does not fit scheme {scheme:?}"
+                    )))
+                }
+            };
+        }
+        let port = parts.port.unwrap_or(default_port);
+
+        let mut builder = SmtpTransport::builder_dangerous(parts.host.clone())
+            .port(port)
+            .timeout(Some(SMTP_TIMEOUT));
+        if security != Security::Plain {
+            let params = tls_parameters(&parts.host, tls_ca_file)?;
+            builder = builder.tls(match security {
+                Security::StartTls => Tls::Required(params),
+                _ => Tls::Wrapper(params),
+            });
+        }
+        let user = parts.user.or_else(|| non_empty_env(ENV_SMTP_USER));
+        let password = parts.password.or_else(|| non_empty_env(ENV_SMTP_PASSWORD));
+        let mut description = format!("{scheme}://");
+        match (user, password) {
+            (Some(user), Some(password)) => {
+                description.push_str(&format!("{user}@"));
+                builder = builder.credentials(Credentials::new(user, password));
+            }
+            (Some(user), None) => {
+                return Err(ConfigError(format!(
+                    "SMTP user {user:?} has no password (URL or {ENV_SMTP_PASSWORD})"
+                )))
+            }
+            (None, _) => {}
+        }
+        description.push_str(&format!("{}:{port} ({security:?})", parts.host));
+        Ok(Transport::Smtp(SmtpRelay {
+            transport: builder.build(),
+            description,
+        }))
+    }
+
+    /// Builds and delivers one mail. A mail that cannot be built is a permanent failure.
+    pub fn send(&self, mail: &OutMail) -> Result<(), SendError> {
+        let message = build(mail).map_err(|e| SendError::permanent(e.to_string()))?;
+        match self {
+            Transport::Smtp(relay) => relay
+                .transport
+                .send(&message)
+                .map(|_| ())
+                .map_err(|e| classify_smtp_error(&relay.description, &e)),
+            Transport::Sendmail(program) => send_with_sendmail(program, &message),
+            Transport::Dir(folder) => write_to_folder(folder, &message, &mail.message_id)
+                .map(|_| ())
+                .map_err(|e| {
+                    SendError::transient(format!("cannot write to {}: {e}", folder.display()))
+                }),
+        }
+    }
+}
+
+impl fmt::Display for Transport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Transport::Smtp(relay) => f.write_str(&relay.description),
+            Transport::Sendmail(path) => write!(f, "sendmail:{}", path.display()),
+            Transport::Dir(path) => write!(f, "dir:{}", path.display()),
+        }
+    }
+}
+
+fn non_empty_env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.is_empty())
+}
+
+fn tls_parameters(host: &str, ca_file: Option<&Path>) -> Result<TlsParameters, ConfigError> {
+    let mut params = TlsParameters::builder(host.to_string());
+    if let Some(path) = ca_file {
+        let pem = fs::read(path)
+            .map_err(|e| ConfigError(format!("cannot read CA file {}: {e}", path.display())))?;
+        let cert = Certificate::from_pem(&pem)
+            .map_err(|e| ConfigError(format!("bad CA file {}: {e}", path.display())))?;
+        params = params.add_root_certificate(cert);
+    }
+    params
+        .build()
+        .map_err(|e| ConfigError(format!("TLS setup for {host}: {e}")))
+}
+
+/// The parts of `[user[:pass]@]host[:port][/][?query]`.
+#[derive(Debug, PartialEq, Eq)]
+struct UrlParts {
+    user: Option<String>,
+    password: Option<String>,
+    host: String,
+    port: Option<u16>,
+    tls: Option<String>,
+}
+
+fn split_url(rest: &str) -> Result<UrlParts, ConfigError> {
+    let (authority, query) = rest.split_once('?').unwrap_or((rest, ""));
+    let authority = authority.trim_end_matches('/');
+    let (userinfo, hostport) = match authority.rsplit_once('@') {
+        Some((userinfo, hostport)) => (Some(userinfo), hostport),
+        None => (None, authority),
+    };
+    let (user, password) = match userinfo {
+        None => (None, None),
+        Some(info) => match info.split_once(':') {
+            Some((user, password)) => {
+                (Some(percent_decode(user)?), Some(percent_decode(password)?))
+            }
+            None => (Some(percent_decode(info)?), None),
+        },
+    };
+    let (host, port) = if let Some(v6) = hostport.strip_prefix('[') {
+        let (host, after) = v6
+            .split_once(']')
+            .ok_or_else(|| ConfigError(format!("bad IPv6 host in {hostport:?}")))?;
+        (host, after.strip_prefix(':'))
+    } else {
+        match hostport.rsplit_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (hostport, None),
+        }
+    };
+    if host.is_empty() || host.contains('/') {
+        return Err(ConfigError(format!("no host in {rest:?}")));
+    }
+    let port = port
+        .map(|p| {
+            p.parse::<u16>()
+                .map_err(|_| ConfigError(format!("bad port {p:?}")))
+        })
+        .transpose()?;
+    let mut tls = None;
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        match pair.split_once('=') {
+            Some(("tls", value)) => tls = Some(value.to_ascii_lowercase()),
+            _ => return Err(ConfigError(format!("unknown URL parameter {pair:?}"))),
+        }
+    }
+    Ok(UrlParts {
+        user: user.filter(|u| !u.is_empty()),
+        password,
+        host: host.to_string(),
+        port,
+        tls,
+    })
+}
+
+fn percent_decode(text: &str) -> Result<String, ConfigError> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or_else(|| ConfigError(format!("bad percent escape in {text:?}")))?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| ConfigError(format!("{text:?} is not UTF-8")))
+}
+
+/// SMTP 5xx replies are final; everything else (4xx, refused or dropped connections,
+/// timeouts, TLS trouble) may go away, so the mail stays queued.
+fn classify_smtp_error(relay: &str, error: &lettre::transport::smtp::Error) -> SendError {
+    let mut message = format!("{relay}: {error}");
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        if !message.contains(&text) {
+            message.push_str(&format!(": {text}"));
+        }
+        source = cause.source();
+    }
+    SendError {
+        transient: !error.is_permanent(),
+        message,
+    }
+}
+
+/// sysexits.h codes meaning the mail itself or its addresses are wrong: EX_USAGE,
+/// EX_DATAERR, EX_NOUSER, EX_NOHOST. Others (EX_TEMPFAIL, EX_UNAVAILABLE, ...) are transient.
+const SENDMAIL_PERMANENT_EXITS: &[i32] = &[64, 65, 67, 68];
+
+fn send_with_sendmail(program: &Path, message: &Message) -> Result<(), SendError> {
+    let envelope = message.envelope();
+    let from = envelope.from().map(|a| a.to_string()).unwrap_or_default();
+    let mut child = Command::new(program)
+        .arg("-i")
+        .arg("-f")
+        .arg(&from)
+        .arg("--")
+        .args(envelope.to().iter().map(|a| a.to_string()))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| SendError::transient(format!("cannot run {}: {e}", program.display())))?;
+    let written = child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(&message.formatted());
+    let output = child
+        .wait_with_output()
+        .map_err(|e| SendError::transient(format!("{}: {e}", program.display())))?;
+    if output.status.success() {
+        // A program that exits 0 without reading all its input still took the mail.
+        return Ok(());
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let text = format!(
+        "{} failed ({}): {}{}",
+        program.display(),
+        output.status,
+        stderr.trim(),
+        written
+            .err()
+            .map(|e| format!(" (writing: {e})"))
+            .unwrap_or_default()
+    );
+    match output.status.code() {
+        Some(code) if SENDMAIL_PERMANENT_EXITS.contains(&code) => Err(SendError::permanent(text)),
+        _ => Err(SendError::transient(text)),
+    }
+}
+
+/// Writes `message` as `<UTC time>-<message id>.eml` (sortable by time, then id) and returns
+/// the path. The file appears complete or not at all (written under a hidden name, then
+/// hard-linked), and an existing file is never replaced: a clash gets a `-2`, `-3`... suffix.
+pub fn write_to_folder(folder: &Path, message: &Message, message_id: &str) -> io::Result<PathBuf> {
+    fs::create_dir_all(folder)?;
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+    let id: String = message_id
+        .trim()
+        .trim_start_matches('<')
+        .trim_end_matches('>')
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '@' | '+') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(120)
+        .collect();
+    let stem = format!("{stamp}-{id}");
+    let temp = folder.join(format!(".{stem}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)?;
+        file.write_all(&message.formatted())?;
+        file.sync_all()?;
+        for attempt in 1.. {
+            let name = if attempt == 1 {
+                format!("{stem}.eml")
+            } else {
+                format!("{stem}-{attempt}.eml")
+            };
+            let path = folder.join(name);
+            match fs::hard_link(&temp, &path) {
+                Ok(()) => return Ok(path),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        unreachable!("the attempt counter is unbounded")
+    })();
+    let _ = fs::remove_file(&temp);
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> OutMail {
+        OutMail {
+            from: "Game Master <gm@example.org>".into(),
+            to: vec!["alice@example.org".into(), "Bob <bob@example.org>".into()],
+            reply_to: Some("gm+g12@example.org".into()),
+            subject: "Zug 3: Läufer schlägt Springer ♞".into(),
+            body: "Board after move 3:\n  a b c\n1 . ♞ .\nÜbermut tut selten gut.\n".into(),
+            message_id: "<1234abcd@pbem.example.org>".into(),
+            in_reply_to: Some("<player-7@mail.example.com>".into()),
+            references: vec!["<start-1@pbem.example.org>".into()],
+            auto_submitted: Some("auto-replied".into()),
+            extra_headers: vec![("X-Pbem-Game".into(), "g12".into())],
+        }
+    }
+
+    fn formatted(mail: &OutMail) -> String {
+        String::from_utf8(build(mail).expect("builds").formatted()).expect("ASCII on the wire")
+    }
+
+    fn parsed(raw: &str) -> mail_parser::Message<'_> {
+        mail_parser::MessageParser::default()
+            .parse(raw.as_bytes())
+            .expect("parses")
+    }
+
+    #[test]
+    fn build_writes_thread_and_loop_guard_headers() {
+        let raw = formatted(&sample());
+        let msg = parsed(&raw);
+        assert_eq!(msg.message_id(), Some("1234abcd@pbem.example.org"));
+        assert_eq!(
+            msg.in_reply_to().as_text(),
+            Some("player-7@mail.example.com")
+        );
+        let references: Vec<&str> = msg
+            .references()
+            .as_text_list()
+            .expect("References present")
+            .iter()
+            .map(|id| id.as_ref())
+            .collect();
+        assert_eq!(
+            references,
+            ["start-1@pbem.example.org", "player-7@mail.example.com"]
+        );
+        assert_eq!(
+            msg.header_raw("Auto-Submitted").map(str::trim),
+            Some("auto-replied")
+        );
+        assert_eq!(
+            msg.header_raw("X-Auto-Response-Suppress").map(str::trim),
+            Some("All")
+        );
+        assert_eq!(msg.header_raw("X-Pbem-Game").map(str::trim), Some("g12"));
+        assert!(msg.date().is_some(), "Date header is set");
+        let reply_to = msg
+            .reply_to()
+            .and_then(|a| a.first())
+            .and_then(|a| a.address());
+        assert_eq!(reply_to, Some("gm+g12@example.org"));
+        let to: Vec<_> = msg
+            .to()
+            .expect("To")
+            .iter()
+            .filter_map(|a| a.address())
+            .collect();
+        assert_eq!(to, ["alice@example.org", "bob@example.org"]);
+    }
+
+    #[test]
+    fn build_encodes_non_ascii_subject_and_body_as_utf8_text() {
+        let mail = sample();
+        let raw = formatted(&mail);
+        assert!(raw.is_ascii(), "non-ASCII must be encoded on the wire");
+        assert!(raw.contains("=?utf-8?b?"), "RFC 2047 encoded words: {raw}");
+        assert!(raw.contains("Content-Type: text/plain; charset=utf-8"));
+        assert!(raw.contains("MIME-Version: 1.0"));
+        let msg = parsed(&raw);
+        assert_eq!(msg.subject(), Some(mail.subject.as_str()));
+        let body = msg.body_text(0).expect("text body");
+        assert_eq!(body.replace("\r\n", "\n"), mail.body);
+    }
+
+    #[test]
+    fn build_without_parent_has_no_thread_headers_and_adds_brackets() {
+        let mut mail = sample();
+        mail.in_reply_to = None;
+        mail.references.clear();
+        mail.auto_submitted = None;
+        mail.message_id = "bare-id@pbem.example.org".into();
+        let raw = formatted(&mail);
+        assert!(raw.contains("Message-ID: <bare-id@pbem.example.org>"));
+        assert!(!raw.contains("In-Reply-To:"));
+        assert!(!raw.contains("References:"));
+        assert!(!raw.contains("Auto-Submitted:"));
+    }
+
+    #[test]
+    fn build_refuses_header_injection_and_bad_input() {
+        let mut mail = sample();
+        mail.subject = "hello\r\nBcc: victim@example.org".into();
+        assert!(matches!(build(&mail), Err(BuildError::Header { .. })));
+
+        let mut mail = sample();
+        mail.extra_headers = vec![("Subject".into(), "twice".into())];
+        assert!(matches!(build(&mail), Err(BuildError::Header { .. })));
+
+        let mut mail = sample();
+        mail.message_id = "no-domain".into();
+        assert!(matches!(build(&mail), Err(BuildError::Header { .. })));
+
+        let mut mail = sample();
+        mail.to = vec!["not an address".into()];
+        assert!(matches!(
+            build(&mail),
+            Err(BuildError::Address { field: "To", .. })
+        ));
+
+        let mut mail = sample();
+        mail.to.clear();
+        assert!(matches!(build(&mail), Err(BuildError::NoRecipient)));
+    }
+
+    #[test]
+    fn dir_transport_writes_one_sortable_file_per_mail_without_overwriting() {
+        let folder = tempfile::tempdir().expect("tempdir");
+        let transport =
+            Transport::from_url(&format!("dir:{}", folder.path().display()), None).unwrap();
+        let mut first = sample();
+        first.message_id = "<first@pbem.example.org>".into();
+        let mut second = sample();
+        second.message_id = "<second@pbem.example.org>".into();
+        transport.send(&first).unwrap();
+        transport.send(&second).unwrap();
+        transport.send(&first).unwrap(); // the same mail again must not replace the first copy
+
+        let mut names: Vec<String> = fs::read_dir(folder.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert!(names.iter().all(|n| n.ends_with(".eml")), "{names:?}");
+        assert!(
+            names[0].ends_with("-first@pbem.example.org.eml"),
+            "{names:?}"
+        );
+        assert!(
+            names[1].ends_with("-second@pbem.example.org.eml"),
+            "{names:?}"
+        );
+        assert!(names[2].contains("-first@pbem.example.org"), "{names:?}");
+        let text = fs::read_to_string(folder.path().join(&names[1])).unwrap();
+        assert!(text.contains("Message-ID: <second@pbem.example.org>"));
+    }
+
+    #[test]
+    fn write_to_folder_never_overwrites_on_a_name_clash() {
+        let folder = tempfile::tempdir().expect("tempdir");
+        let message = build(&sample()).unwrap();
+        let paths: Vec<PathBuf> = (0..5)
+            .map(|_| write_to_folder(folder.path(), &message, "<same@id>").unwrap())
+            .collect();
+        let mut unique = paths.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), 5);
+        assert!(paths.iter().all(|p| p.exists()));
+        let hidden = fs::read_dir(folder.path())
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with('.')
+            })
+            .count();
+        assert_eq!(hidden, 0, "temporary files are removed");
+    }
+
+    #[test]
+    fn a_bare_path_is_a_dir_transport() {
+        for url in ["/var/spool/pbem/out", "./out", "out"] {
+            match Transport::from_url(url, None).unwrap() {
+                Transport::Dir(path) => assert_eq!(path, PathBuf::from(url)),
+                other => panic!("{url}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn sendmail_urls() {
+        let default = Transport::from_url("sendmail:", None).unwrap();
+        assert!(matches!(default, Transport::Sendmail(ref p) if p == Path::new(DEFAULT_SENDMAIL)));
+        let custom = Transport::from_url("sendmail:/opt/bin/msmtp", None).unwrap();
+        assert!(matches!(custom, Transport::Sendmail(ref p) if p == Path::new("/opt/bin/msmtp")));
+    }
+
+    #[test]
+    fn smtp_urls_pick_security_port_and_credentials() {
+        let parts = split_url("gm%40x:p%3Ass@mail.example.org:2587/?tls=starttls").unwrap();
+        assert_eq!(
+            parts,
+            UrlParts {
+                user: Some("gm@x".into()),
+                password: Some("p:ss".into()),
+                host: "mail.example.org".into(),
+                port: Some(2587),
+                tls: Some("starttls".into()),
+            }
+        );
+        let cases = [
+            (
+                "smtp://u:p@127.0.0.1:2525",
+                "smtp://u@127.0.0.1:2525 (Plain)",
+            ),
+            (
+                "smtp://u:p@localhost:2587?tls=starttls",
+                "smtp://u@localhost:2587 (StartTls)",
+            ),
+            (
+                "smtp+starttls://u:p@localhost",
+                "smtp+starttls://u@localhost:587 (StartTls)",
+            ),
+            (
+                "smtps://u:p@localhost",
+                "smtps://u@localhost:465 (ImplicitTls)",
+            ),
+            (
+                "smtp://relay.example.org",
+                "smtp://relay.example.org:25 (Plain)",
+            ),
+        ];
+        for (url, expected) in cases {
+            let transport = Transport::from_url(url, None).unwrap();
+            assert_eq!(transport.to_string(), expected, "{url}");
+        }
+    }
+
+    #[test]
+    fn bad_urls_are_config_errors() {
+        for url in [
+            "imap://localhost",
+            "smtp://",
+            "smtp://host:99999",
+            "smtp://host?tls=maybe",
+            "smtp://host?color=blue",
+            "smtps://host?tls=none",
+            "dir:",
+            "",
+        ] {
+            assert!(Transport::from_url(url, None).is_err(), "{url} accepted");
+        }
+        let missing = Path::new("/nonexistent/ca.pem");
+        assert!(Transport::from_url("smtps://localhost", Some(missing)).is_err());
+    }
+
+    #[cfg(unix)]
+    fn fake_sendmail(folder: &Path, exit_code: i32) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let script = folder.join(format!("sendmail-{exit_code}"));
+        let capture = folder.join("captured");
+        fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\necho \"$@\" > '{0}.args'\ncat > '{0}.eml'\necho 'no luck' >&2\nexit {exit_code}\n",
+                capture.display()
+            ),
+        )
+        .unwrap();
+        fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+        script
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn sendmail_gets_envelope_and_message_and_exit_codes_are_classified() {
+        let folder = tempfile::tempdir().unwrap();
+        let ok = Transport::Sendmail(fake_sendmail(folder.path(), 0));
+        ok.send(&sample()).unwrap();
+        let args = fs::read_to_string(folder.path().join("captured.args")).unwrap();
+        assert_eq!(
+            args.trim(),
+            "-i -f gm@example.org -- alice@example.org bob@example.org"
+        );
+        let eml = fs::read_to_string(folder.path().join("captured.eml")).unwrap();
+        assert!(eml.contains("Message-ID: <1234abcd@pbem.example.org>"));
+
+        let tempfail = Transport::Sendmail(fake_sendmail(folder.path(), 75));
+        let err = tempfail.send(&sample()).unwrap_err();
+        assert!(err.transient, "{err}");
+        assert!(err.message.contains("no luck"), "{err}");
+
+        let nouser = Transport::Sendmail(fake_sendmail(folder.path(), 67));
+        assert!(!nouser.send(&sample()).unwrap_err().transient);
+
+        let missing = Transport::Sendmail(folder.path().join("no-such-program"));
+        assert!(missing.send(&sample()).unwrap_err().transient);
+    }
+
+    #[test]
+    fn an_unbuildable_mail_is_a_permanent_failure() {
+        let folder = tempfile::tempdir().unwrap();
+        let mut mail = sample();
+        mail.to.clear();
+        let err = Transport::Dir(folder.path().to_path_buf())
+            .send(&mail)
+            .unwrap_err();
+        assert!(!err.transient);
+    }
+}
