@@ -154,17 +154,13 @@ impl GameHasher {
         GameHasher(h)
     }
 
-    /// Roll `k` with `sides` sides, by exact rejection sampling over 64-bit draws.
+    /// Roll `k` with `sides` sides: draws from attempts 0, 1, 2, ... until one is accepted.
     fn roll(&self, k: u64, sides: u32) -> u32 {
         assert!(
             (MIN_SIDES..=MAX_SIDES).contains(&sides),
             "cannot roll a die with {sides} sides: the dice scheme covers {MIN_SIDES}..={MAX_SIDES}"
         );
-        let sides64 = u64::from(sides);
-        // 2^64 mod sides, computed without 128-bit arithmetic: (2^64 - sides) mod sides.
-        let rejected_tail = (u64::MAX - sides64 + 1) % sides64;
-        let mut attempt: u32 = 0;
-        loop {
+        sample_face(sides, |attempt| {
             let mut h = self.0.clone();
             h.update(k.to_be_bytes());
             h.update(sides.to_be_bytes());
@@ -172,14 +168,28 @@ impl GameHasher {
             let digest = h.finalize();
             let mut first8 = [0u8; 8];
             first8.copy_from_slice(&digest[..8]);
-            let x = u64::from_be_bytes(first8);
-            // Accept x < 2^64 - tail, i.e. x <= u64::MAX - tail; every face then has exactly
-            // the same number of accepted x values.
-            if x <= u64::MAX - rejected_tail {
-                return (x % sides64) as u32 + 1;
-            }
-            attempt += 1;
+            u64::from_be_bytes(first8)
+        })
+    }
+}
+
+/// Exact rejection sampling: `draw(attempt)` gives uniform 64-bit values; a draw at or above
+/// the largest multiple of `sides` not above 2^64 is rejected, so every face keeps exactly
+/// the same number of accepted draws. Separate from hashing so the rejection path, which real
+/// hashes hit with probability below 1000 / 2^64, is tested directly.
+fn sample_face(sides: u32, mut draw: impl FnMut(u32) -> u64) -> u32 {
+    let sides64 = u64::from(sides);
+    // 2^64 mod sides without 128-bit arithmetic: (2^64 - sides) mod sides.
+    let rejected_tail = (u64::MAX - sides64 + 1) % sides64;
+    // Accept x < 2^64 - tail, i.e. x <= u64::MAX - tail.
+    let last_accepted = u64::MAX - rejected_tail;
+    let mut attempt: u32 = 0;
+    loop {
+        let x = draw(attempt);
+        if x <= last_accepted {
+            return (x % sides64) as u32 + 1;
         }
+        attempt += 1;
     }
 }
 
@@ -436,6 +446,38 @@ mod tests {
                 assert!((1..=sides).contains(&v), "d{sides} gave {v}");
             }
         }
+    }
+
+    #[test]
+    fn draws_in_the_incomplete_top_block_are_rejected() {
+        // 2^64 mod 6 = 4: the 4 largest u64 values are rejected; the 6 below them,
+        // u64::MAX - 9 ..= u64::MAX - 4, give faces 1..=6.
+        let mut attempts = Vec::new();
+        let value = sample_face(6, |attempt| {
+            attempts.push(attempt);
+            [u64::MAX, u64::MAX - 3, 7][attempt as usize]
+        });
+        assert_eq!(attempts, [0, 1, 2]);
+        assert_eq!(value, 7 % 6 + 1);
+        let top_block: Vec<u32> = (4..=9)
+            .rev()
+            .map(|below| sample_face(6, |_| u64::MAX - below))
+            .collect();
+        assert_eq!(top_block, [1, 2, 3, 4, 5, 6]);
+        // A power of two divides 2^64: nothing is rejected.
+        assert_eq!(sample_face(4, |_| u64::MAX), 4);
+        // 2^64 mod 1000 = 616.
+        let mut tries = 0;
+        sample_face(1000, |attempt| {
+            tries += 1;
+            if attempt == 0 {
+                u64::MAX - 615
+            } else {
+                0
+            }
+        });
+        assert_eq!(tries, 2);
+        assert_eq!(sample_face(1000, |_| u64::MAX - 616), 1000);
     }
 
     #[test]
