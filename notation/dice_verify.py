@@ -64,8 +64,13 @@ def main():
 
     for k, die in enumerate(args.dice, start=args.start):
         sides_text, _, recorded = die.lower().lstrip("d").partition("=")
-        value = roll(seed, args.salt, args.game_id, k, int(sides_text))
-        line = "roll %d: d%s = %d" % (k, sides_text, value)
+        sides = int(sides_text)
+        if not 2 <= sides <= 1000:
+            print("roll %d: d%d is not a die of the scheme (2..1000 sides)" % (k, sides))
+            all_ok = False
+            continue
+        value = roll(seed, args.salt, args.game_id, k, sides)
+        line = "roll %d: d%d = %d" % (k, sides, value)
         if recorded:
             matches = int(recorded) == value
             line += " (recorded %s: %s)" % (recorded, "ok" if matches else "MISMATCH")

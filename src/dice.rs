@@ -210,6 +210,18 @@ pub fn roll(seed: &Seed, salts: &[String], game_id: &str, k: u64, sides: u32) ->
 pub trait DiceSource {
     /// The next die, a value in `1..=sides`.
     fn roll(&mut self, sides: u32) -> u32;
+
+    /// One die for each entry of `sides`, in order: the values for a `ToAct::Chance(sides)`.
+    fn roll_all(&mut self, sides: &[u32]) -> Vec<u32> {
+        sides.iter().map(|&s| self.roll(s)).collect()
+    }
+}
+
+/// Lets a function that takes `impl DiceSource` borrow the caller's dice.
+impl<D: DiceSource + ?Sized> DiceSource for &mut D {
+    fn roll(&mut self, sides: u32) -> u32 {
+        (**self).roll(sides)
+    }
 }
 
 /// The real dice of one game: roll `next_k`, then `next_k + 1`, ...
@@ -511,6 +523,26 @@ mod tests {
         assert_eq!(dice.remaining(), 1);
         assert_eq!(dice.roll(6), 6);
         assert_eq!(dice.remaining(), 0);
+    }
+
+    #[test]
+    fn roll_all_rolls_one_die_per_entry_through_a_borrow() {
+        fn chance(mut dice: impl DiceSource, sides: &[u32]) -> Vec<u32> {
+            dice.roll_all(sides)
+        }
+        let mut dice = ScriptedDice::new([4, 2, 6]);
+        assert_eq!(chance(&mut dice, &[4, 6]), [4, 2]);
+        assert_eq!(dice.remaining(), 1);
+
+        let mut seeded = SeededDice::new(&seed(), &[], "g", 0);
+        let values = chance(&mut seeded, &[6, 4, 6]);
+        assert_eq!(seeded.next_k(), 3);
+        let expected: Vec<u32> = [6, 4, 6]
+            .iter()
+            .zip(0u64..)
+            .map(|(&sides, k)| roll(&seed(), &[], "g", k, sides))
+            .collect();
+        assert_eq!(values, expected);
     }
 
     #[test]
