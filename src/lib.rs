@@ -3,3 +3,4 @@
 pub mod dice;
 pub mod games;
 pub mod mail;
+pub mod orders;

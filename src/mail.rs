@@ -1,3 +1,4 @@
 //! Mail in and out: parsing received mail and sending replies.
 
+pub mod inbound;
 pub mod outbound;
