@@ -165,7 +165,8 @@ pub trait Rules: Clone + Sized {
     }
 
     /// The text of the `Actor::Chance` ply that records these rolled values (after
-    /// `ToAct::Chance(sides)`); default `roll 3 5`. Override together with `play`.
+    /// `ToAct::Chance(sides)`); default `roll 3 5`. Override together with `play`; whatever
+    /// the form, its integers in order must be exactly the values (dice are verified by them).
     fn chance_ply(&self, values: &[u32]) -> String {
         let v: Vec<String> = values.iter().map(u32::to_string).collect();
         format!("roll {}", v.join(" "))

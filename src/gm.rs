@@ -1,0 +1,414 @@
+//! The GM's operations on stored games, shared by the CLI and the mail path: create, play, advance, export.
+
+use anyhow::anyhow;
+use chrono::{DateTime, Duration, Utc};
+
+use crate::dice::{DiceSource, Seed, SeededDice};
+use crate::gamelog::{self, Loaded};
+use crate::games::{Actor, AnyGame, GameKind, Options, Outcome, PlyError, ToAct};
+use crate::records;
+use crate::store::{NewGame, Tx};
+
+/// What the GM asks for when creating a game.
+#[derive(Debug, Clone, Default)]
+pub struct GameSpec {
+    pub kind: Option<GameKind>,
+    pub options: Options,
+    /// (seat name, player address) for the seats filled at creation.
+    pub players: Vec<(String, String)>,
+    pub event: Option<String>,
+    /// Per-move (or per-turn) time limit.
+    pub move_secs: Option<i64>,
+    /// Start from a `[Position]` instead of the game's start.
+    pub position: Option<String>,
+}
+
+/// The randomness a new game needs, made at the edge (CLI or daemon) and handed in.
+pub struct Secrets {
+    /// One secret reply token per seat, in seat order.
+    pub tokens: Vec<String>,
+    pub seed: Seed,
+}
+
+impl Secrets {
+    /// Fresh secrets from the operating system.
+    pub fn generate(seats: usize) -> anyhow::Result<Secrets> {
+        let tokens = (0..seats)
+            .map(|_| new_token())
+            .collect::<anyhow::Result<_>>()?;
+        Ok(Secrets {
+            tokens,
+            seed: Seed::generate()?,
+        })
+    }
+}
+
+/// A secret reply token: 80 random bits in lower-case base32 (safe in a mail local part).
+pub fn new_token() -> anyhow::Result<String> {
+    let mut bytes = [0u8; 10];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow!("no randomness from the OS: {e}"))?;
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";
+    let mut bits: u128 = 0;
+    for b in bytes {
+        bits = (bits << 8) | u128::from(b);
+    }
+    Ok((0..16)
+        .map(|i| ALPHABET[((bits >> (75 - 5 * i)) & 31) as usize] as char)
+        .collect())
+}
+
+/// Creates a game and its seats; seats without a player stay open for `JOIN`.
+pub fn create_game(
+    tx: &Tx,
+    spec: &GameSpec,
+    secrets: &Secrets,
+    now: DateTime<Utc>,
+) -> anyhow::Result<i64> {
+    let kind = spec.kind.ok_or_else(|| anyhow!("which game?"))?;
+    let game = match &spec.position {
+        Some(p) => AnyGame::from_position(kind, &spec.options, p),
+        None => AnyGame::new(kind, &spec.options),
+    }
+    .map_err(|e| anyhow!("{e}"))?;
+    let names = game.seat_names();
+    let mut filled = vec![None; names.len()];
+    for (seat, email) in &spec.players {
+        let s = game.seat_by_name(seat).ok_or_else(|| {
+            anyhow!(
+                "{} has no seat '{seat}' (seats: {})",
+                kind.title(),
+                names.join(", ")
+            )
+        })?;
+        if filled[s].is_some() {
+            anyhow::bail!("seat {} is given twice", names[s]);
+        }
+        if !email.contains('@') {
+            anyhow::bail!("'{email}' is not a mail address");
+        }
+        filled[s] = Some(email.trim().to_ascii_lowercase());
+    }
+    if secrets.tokens.len() < names.len() {
+        anyhow::bail!("not enough reply tokens for {} seats", names.len());
+    }
+    let all_filled = filled.iter().all(Option::is_some);
+    let options_json = serde_json::to_string(&spec.options)?;
+    let seed_hex = secrets.seed.to_hex();
+    let commitment = secrets.seed.commitment();
+    let id = tx.insert_game(
+        &NewGame {
+            kind: kind.name(),
+            options_json: &options_json,
+            status: if all_filled { "active" } else { "open" },
+            event: spec.event.as_deref(),
+            start_position: spec.position.as_deref(),
+            seed: Some(&seed_hex),
+            commitment: Some(&commitment),
+            move_secs: spec.move_secs,
+        },
+        now,
+    )?;
+    for (s, email) in filled.iter().enumerate() {
+        let player = email.as_deref().map(|e| tx.player_id(e)).transpose()?;
+        let token = email.as_ref().map(|_| secrets.tokens[s].as_str());
+        tx.insert_seat(id, s, player, token)?;
+    }
+    if all_filled {
+        start_clock(tx, id, spec.move_secs, now)?;
+    }
+    Ok(id)
+}
+
+/// Sets the deadline for the player(s) to act, when the game has a time limit.
+pub fn start_clock(
+    tx: &Tx,
+    id: i64,
+    move_secs: Option<i64>,
+    now: DateTime<Utc>,
+) -> anyhow::Result<()> {
+    tx.set_deadline(id, move_secs.map(|s| now + Duration::seconds(s)))
+}
+
+/// What playing a ply did: every ply logged (the player's, then any rolls and forced plies).
+#[derive(Debug, Clone, Default)]
+pub struct Played {
+    pub plies: Vec<(Actor, String)>,
+    /// Reports of the plies (adjudication results, a roll's choices), in order.
+    pub reports: Vec<String>,
+    pub finished: bool,
+}
+
+/// Plays one ply in a loaded game and logs it, then lets the GM do what follows by itself
+/// (rolls, forced plies, conditional outcomes planned in advance). An illegal ply changes
+/// nothing and returns the reason.
+pub fn play(
+    tx: &Tx,
+    g: &mut Loaded,
+    actor: Actor,
+    text: &str,
+    now: DateTime<Utc>,
+    message: Option<i64>,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<Result<Played, PlyError>> {
+    if g.row.status == "finished" {
+        return Ok(Err(PlyError::NotYourTurn("the game is over".into())));
+    }
+    if g.row.status == "open" {
+        return Ok(Err(PlyError::NotYourTurn(
+            "the game has not started: seats are still open".into(),
+        )));
+    }
+    let mut trial = g.game.clone();
+    let canonical = match trial.play(actor, text) {
+        Ok(c) => c,
+        Err(e) => return Ok(Err(e)),
+    };
+    let mut played = Played::default();
+    log_ply(tx, g, trial, actor, &canonical, now, message, &mut played)?;
+    advance(tx, g, now, message, dice, &mut played)?;
+    Ok(Ok(played))
+}
+
+/// Logs a ply already played on `after`, and makes `after` the game's position.
+#[allow(clippy::too_many_arguments)]
+fn log_ply(
+    tx: &Tx,
+    g: &mut Loaded,
+    after: AnyGame,
+    actor: Actor,
+    canonical: &str,
+    now: DateTime<Utc>,
+    message: Option<i64>,
+    played: &mut Played,
+) -> anyhow::Result<()> {
+    let name = records::actor_name(&g.game, actor);
+    tx.append_move(g.row.id, &name, canonical, now, message)?;
+    if let (Actor::Chance, ToAct::Chance(sides)) = (actor, g.game.to_act()) {
+        g.rolls
+            .extend(sides.into_iter().zip(gamelog::chance_values(canonical)));
+    }
+    g.game = after;
+    played.plies.push((actor, canonical.to_string()));
+    if let Some(r) = g.game.last_report() {
+        played.reports.push(r);
+    }
+    Ok(())
+}
+
+/// After a ply: roll what the GM must roll, play forced or planned plies, then either finish
+/// the game or restart the clock for whoever acts next.
+fn advance(
+    tx: &Tx,
+    g: &mut Loaded,
+    now: DateTime<Utc>,
+    message: Option<i64>,
+    mut dice: Option<&mut dyn DiceSource>,
+    played: &mut Played,
+) -> anyhow::Result<()> {
+    let mut seeded = None;
+    for _ in 0..1000 {
+        if g.game.outcome().is_some() {
+            break;
+        }
+        match g.game.to_act() {
+            ToAct::Chance(sides) => {
+                let source: &mut dyn DiceSource = match dice.as_deref_mut() {
+                    Some(d) => d,
+                    None => seeded.get_or_insert(seeded_dice(g)?),
+                };
+                let values: Vec<u32> = sides.iter().map(|&s| source.roll(s)).collect();
+                let text = g.game.chance_ply(&values);
+                let mut after = g.game.clone();
+                let canonical = after
+                    .play(Actor::Chance, &text)
+                    .map_err(|e| anyhow!("the game refused its own roll {text}: {e}"))?;
+                log_ply(
+                    tx,
+                    g,
+                    after,
+                    Actor::Chance,
+                    &canonical,
+                    now,
+                    message,
+                    played,
+                )?;
+                try_plan(tx, g, &values, now, message, played)?;
+            }
+            ToAct::Seat(seat) => {
+                let Some(auto) = g.game.auto_ply() else { break };
+                let mut after = g.game.clone();
+                let canonical = after
+                    .play(Actor::Seat(seat), &auto)
+                    .map_err(|e| anyhow!("the game refused its own forced ply {auto}: {e}"))?;
+                log_ply(
+                    tx,
+                    g,
+                    after,
+                    Actor::Seat(seat),
+                    &canonical,
+                    now,
+                    message,
+                    played,
+                )?;
+            }
+            ToAct::Orders(_) | ToAct::Nobody => break,
+        }
+    }
+    if let Some(outcome) = g.game.outcome() {
+        finish(tx, g, &outcome, now)?;
+        played.finished = true;
+    } else {
+        start_clock(tx, g.row.id, g.row.move_secs, now)?;
+    }
+    Ok(())
+}
+
+/// After a roll: the outcome the player chose in advance for this value, if it is legal.
+fn try_plan(
+    tx: &Tx,
+    g: &mut Loaded,
+    values: &[u32],
+    now: DateTime<Utc>,
+    message: Option<i64>,
+    played: &mut Played,
+) -> anyhow::Result<()> {
+    let ToAct::Seat(seat) = g.game.to_act() else {
+        return Ok(());
+    };
+    let plans = tx.pending(g.row.id, "plan")?;
+    let Some((_, lines)) = plans.into_iter().find(|(s, _)| *s == seat) else {
+        return Ok(());
+    };
+    tx.clear_pending(g.row.id, "plan")?;
+    let Some(first) = values.first() else {
+        return Ok(());
+    };
+    for line in lines {
+        let Some((rolls, ply)) = line.split_once('\t') else {
+            continue;
+        };
+        let matches = rolls
+            .split(',')
+            .filter_map(|r| r.parse::<u32>().ok())
+            .any(|r| r == *first);
+        if !matches {
+            continue;
+        }
+        let mut after = g.game.clone();
+        if let Ok(canonical) = after.play(Actor::Seat(seat), ply) {
+            log_ply(
+                tx,
+                g,
+                after,
+                Actor::Seat(seat),
+                &canonical,
+                now,
+                message,
+                played,
+            )?;
+            return Ok(());
+        }
+    }
+    Ok(())
+}
+
+/// Stores a seat's conditional outcomes until the roll (one entry per line: rolls TAB ply).
+pub fn store_plan(
+    tx: &Tx,
+    game: i64,
+    seat: usize,
+    outcomes: &[(Vec<u32>, String)],
+    now: DateTime<Utc>,
+) -> anyhow::Result<()> {
+    let lines: Vec<String> = outcomes
+        .iter()
+        .map(|(rolls, ply)| {
+            let r: Vec<String> = rolls.iter().map(u32::to_string).collect();
+            format!("{}\t{ply}", r.join(","))
+        })
+        .collect();
+    tx.set_pending(game, seat, "plan", &lines, now)
+}
+
+/// The game's own seeded dice, continuing after the rolls already in its log.
+pub fn seeded_dice(g: &Loaded) -> anyhow::Result<SeededDice> {
+    let seed = g
+        .row
+        .seed
+        .as_deref()
+        .ok_or_else(|| anyhow!("game {} has no dice seed", g.row.id))?;
+    let seed = Seed::from_hex(seed)?;
+    let salts: Vec<String> = serde_json::from_str(&g.row.salts)?;
+    Ok(SeededDice::new(
+        &seed,
+        &salts,
+        &g.row.id.to_string(),
+        g.rolls.len() as u64,
+    ))
+}
+
+/// Marks a game finished with its result, stops its clock and reveals its dice seed.
+pub fn finish(
+    tx: &Tx,
+    g: &mut Loaded,
+    outcome: &Outcome,
+    now: DateTime<Utc>,
+) -> anyhow::Result<()> {
+    let _ = outcome;
+    let text = g.game.outcome_text().unwrap_or_else(|| "over".into());
+    tx.set_game_status(g.row.id, "finished", Some(&text), now)?;
+    tx.set_deadline(g.row.id, None)?;
+    tx.reveal_seed(g.row.id)?;
+    tx.clear_pending(g.row.id, "orders")?;
+    tx.clear_pending(g.row.id, "plan")?;
+    g.row.status = "finished".into();
+    g.row.result = Some(text);
+    g.row.seed_revealed = true;
+    Ok(())
+}
+
+/// The game's record: tags (players, options, start, dice commitment and, once revealed,
+/// the seed), then every ply.
+pub fn export(g: &Loaded) -> anyhow::Result<String> {
+    let mut tags: Vec<(String, String)> = vec![
+        ("Game".into(), g.kind().name().into()),
+        (
+            "Event".into(),
+            g.row
+                .event
+                .clone()
+                .unwrap_or_else(|| format!("pbem game {}", g.row.id)),
+        ),
+        ("Site".into(), "pbem".into()),
+        (
+            "Date".into(),
+            g.row.created_at.format("%Y.%m.%d").to_string(),
+        ),
+        ("GameId".into(), g.row.id.to_string()),
+    ];
+    for s in &g.seats {
+        tags.push((
+            g.game.seat_name(s.seat).to_string(),
+            s.email.clone().unwrap_or_else(|| "?".into()),
+        ));
+    }
+    tags.push(("Result".into(), records::result_tag(&g.game)));
+    let options = gamelog::options_of(&g.row)?;
+    if !options.is_empty() {
+        tags.push(("Options".into(), records::format_options(&options)));
+    }
+    if let Some(p) = &g.row.start_position {
+        tags.push(("Position".into(), p.clone()));
+    }
+    if let Some(c) = &g.row.commitment {
+        tags.push(("DiceCommitment".into(), c.clone()));
+        let salts: Vec<String> = serde_json::from_str(&g.row.salts)?;
+        tags.push(("DiceSalts".into(), serde_json::to_string(&salts)?));
+        if g.row.seed_revealed {
+            if let Some(s) = &g.row.seed {
+                tags.push(("DiceSeed".into(), s.clone()));
+            }
+        }
+    }
+    records::write(&tags, &g.start, &g.plies()?).map_err(|e| anyhow!(e))
+}

@@ -1,0 +1,434 @@
+//! Game records: the PGN-like text format shared by all games (tags, then plies), read, replayed and written.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::games::{Actor, AnyGame, GameKind, Options, Outcome, ToAct};
+
+/// A record as read: its tag pairs in order, and the move text split into tokens.
+#[derive(Debug, Clone, Default)]
+pub struct Record {
+    pub tags: Vec<(String, String)>,
+    /// Move text with comments removed, in order: move numbers and ply groups.
+    pub items: Vec<Item>,
+}
+
+/// One piece of move text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Item {
+    /// `12.` (`first` true) or `12...` (false).
+    Number { n: u32, first: bool },
+    /// Text between move numbers: one or more plies, split by the game.
+    Plies(String),
+}
+
+/// A ply as written in a record, with the actor when it is not the one the position implies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordPly {
+    pub actor: Option<String>,
+    pub text: String,
+}
+
+/// The result of a replay.
+#[derive(Debug, Clone)]
+pub struct Replayed {
+    pub game: AnyGame,
+    pub plies: usize,
+    /// Every ply played: (actor, canonical text).
+    pub log: Vec<(Actor, String)>,
+}
+
+/// Why a replay stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayError {
+    /// 1-based ply number, 0 for an error before the first ply (bad tags).
+    pub ply: usize,
+    pub token: String,
+    pub reason: String,
+}
+
+impl std::fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.ply == 0 {
+            write!(f, "{}", self.reason)
+        } else {
+            write!(f, "ply {} ({}): {}", self.ply, self.token, self.reason)
+        }
+    }
+}
+
+impl Record {
+    /// Reads a record's text. Only the structure is checked here; plies are checked by `replay`.
+    pub fn parse(text: &str) -> Result<Record, String> {
+        let mut rec = Record::default();
+        let mut movetext = String::new();
+        let mut in_tags = true;
+        for (i, line) in text.lines().enumerate() {
+            let t = line.trim();
+            if in_tags && t.starts_with('[') {
+                let (name, value) = parse_tag(t).map_err(|e| format!("line {}: {e}", i + 1))?;
+                rec.tags.push((name, value));
+                continue;
+            }
+            if t.is_empty() && movetext.trim().is_empty() {
+                continue;
+            }
+            in_tags = false;
+            // `;` starts a comment to the end of the line, as in PGN.
+            let line = match line.find(';') {
+                Some(p) if !line[..p].contains('{') => &line[..p],
+                _ => line,
+            };
+            movetext.push_str(line);
+            movetext.push('\n');
+        }
+        let stripped = strip_comments(&movetext)?;
+        let number = regex::Regex::new(r"^(\d+)(\.{1,3})(.*)$").expect("static regex");
+        let mut group = String::new();
+        for tok in stripped.split_whitespace() {
+            let mut rest = tok;
+            if let Some(c) = number.captures(tok) {
+                let n: u32 = c[1]
+                    .parse()
+                    .map_err(|_| format!("move number too large: {tok}"))?;
+                if !group.trim().is_empty() {
+                    rec.items.push(Item::Plies(std::mem::take(&mut group)));
+                }
+                group.clear();
+                rec.items.push(Item::Number {
+                    n,
+                    first: c[2].len() == 1,
+                });
+                rest = c.get(3).map_or("", |m| m.as_str());
+                if rest.is_empty() {
+                    continue;
+                }
+            }
+            if !group.is_empty() {
+                group.push(' ');
+            }
+            group.push_str(rest);
+        }
+        if !group.trim().is_empty() {
+            rec.items.push(Item::Plies(group));
+        }
+        Ok(rec)
+    }
+
+    /// The value of a tag (case-insensitive name).
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The game kind named by `[Game]`.
+    pub fn kind(&self) -> Result<GameKind, String> {
+        let name = self
+            .tag("Game")
+            .ok_or("the record has no [Game \"...\"] tag")?;
+        GameKind::parse(name).ok_or_else(|| format!("unknown game '{name}'"))
+    }
+
+    /// Options from `[Options "a=1, b=2"]`.
+    pub fn options(&self) -> Result<Options, String> {
+        parse_options(self.tag("Options").unwrap_or(""))
+    }
+
+    /// The starting position: the game's start for its options, or the `[Position]` tag.
+    pub fn start(&self) -> Result<AnyGame, String> {
+        let kind = self.kind()?;
+        let options = self.options()?;
+        match self.tag("Position") {
+            Some(p) => AnyGame::from_position(kind, &options, p)
+                .map_err(|e| format!("bad [Position]: {e}")),
+            None => AnyGame::new(kind, &options),
+        }
+    }
+
+    /// Replays the record from its start, checking move numbers where present.
+    pub fn replay(&self) -> Result<Replayed, ReplayError> {
+        let head = |reason: String| ReplayError {
+            ply: 0,
+            token: String::new(),
+            reason,
+        };
+        let mut game = self.start().map_err(head)?;
+        let mut log = Vec::new();
+        let mut count = 0usize;
+        for item in &self.items {
+            match item {
+                Item::Number { n, first } => {
+                    let want = game.move_number();
+                    if want != Some((*n, *first)) {
+                        let written = format!("{n}{}", if *first { "." } else { "..." });
+                        let reason = match want {
+                            Some((m, true)) => format!("the position is at move {m}."),
+                            Some((m, false)) => format!("the position is at move {m}..."),
+                            None => "no move number applies here".to_string(),
+                        };
+                        return Err(ReplayError {
+                            ply: count + 1,
+                            token: written,
+                            reason: format!("wrong move number: {reason}"),
+                        });
+                    }
+                }
+                Item::Plies(text) => {
+                    for raw in game.split_plies(text) {
+                        count += 1;
+                        let ply = split_actor(&raw);
+                        let actor = match &ply.actor {
+                            Some(a) => actor_by_name(&game, a).ok_or_else(|| ReplayError {
+                                ply: count,
+                                token: raw.clone(),
+                                reason: format!("unknown player '{a}'"),
+                            })?,
+                            None => implied_actor(&game).ok_or_else(|| ReplayError {
+                                ply: count,
+                                token: raw.clone(),
+                                reason: "the game is already over".into(),
+                            })?,
+                        };
+                        let canonical = game.play(actor, &ply.text).map_err(|e| ReplayError {
+                            ply: count,
+                            token: raw.clone(),
+                            reason: e.to_string(),
+                        })?;
+                        log.push((actor, canonical));
+                    }
+                }
+            }
+        }
+        Ok(Replayed {
+            game,
+            plies: count,
+            log,
+        })
+    }
+}
+
+/// The actor a record's ply belongs to when it names none: the side to move, chance when the
+/// GM must roll, the GM for a simultaneous turn.
+pub fn implied_actor(game: &AnyGame) -> Option<Actor> {
+    match game.to_act() {
+        ToAct::Seat(s) => Some(Actor::Seat(s)),
+        ToAct::Chance(_) => Some(Actor::Chance),
+        ToAct::Orders(_) => Some(Actor::Gm),
+        ToAct::Nobody => None,
+    }
+}
+
+/// Reads an actor's name as stored and written: a seat name, `chance` or `gm`.
+pub fn actor_by_name(game: &AnyGame, name: &str) -> Option<Actor> {
+    if name.eq_ignore_ascii_case("gm") {
+        Some(Actor::Gm)
+    } else if name.eq_ignore_ascii_case("chance") {
+        Some(Actor::Chance)
+    } else {
+        game.seat_by_name(name).map(Actor::Seat)
+    }
+}
+
+/// An actor's name as stored and written.
+pub fn actor_name(game: &AnyGame, actor: Actor) -> String {
+    match actor {
+        Actor::Seat(s) => game.seat_name(s).to_string(),
+        Actor::Chance => "chance".into(),
+        Actor::Gm => "gm".into(),
+    }
+}
+
+/// `B>resign` names its actor; anything else is the implied actor's ply.
+fn split_actor(raw: &str) -> RecordPly {
+    if let Some((a, rest)) = raw.split_once('>') {
+        if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphabetic()) && !rest.is_empty() {
+            return RecordPly {
+                actor: Some(a.to_string()),
+                text: rest.to_string(),
+            };
+        }
+    }
+    RecordPly {
+        actor: None,
+        text: raw.to_string(),
+    }
+}
+
+fn parse_tag(line: &str) -> Result<(String, String), String> {
+    let inner = line
+        .strip_prefix('[')
+        .and_then(|l| l.strip_suffix(']'))
+        .ok_or("a tag must be written [Name \"value\"]")?;
+    let (name, rest) = inner
+        .trim()
+        .split_once(char::is_whitespace)
+        .ok_or("a tag must be written [Name \"value\"]")?;
+    let rest = rest.trim();
+    let value = rest
+        .strip_prefix('"')
+        .and_then(|r| r.strip_suffix('"'))
+        .ok_or_else(|| format!("the value of tag {name} must be in double quotes"))?;
+    Ok((name.to_string(), value.replace("\\\"", "\"")))
+}
+
+fn strip_comments(text: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => return Err("a '}' closes no comment".into()),
+            '}' => {
+                depth -= 1;
+                out.push(' ');
+            }
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+    }
+    if depth > 0 {
+        return Err("a '{' comment is never closed".into());
+    }
+    Ok(out)
+}
+
+/// Reads `a=1, b=2` (or space separated) into options.
+pub fn parse_options(text: &str) -> Result<Options, String> {
+    let mut out = BTreeMap::new();
+    for part in text.split([',', ' ']).filter(|p| !p.trim().is_empty()) {
+        let (k, v) = part
+            .split_once('=')
+            .ok_or_else(|| format!("option '{part}' must be written name=value"))?;
+        out.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+    }
+    Ok(out)
+}
+
+/// Writes options as `a=1, b=2`.
+pub fn format_options(options: &Options) -> String {
+    options
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The `[Result]` value: the winner's seat name, `draw`, or `*` while the game goes on.
+pub fn result_tag(game: &AnyGame) -> String {
+    match game.outcome() {
+        Some(Outcome::Win { seat, .. }) => game.seat_name(seat).to_string(),
+        Some(Outcome::Draw { .. }) => "draw".into(),
+        None => "*".into(),
+    }
+}
+
+/// Writes a record: the tags in order, then the plies replayed from `start` with move numbers,
+/// wrapped to 72 columns. Fails if a ply does not replay (the log is then corrupt).
+pub fn write(
+    tags: &[(String, String)],
+    start: &AnyGame,
+    plies: &[(Actor, String)],
+) -> Result<String, String> {
+    let mut out = String::new();
+    for (name, value) in tags {
+        let _ = writeln!(out, "[{name} \"{}\"]", value.replace('"', "\\\""));
+    }
+    out.push('\n');
+    let mut game = start.clone();
+    let mut line = String::new();
+    let mut push = |out: &mut String, word: &str| {
+        if !line.is_empty() && line.len() + 1 + word.len() > 72 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    };
+    let mut numbered_move: Option<u32> = None;
+    for (actor, text) in plies {
+        match game.move_number() {
+            Some((n, true)) => {
+                push(&mut out, &format!("{n}."));
+                numbered_move = Some(n);
+            }
+            Some((n, false)) if numbered_move != Some(n) => {
+                push(&mut out, &format!("{n}..."));
+                numbered_move = Some(n);
+            }
+            _ => {}
+        }
+        let word = if implied_actor(&game) == Some(*actor) {
+            text.clone()
+        } else {
+            format!("{}>{text}", actor_name(&game, *actor))
+        };
+        game.play(*actor, text)
+            .map_err(|e| format!("the log does not replay at {text}: {e}"))?;
+        push(&mut out, &word);
+    }
+    if !line.is_empty() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_tags_numbers_and_comments() {
+        let r = Record::parse(
+            "[Game \"dicerink\"]\n[Event \"x \\\"y\\\"\"]\n\n1.3N6 {a comment} 6S4 2. 4N5 ; rest\n12... 5W6",
+        )
+        .unwrap();
+        assert_eq!(r.tag("game"), Some("dicerink"));
+        assert_eq!(r.tag("Event"), Some("x \"y\""));
+        assert_eq!(
+            r.items,
+            vec![
+                Item::Number { n: 1, first: true },
+                Item::Plies("3N6 6S4".into()),
+                Item::Number { n: 2, first: true },
+                Item::Plies("4N5".into()),
+                Item::Number {
+                    n: 12,
+                    first: false
+                },
+                Item::Plies("5W6".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn rejects_unclosed_comments_and_bad_tags() {
+        assert!(Record::parse("[Game dicerink]").is_err());
+        assert!(Record::parse("[Game \"dicerink\"]\n1. 3N6 {oops").is_err());
+        assert!(Record::parse("[Game \"dicerink\"]\n1. 3N6 }").is_err());
+    }
+
+    #[test]
+    fn actor_prefix_is_read() {
+        assert_eq!(
+            split_actor("B>resign"),
+            RecordPly {
+                actor: Some("B".into()),
+                text: "resign".into()
+            }
+        );
+        assert_eq!(split_actor("5W6").actor, None);
+    }
+
+    #[test]
+    fn options_round_trip() {
+        let o = parse_options("setup=fixed, movecap=40").unwrap();
+        assert_eq!(parse_options(&format_options(&o)).unwrap(), o);
+        assert!(parse_options("setup").is_err());
+    }
+}

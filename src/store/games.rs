@@ -1,0 +1,441 @@
+//! Store methods for games, players, seats, the move log, pending orders and the GM's event log.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, OptionalExtension, Row};
+
+use super::{parse_ts, ts, Tx};
+
+/// A game as stored (its position is rebuilt from `moves`, never stored).
+#[derive(Debug, Clone)]
+pub struct GameRow {
+    pub id: i64,
+    pub kind: String,
+    /// Options as a JSON object of strings.
+    pub options: String,
+    pub status: String,
+    pub event: Option<String>,
+    pub start_position: Option<String>,
+    pub result: Option<String>,
+    pub seed: Option<String>,
+    pub commitment: Option<String>,
+    /// Salts as a JSON array of strings.
+    pub salts: String,
+    pub seed_revealed: bool,
+    pub move_secs: Option<i64>,
+    pub deadline: Option<DateTime<Utc>>,
+    pub reminded: bool,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A seat and the player in it.
+#[derive(Debug, Clone)]
+pub struct SeatRow {
+    pub seat: usize,
+    pub player_id: Option<i64>,
+    pub email: Option<String>,
+    pub token: Option<String>,
+    pub missed: i64,
+    pub draw_offer: bool,
+    pub vacation_until: Option<DateTime<Utc>>,
+}
+
+/// One logged ply.
+#[derive(Debug, Clone)]
+pub struct MoveRow {
+    pub ply: i64,
+    /// A seat name, `chance` or `gm`.
+    pub actor: String,
+    pub text: String,
+    pub at: DateTime<Utc>,
+}
+
+const GAME_COLS: &str = "id, kind, options, status, event, start_position, result, seed, \
+     commitment, salts, seed_revealed, move_secs, deadline, reminded, created_at";
+
+fn game_row(r: &Row) -> rusqlite::Result<GameRow> {
+    let deadline: Option<String> = r.get(12)?;
+    let created: String = r.get(14)?;
+    Ok(GameRow {
+        id: r.get(0)?,
+        kind: r.get(1)?,
+        options: r.get(2)?,
+        status: r.get(3)?,
+        event: r.get(4)?,
+        start_position: r.get(5)?,
+        result: r.get(6)?,
+        seed: r.get(7)?,
+        commitment: r.get(8)?,
+        salts: r.get(9)?,
+        seed_revealed: r.get(10)?,
+        move_secs: r.get(11)?,
+        deadline: deadline.and_then(|d| parse_ts(&d).ok()),
+        reminded: r.get(13)?,
+        created_at: parse_ts(&created).unwrap_or_default(),
+    })
+}
+
+/// What a new game is made of.
+pub struct NewGame<'a> {
+    pub kind: &'a str,
+    pub options_json: &'a str,
+    pub status: &'a str,
+    pub event: Option<&'a str>,
+    pub start_position: Option<&'a str>,
+    pub seed: Option<&'a str>,
+    pub commitment: Option<&'a str>,
+    pub move_secs: Option<i64>,
+}
+
+impl Tx<'_> {
+    pub fn insert_game(&self, g: &NewGame, now: DateTime<Utc>) -> anyhow::Result<i64> {
+        self.conn().execute(
+            "INSERT INTO games (kind, options, status, event, start_position, seed, commitment, \
+             move_secs, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
+            params![
+                g.kind,
+                g.options_json,
+                g.status,
+                g.event,
+                g.start_position,
+                g.seed,
+                g.commitment,
+                g.move_secs,
+                ts(now)
+            ],
+        )?;
+        Ok(self.conn().last_insert_rowid())
+    }
+
+    pub fn game(&self, id: i64) -> anyhow::Result<Option<GameRow>> {
+        Ok(self
+            .conn()
+            .query_row(
+                &format!("SELECT {GAME_COLS} FROM games WHERE id = ?1"),
+                [id],
+                game_row,
+            )
+            .optional()?)
+    }
+
+    /// Games, newest first; `status` filters when given.
+    pub fn games(&self, status: Option<&str>) -> anyhow::Result<Vec<GameRow>> {
+        let mut st = self.conn().prepare(&format!(
+            "SELECT {GAME_COLS} FROM games WHERE ?1 IS NULL OR status = ?1 ORDER BY id DESC"
+        ))?;
+        let rows = st.query_map([status], game_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Active games with a deadline at or before `now`, or a reminder due.
+    pub fn games_with_deadline_before(&self, t: DateTime<Utc>) -> anyhow::Result<Vec<GameRow>> {
+        let mut st = self.conn().prepare(&format!(
+            "SELECT {GAME_COLS} FROM games WHERE status = 'active' AND deadline IS NOT NULL \
+             AND deadline <= ?1 ORDER BY deadline"
+        ))?;
+        let rows = st.query_map([ts(t)], game_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn set_game_status(
+        &self,
+        id: i64,
+        status: &str,
+        result: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<()> {
+        self.conn().execute(
+            "UPDATE games SET status = ?2, result = ?3, updated_at = ?4 WHERE id = ?1",
+            params![id, status, result, ts(now)],
+        )?;
+        Ok(())
+    }
+
+    pub fn set_deadline(&self, id: i64, deadline: Option<DateTime<Utc>>) -> anyhow::Result<()> {
+        self.conn().execute(
+            "UPDATE games SET deadline = ?2, reminded = 0 WHERE id = ?1",
+            params![id, deadline.map(ts)],
+        )?;
+        Ok(())
+    }
+
+    pub fn set_reminded(&self, id: i64) -> anyhow::Result<()> {
+        self.conn()
+            .execute("UPDATE games SET reminded = 1 WHERE id = ?1", [id])?;
+        Ok(())
+    }
+
+    pub fn set_salts(&self, id: i64, salts_json: &str) -> anyhow::Result<()> {
+        self.conn().execute(
+            "UPDATE games SET salts = ?2 WHERE id = ?1",
+            params![id, salts_json],
+        )?;
+        Ok(())
+    }
+
+    pub fn reveal_seed(&self, id: i64) -> anyhow::Result<()> {
+        self.conn()
+            .execute("UPDATE games SET seed_revealed = 1 WHERE id = ?1", [id])?;
+        Ok(())
+    }
+
+    /// The player with this address, created if new.
+    pub fn player_id(&self, email: &str) -> anyhow::Result<i64> {
+        let email = email.trim().to_ascii_lowercase();
+        self.conn().execute(
+            "INSERT INTO players (email) VALUES (?1) ON CONFLICT(email) DO NOTHING",
+            [&email],
+        )?;
+        Ok(self
+            .conn()
+            .query_row("SELECT id FROM players WHERE email = ?1", [&email], |r| {
+                r.get(0)
+            })?)
+    }
+
+    pub fn set_password_hash(&self, email: &str, hash: Option<&str>) -> anyhow::Result<()> {
+        let id = self.player_id(email)?;
+        self.conn().execute(
+            "UPDATE players SET password_hash = ?2 WHERE id = ?1",
+            params![id, hash],
+        )?;
+        Ok(())
+    }
+
+    pub fn password_hash(&self, email: &str) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT password_hash FROM players WHERE email = ?1",
+                [email.trim().to_ascii_lowercase()],
+                |r| r.get(0),
+            )
+            .optional()?
+            .flatten())
+    }
+
+    pub fn set_vacation(&self, email: &str, until: Option<DateTime<Utc>>) -> anyhow::Result<()> {
+        let id = self.player_id(email)?;
+        self.conn().execute(
+            "UPDATE players SET vacation_until = ?2 WHERE id = ?1",
+            params![id, until.map(ts)],
+        )?;
+        Ok(())
+    }
+
+    pub fn insert_seat(
+        &self,
+        game: i64,
+        seat: usize,
+        player: Option<i64>,
+        token: Option<&str>,
+    ) -> anyhow::Result<()> {
+        self.conn().execute(
+            "INSERT INTO seats (game_id, seat, player_id, token) VALUES (?1, ?2, ?3, ?4)",
+            params![game, seat as i64, player, token],
+        )?;
+        Ok(())
+    }
+
+    pub fn fill_seat(
+        &self,
+        game: i64,
+        seat: usize,
+        player: i64,
+        token: &str,
+    ) -> anyhow::Result<()> {
+        self.conn().execute(
+            "UPDATE seats SET player_id = ?3, token = ?4 WHERE game_id = ?1 AND seat = ?2",
+            params![game, seat as i64, player, token],
+        )?;
+        Ok(())
+    }
+
+    pub fn seats(&self, game: i64) -> anyhow::Result<Vec<SeatRow>> {
+        let mut st = self.conn().prepare(
+            "SELECT s.seat, s.player_id, p.email, s.token, s.missed, s.draw_offer, \
+             p.vacation_until FROM seats s LEFT JOIN players p ON p.id = s.player_id \
+             WHERE s.game_id = ?1 ORDER BY s.seat",
+        )?;
+        let rows = st.query_map([game], |r| {
+            let vac: Option<String> = r.get(6)?;
+            Ok(SeatRow {
+                seat: r.get::<_, i64>(0)? as usize,
+                player_id: r.get(1)?,
+                email: r.get(2)?,
+                token: r.get(3)?,
+                missed: r.get(4)?,
+                draw_offer: r.get(5)?,
+                vacation_until: vac.and_then(|v| parse_ts(&v).ok()),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The game and seat a secret reply token belongs to.
+    pub fn seat_by_token(&self, token: &str) -> anyhow::Result<Option<(i64, usize)>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT game_id, seat FROM seats WHERE token = ?1",
+                [token],
+                |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)),
+            )
+            .optional()?)
+    }
+
+    /// Games (and seats) where this address plays, newest first.
+    pub fn seats_of(&self, email: &str) -> anyhow::Result<Vec<(i64, usize)>> {
+        let mut st = self.conn().prepare(
+            "SELECT s.game_id, s.seat FROM seats s JOIN players p ON p.id = s.player_id \
+             WHERE p.email = ?1 ORDER BY s.game_id DESC, s.seat",
+        )?;
+        let rows = st.query_map([email.trim().to_ascii_lowercase()], |r| {
+            Ok((r.get(0)?, r.get::<_, i64>(1)? as usize))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn set_token(&self, game: i64, seat: usize, token: &str) -> anyhow::Result<()> {
+        self.conn().execute(
+            "UPDATE seats SET token = ?3 WHERE game_id = ?1 AND seat = ?2",
+            params![game, seat as i64, token],
+        )?;
+        Ok(())
+    }
+
+    pub fn set_missed(&self, game: i64, seat: usize, missed: i64) -> anyhow::Result<()> {
+        self.conn().execute(
+            "UPDATE seats SET missed = ?3 WHERE game_id = ?1 AND seat = ?2",
+            params![game, seat as i64, missed],
+        )?;
+        Ok(())
+    }
+
+    pub fn set_draw_offer(&self, game: i64, seat: usize, on: bool) -> anyhow::Result<()> {
+        self.conn().execute(
+            "UPDATE seats SET draw_offer = ?3 WHERE game_id = ?1 AND seat = ?2",
+            params![game, seat as i64, on],
+        )?;
+        Ok(())
+    }
+
+    pub fn clear_draw_offers(&self, game: i64) -> anyhow::Result<()> {
+        self.conn()
+            .execute("UPDATE seats SET draw_offer = 0 WHERE game_id = ?1", [game])?;
+        Ok(())
+    }
+
+    pub fn moves(&self, game: i64) -> anyhow::Result<Vec<MoveRow>> {
+        let mut st = self
+            .conn()
+            .prepare("SELECT ply, actor, text, at FROM moves WHERE game_id = ?1 ORDER BY ply")?;
+        let rows = st.query_map([game], |r| {
+            let at: String = r.get(3)?;
+            Ok(MoveRow {
+                ply: r.get(0)?,
+                actor: r.get(1)?,
+                text: r.get(2)?,
+                at: parse_ts(&at).unwrap_or_default(),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Appends a ply to the log (numbered after the last), returning its number.
+    pub fn append_move(
+        &self,
+        game: i64,
+        actor: &str,
+        text: &str,
+        now: DateTime<Utc>,
+        message: Option<i64>,
+    ) -> anyhow::Result<i64> {
+        let ply: i64 = self.conn().query_row(
+            "SELECT COALESCE(MAX(ply), 0) + 1 FROM moves WHERE game_id = ?1",
+            [game],
+            |r| r.get(0),
+        )?;
+        self.conn().execute(
+            "INSERT INTO moves (game_id, ply, actor, text, at, message_id) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![game, ply, actor, text, ts(now), message],
+        )?;
+        self.conn().execute(
+            "UPDATE games SET updated_at = ?2 WHERE id = ?1",
+            params![game, ts(now)],
+        )?;
+        Ok(ply)
+    }
+
+    /// A seat's pending lines of a kind (`orders` for simultaneous turns, `plan` for
+    /// conditional outcomes waiting for a roll).
+    pub fn pending(&self, game: i64, kind: &str) -> anyhow::Result<Vec<(usize, Vec<String>)>> {
+        let mut st = self.conn().prepare(
+            "SELECT seat, lines FROM pending WHERE game_id = ?1 AND kind = ?2 ORDER BY seat",
+        )?;
+        let rows = st.query_map(params![game, kind], |r| {
+            Ok((r.get::<_, i64>(0)? as usize, r.get::<_, String>(1)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (seat, json) = row?;
+            out.push((seat, serde_json::from_str(&json)?));
+        }
+        Ok(out)
+    }
+
+    pub fn set_pending(
+        &self,
+        game: i64,
+        seat: usize,
+        kind: &str,
+        lines: &[String],
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<()> {
+        self.conn().execute(
+            "INSERT INTO pending (game_id, seat, kind, lines, at) VALUES (?1, ?2, ?3, ?4, ?5) \
+             ON CONFLICT(game_id, seat, kind) DO UPDATE SET lines = ?4, at = ?5",
+            params![
+                game,
+                seat as i64,
+                kind,
+                serde_json::to_string(lines)?,
+                ts(now)
+            ],
+        )?;
+        Ok(())
+    }
+
+    pub fn clear_pending(&self, game: i64, kind: &str) -> anyhow::Result<()> {
+        self.conn().execute(
+            "DELETE FROM pending WHERE game_id = ?1 AND kind = ?2",
+            params![game, kind],
+        )?;
+        Ok(())
+    }
+
+    /// The GM's log: what happened that is not a ply (refusals, timeouts, token rotations).
+    pub fn log_event(
+        &self,
+        game: Option<i64>,
+        now: DateTime<Utc>,
+        text: &str,
+    ) -> anyhow::Result<()> {
+        self.conn().execute(
+            "INSERT INTO events (game_id, at, text) VALUES (?1, ?2, ?3)",
+            params![game, ts(now), text],
+        )?;
+        Ok(())
+    }
+
+    pub fn events(&self, game: Option<i64>) -> anyhow::Result<Vec<(DateTime<Utc>, String)>> {
+        let mut st = self
+            .conn()
+            .prepare("SELECT at, text FROM events WHERE ?1 IS NULL OR game_id = ?1 ORDER BY id")?;
+        let rows = st.query_map([game], |r| {
+            let at: String = r.get(0)?;
+            Ok((parse_ts(&at).unwrap_or_default(), r.get(1)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}

@@ -1,0 +1,252 @@
+//! Store methods for inbound messages (raw, deduplicated), the outbox and the reply rate limit.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, OptionalExtension, Row};
+
+use super::{parse_ts, ts, Tx};
+
+/// An inbound message as stored.
+#[derive(Debug, Clone)]
+pub struct MessageRow {
+    pub id: i64,
+    pub dedupe_key: String,
+    pub raw: Vec<u8>,
+    pub received_at: DateTime<Utc>,
+    pub status: String,
+    pub note: Option<String>,
+    pub from_addr: Option<String>,
+    pub game_id: Option<i64>,
+}
+
+/// One outgoing mail, committed before it is sent.
+#[derive(Debug, Clone, Default)]
+pub struct OutboxRow {
+    pub id: i64,
+    pub message_id: String,
+    /// The template kind (`turn_report`, `refused`, ...), for the GM's listing.
+    pub kind: String,
+    pub game_id: Option<i64>,
+    pub from_addr: String,
+    pub to_addr: String,
+    pub reply_to: Option<String>,
+    pub subject: String,
+    pub body: String,
+    pub in_reply_to: Option<String>,
+    /// Space-separated message ids.
+    pub refs: Option<String>,
+    pub status: String,
+    pub attempts: i64,
+    pub next_try_at: Option<DateTime<Utc>>,
+    pub last_error: Option<String>,
+    pub created_at: Option<DateTime<Utc>>,
+    pub sent_at: Option<DateTime<Utc>>,
+}
+
+fn message_row(r: &Row) -> rusqlite::Result<MessageRow> {
+    let at: String = r.get(3)?;
+    Ok(MessageRow {
+        id: r.get(0)?,
+        dedupe_key: r.get(1)?,
+        raw: r.get(2)?,
+        received_at: parse_ts(&at).unwrap_or_default(),
+        status: r.get(4)?,
+        note: r.get(5)?,
+        from_addr: r.get(6)?,
+        game_id: r.get(7)?,
+    })
+}
+
+const OUT_COLS: &str = "id, message_id, kind, game_id, from_addr, to_addr, reply_to, subject, \
+    body, in_reply_to, refs, status, attempts, next_try_at, last_error, created_at, sent_at";
+
+fn out_row(r: &Row) -> rusqlite::Result<OutboxRow> {
+    let t = |i: usize| -> rusqlite::Result<Option<DateTime<Utc>>> {
+        let s: Option<String> = r.get(i)?;
+        Ok(s.and_then(|s| parse_ts(&s).ok()))
+    };
+    Ok(OutboxRow {
+        id: r.get(0)?,
+        message_id: r.get(1)?,
+        kind: r.get(2)?,
+        game_id: r.get(3)?,
+        from_addr: r.get(4)?,
+        to_addr: r.get(5)?,
+        reply_to: r.get(6)?,
+        subject: r.get(7)?,
+        body: r.get(8)?,
+        in_reply_to: r.get(9)?,
+        refs: r.get(10)?,
+        status: r.get(11)?,
+        attempts: r.get(12)?,
+        next_try_at: t(13)?,
+        last_error: r.get(14)?,
+        created_at: t(15)?,
+        sent_at: t(16)?,
+    })
+}
+
+impl Tx<'_> {
+    /// Stores a raw message under its dedupe key; `None` when that key is already stored
+    /// (a second delivery of the same mail, which must change nothing).
+    pub fn insert_message(
+        &self,
+        key: &str,
+        raw: &[u8],
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<Option<i64>> {
+        let n = self.conn().execute(
+            "INSERT INTO messages (dedupe_key, raw, received_at) VALUES (?1, ?2, ?3) \
+             ON CONFLICT(dedupe_key) DO NOTHING",
+            params![key, raw, ts(now)],
+        )?;
+        Ok((n == 1).then(|| self.conn().last_insert_rowid()))
+    }
+
+    pub fn message(&self, id: i64) -> anyhow::Result<Option<MessageRow>> {
+        Ok(self
+            .conn()
+            .query_row(
+                "SELECT id, dedupe_key, raw, received_at, status, note, from_addr, game_id \
+                 FROM messages WHERE id = ?1",
+                [id],
+                message_row,
+            )
+            .optional()?)
+    }
+
+    /// Ids of stored messages not yet processed, oldest first.
+    pub fn new_messages(&self) -> anyhow::Result<Vec<i64>> {
+        let mut st = self
+            .conn()
+            .prepare("SELECT id FROM messages WHERE status = 'new' ORDER BY id")?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Recent messages for the GM, newest first.
+    pub fn messages(&self, limit: i64) -> anyhow::Result<Vec<MessageRow>> {
+        let mut st = self.conn().prepare(
+            "SELECT id, dedupe_key, x'', received_at, status, note, from_addr, game_id \
+             FROM messages ORDER BY id DESC LIMIT ?1",
+        )?;
+        let rows = st.query_map([limit], message_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn finish_message(
+        &self,
+        id: i64,
+        status: &str,
+        note: &str,
+        from: Option<&str>,
+        game: Option<i64>,
+    ) -> anyhow::Result<()> {
+        self.conn().execute(
+            "UPDATE messages SET status = ?2, note = ?3, from_addr = ?4, game_id = ?5 \
+             WHERE id = ?1",
+            params![id, status, note, from, game],
+        )?;
+        Ok(())
+    }
+
+    /// Queues a mail; it is sent only after this transaction commits.
+    pub fn enqueue(&self, m: &OutboxRow, now: DateTime<Utc>) -> anyhow::Result<i64> {
+        self.conn().execute(
+            "INSERT INTO outbox (message_id, kind, game_id, from_addr, to_addr, reply_to, \
+             subject, body, in_reply_to, refs, next_try_at, created_at) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)",
+            params![
+                m.message_id,
+                m.kind,
+                m.game_id,
+                m.from_addr,
+                m.to_addr,
+                m.reply_to,
+                m.subject,
+                m.body,
+                m.in_reply_to,
+                m.refs,
+                ts(now)
+            ],
+        )?;
+        Ok(self.conn().last_insert_rowid())
+    }
+
+    /// Pending mails whose next attempt is due.
+    pub fn outbox_due(&self, now: DateTime<Utc>, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
+        let mut st = self.conn().prepare(&format!(
+            "SELECT {OUT_COLS} FROM outbox WHERE status = 'pending' AND next_try_at <= ?1 \
+             ORDER BY id LIMIT ?2"
+        ))?;
+        let rows = st.query_map(params![ts(now), limit], out_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The outbox for the GM, newest first; `status` filters.
+    pub fn outbox(&self, status: Option<&str>, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
+        let mut st = self.conn().prepare(&format!(
+            "SELECT {OUT_COLS} FROM outbox WHERE ?1 IS NULL OR status = ?1 \
+             ORDER BY id DESC LIMIT ?2"
+        ))?;
+        let rows = st.query_map(params![status, limit], out_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn mark_sent(&self, id: i64, now: DateTime<Utc>) -> anyhow::Result<()> {
+        self.conn().execute(
+            "UPDATE outbox SET status = 'sent', sent_at = ?2, attempts = attempts + 1, \
+             last_error = NULL WHERE id = ?1",
+            params![id, ts(now)],
+        )?;
+        Ok(())
+    }
+
+    /// Records a failed attempt: retried at `retry_at`, or marked failed when `None`.
+    pub fn mark_attempt_failed(
+        &self,
+        id: i64,
+        error: &str,
+        retry_at: Option<DateTime<Utc>>,
+    ) -> anyhow::Result<()> {
+        match retry_at {
+            Some(at) => self.conn().execute(
+                "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_try_at = ?3 \
+                 WHERE id = ?1",
+                params![id, error, ts(at)],
+            )?,
+            None => self.conn().execute(
+                "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, status = 'failed' \
+                 WHERE id = ?1",
+                params![id, error],
+            )?,
+        };
+        Ok(())
+    }
+
+    /// The GM asks for another try of a failed (or delayed) mail, now.
+    pub fn retry_outbox(&self, id: i64, now: DateTime<Utc>) -> anyhow::Result<bool> {
+        let n = self.conn().execute(
+            "UPDATE outbox SET status = 'pending', next_try_at = ?2 \
+             WHERE id = ?1 AND status != 'sent'",
+            params![id, ts(now)],
+        )?;
+        Ok(n == 1)
+    }
+
+    /// How many replies this address was sent since `since` (the per-sender rate limit).
+    pub fn replies_since(&self, addr: &str, since: DateTime<Utc>) -> anyhow::Result<i64> {
+        Ok(self.conn().query_row(
+            "SELECT COUNT(*) FROM replies_sent WHERE addr = ?1 AND at >= ?2",
+            params![addr, ts(since)],
+            |r| r.get(0),
+        )?)
+    }
+
+    pub fn record_reply(&self, addr: &str, now: DateTime<Utc>) -> anyhow::Result<()> {
+        self.conn().execute(
+            "INSERT INTO replies_sent (addr, at) VALUES (?1, ?2)",
+            params![addr, ts(now)],
+        )?;
+        Ok(())
+    }
+}
