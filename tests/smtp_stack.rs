@@ -224,3 +224,15 @@ fn a_closed_port_is_a_transient_failure() {
         .expect_err("nothing listens there");
     assert!(err.transient, "{err}");
 }
+
+#[test]
+fn a_refused_recipient_is_a_permanent_failure() {
+    let Some(_root) = stack_root() else { return };
+    // The stack only delivers to @localhost and relays nowhere: RCPT gets a 5xx.
+    let port = port("PBEM_MAILSTACK_SMTP_PORT", 2525);
+    let transport = Transport::from_url(&format!("smtp://127.0.0.1:{port}"), None).unwrap();
+    let err = transport
+        .send(&game_mail(&unique_token(), &["someone@elsewhere.invalid"]))
+        .expect_err("the relay must refuse a foreign domain");
+    assert!(!err.transient, "{err}");
+}
