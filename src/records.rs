@@ -74,11 +74,7 @@ impl Record {
                 continue;
             }
             in_tags = false;
-            // `;` starts a comment to the end of the line, as in PGN.
-            let line = match line.find(';') {
-                Some(p) if !line[..p].contains('{') => &line[..p],
-                _ => line,
-            };
+            // No `;` line comments as in PGN: games may use `;` inside their plies.
             movetext.push_str(line);
             movetext.push('\n');
         }
@@ -385,7 +381,7 @@ mod tests {
     #[test]
     fn reads_tags_numbers_and_comments() {
         let r = Record::parse(
-            "[Game \"dicerink\"]\n[Event \"x \\\"y\\\"\"]\n\n1.3N6 {a comment} 6S4 2. 4N5 ; rest\n12... 5W6",
+            "[Game \"dicerink\"]\n[Event \"x \\\"y\\\"\"]\n\n1.3N6 {a comment} 6S4 2. 4N5 {two\nlines}\n12... 5W6",
         )
         .unwrap();
         assert_eq!(r.tag("game"), Some("dicerink"));

@@ -270,6 +270,16 @@ impl Transport {
     /// Reads a transport URL (table in the module docs). `tls_ca_file` is a PEM certificate
     /// trusted in addition to the usual roots, e.g. a test server's self-signed one.
     pub fn from_url(url: &str, tls_ca_file: Option<&Path>) -> Result<Transport, ConfigError> {
+        Self::from_url_with_env(url, tls_ca_file, &non_empty_env)
+    }
+
+    /// `from_url` with the environment lookup passed in, so tests need not change the
+    /// process environment (which other threads read).
+    fn from_url_with_env(
+        url: &str,
+        tls_ca_file: Option<&Path>,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Transport, ConfigError> {
         let url = url.trim();
         if let Some(path) = url.strip_prefix("sendmail:") {
             let path = if path.is_empty() {
@@ -328,8 +338,8 @@ impl Transport {
                 _ => Tls::Wrapper(params),
             });
         }
-        let user = parts.user.or_else(|| non_empty_env(ENV_SMTP_USER));
-        let password = parts.password.or_else(|| non_empty_env(ENV_SMTP_PASSWORD));
+        let user = parts.user.or_else(|| env(ENV_SMTP_USER));
+        let password = parts.password.or_else(|| env(ENV_SMTP_PASSWORD));
         let mut description = format!("{scheme}://");
         match (user, password) {
             (Some(user), Some(password)) => {
@@ -834,6 +844,36 @@ mod tests {
             let transport = Transport::from_url(url, None).unwrap();
             assert_eq!(transport.to_string(), expected, "{url}");
         }
+    }
+
+    #[test]
+    fn credentials_come_from_the_environment_unless_the_url_has_them() {
+        let env = |name: &str| match name {
+            ENV_SMTP_USER => Some("envuser".to_string()),
+            ENV_SMTP_PASSWORD => Some("envpass".to_string()),
+            _ => None,
+        };
+        let from_env = Transport::from_url_with_env("smtps://mail.example.org", None, &env);
+        assert_eq!(
+            from_env.unwrap().to_string(),
+            "smtps://envuser@mail.example.org:465 (ImplicitTls)"
+        );
+        let from_url = Transport::from_url_with_env("smtps://me:pw@mail.example.org", None, &env);
+        assert_eq!(
+            from_url.unwrap().to_string(),
+            "smtps://me@mail.example.org:465 (ImplicitTls)"
+        );
+        let no_password = |name: &str| (name == ENV_SMTP_USER).then(|| "envuser".to_string());
+        assert!(
+            Transport::from_url_with_env("smtps://mail.example.org", None, &no_password).is_err()
+        );
+        let nothing = |_: &str| None;
+        assert_eq!(
+            Transport::from_url_with_env("smtp://relay:2525", None, &nothing)
+                .unwrap()
+                .to_string(),
+            "smtp://relay:2525 (Plain)"
+        );
     }
 
     #[test]

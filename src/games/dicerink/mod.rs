@@ -1,46 +1,356 @@
-//! Placeholder for the dicerink rules engine (being written; replaced wholesale).
+//! Dice Rink (seed 000): the `Rules` implementation tying the die, position, notation, legality and board together.
 
-use crate::games::{Actor, GameKind, OptionSpec, Options, Outcome, PlyError, Rules, ToAct};
+pub mod board;
+pub mod die;
+pub mod legal;
+pub mod notation;
+pub mod position;
+pub mod resolve;
 
+use serde_json::json;
+
+use crate::games::{
+    check_options, options_get, Actor, GameKind, OptionSpec, Options, Outcome, PlyError, Rules,
+    ToAct,
+};
+use legal::{Move, SetupRule};
+use notation::Written;
+use position::{goal_rank, opponent, Position, SEAT_NAMES};
+
+const OPTION_SPECS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "setup",
+        default: "free",
+        values: &["free", "fixed"],
+        help: "free: each side places its two dice on any squares of its home rank; fixed: A \
+               on b1 and c1, B on b4 and c4 (tops and fronts are still chosen)",
+    },
+    OptionSpec {
+        name: "movecap",
+        default: "off",
+        values: &[],
+        help: "off, or a number N: the game is drawn after N full moves",
+    },
+];
+
+/// A game of Dice Rink: the position plus what replaying the plies has established.
 #[derive(Debug, Clone)]
-pub struct DiceRink;
+pub struct DiceRink {
+    setup: SetupRule,
+    move_cap: Option<u32>,
+    pos: Position,
+    /// Plies since the set-up ended; a `[Position]` start with B to move counts as one.
+    plies: u32,
+    outcome: Option<Outcome>,
+    report: Option<String>,
+}
+
+/// Reads and checks the options (the move cap is free text, checked here).
+fn read_options(options: &Options) -> Result<(SetupRule, Option<u32>), String> {
+    check_options(OPTION_SPECS, options)?;
+    let setup = match options_get(OPTION_SPECS, options, "setup") {
+        "fixed" => SetupRule::Fixed,
+        _ => SetupRule::Free,
+    };
+    let cap_text = options_get(OPTION_SPECS, options, "movecap").trim();
+    let move_cap = if cap_text.eq_ignore_ascii_case("off") {
+        None
+    } else {
+        match cap_text.parse::<u32>() {
+            Ok(n) if n >= 1 => Some(n),
+            _ => {
+                return Err(format!(
+                    "option 'movecap' must be off or a number of full moves (1 or more), not \
+                     '{cap_text}'"
+                ))
+            }
+        }
+    };
+    Ok((setup, move_cap))
+}
+
+impl DiceRink {
+    /// The current position (dice, side to move, obligation).
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// Plays a resolved, legal move and settles what follows from it.
+    fn apply_move(&mut self, mv: Move) {
+        let mover = self.pos.to_move;
+        let in_setup = !legal::setup_done(&self.pos);
+        self.pos = legal::apply(&self.pos, &mv);
+        if in_setup {
+            self.report =
+                legal::setup_done(&self.pos).then(|| "set-up complete: A moves first".to_string());
+            return;
+        }
+        self.plies += 1;
+        let goal = goal_rank(mover);
+        if self.pos.dice_of(mover).all(|d| d.square.rank() == goal) {
+            self.outcome = Some(Outcome::Win {
+                seat: mover,
+                reason: format!("both dice on rank {}", goal + 1),
+            });
+            self.report = Some(format!(
+                "{} wins: both dice on rank {}",
+                SEAT_NAMES[mover],
+                goal + 1
+            ));
+            return;
+        }
+        if let Some(cap) = self.move_cap {
+            if self.plies % 2 == 0 && self.plies / 2 >= cap {
+                self.outcome = Some(Outcome::Draw {
+                    seats: vec![0, 1],
+                    reason: format!("the move cap of {cap} full moves was reached"),
+                });
+                self.report = Some(format!(
+                    "drawn: the move cap of {cap} full moves was reached"
+                ));
+                return;
+            }
+        }
+        let passed = (mv == Move::Pass).then(|| format!("{} passes", SEAT_NAMES[mover]));
+        let lines: Vec<String> = passed.into_iter().chain(self.situation()).collect();
+        self.report = (!lines.is_empty()).then(|| lines.join("; "));
+    }
+
+    /// What the side to move is bound to, when it is more than a free roll.
+    fn situation(&self) -> Option<String> {
+        if self.outcome.is_some() || !legal::setup_done(&self.pos) {
+            return None;
+        }
+        let seat = self.pos.to_move;
+        let name = SEAT_NAMES[seat];
+        let moves = legal::legal_moves(&self.pos, self.setup);
+        let rotating = moves.iter().any(|m| matches!(m, Move::Rotate { .. }));
+        if let Some(f) = self.pos.forced {
+            let value = self.pos.die_at(f).map(|d| d.value());
+            let matched = self
+                .pos
+                .dice_of(opponent(seat))
+                .find(|d| Some(d.value()) == value)
+                .map(|d| d.top())
+                .unwrap_or(0);
+            let mut text = format!(
+                "{name} must move the die on {f} (it matches {}'s {matched})",
+                SEAT_NAMES[opponent(seat)]
+            );
+            if rotating {
+                text.push_str("; it cannot roll, so it must be rotated");
+            }
+            return Some(text);
+        }
+        if moves == [Move::Pass] {
+            Some(format!("{name} has no legal move and must pass"))
+        } else if rotating {
+            Some(format!("{name} cannot roll either die and may rotate one"))
+        } else {
+            None
+        }
+    }
+
+    fn status_lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        let head = match (&self.outcome, self.move_number()) {
+            (Some(o), _) => match o {
+                Outcome::Win { seat, reason } => {
+                    format!(
+                        "Dice Rink: game over, {} wins ({reason})",
+                        SEAT_NAMES[*seat]
+                    )
+                }
+                Outcome::Draw { reason, .. } => format!("Dice Rink: game over, drawn ({reason})"),
+            },
+            (None, None) => format!(
+                "Dice Rink: set-up, {} places a die on rank {}",
+                SEAT_NAMES[self.pos.to_move],
+                position::home_rank(self.pos.to_move) + 1
+            ),
+            (None, Some((n, first))) => format!(
+                "Dice Rink: move {n}{}, {} to move",
+                if first { "" } else { "..." },
+                SEAT_NAMES[self.pos.to_move]
+            ),
+        };
+        lines.push(head);
+        lines.extend(self.situation());
+        lines
+    }
+}
 
 impl Rules for DiceRink {
     const KIND: GameKind = GameKind::DiceRink;
+
     fn option_specs() -> &'static [OptionSpec] {
-        &[]
+        OPTION_SPECS
     }
-    fn new(_: &Options) -> Result<Self, String> {
-        Err("not built yet".into())
+
+    fn new(options: &Options) -> Result<Self, String> {
+        let (setup, move_cap) = read_options(options)?;
+        Ok(DiceRink {
+            setup,
+            move_cap,
+            pos: Position::empty(),
+            plies: 0,
+            outcome: None,
+            report: None,
+        })
     }
-    fn from_position(_: &Options, _: &str) -> Result<Self, String> {
-        Err("not built yet".into())
+
+    fn from_position(options: &Options, tag: &str) -> Result<Self, String> {
+        let (setup, move_cap) = read_options(options)?;
+        let pos = Position::parse_tag(tag)?;
+        for seat in 0..2 {
+            let goal = goal_rank(seat);
+            if pos.dice_of(seat).all(|d| d.square.rank() == goal) {
+                return Err(format!(
+                    "{} already has both dice on rank {}: that game is over",
+                    SEAT_NAMES[seat],
+                    goal + 1
+                ));
+            }
+        }
+        let plies = u32::from(pos.to_move == 1);
+        Ok(DiceRink {
+            setup,
+            move_cap,
+            pos,
+            plies,
+            outcome: None,
+            report: None,
+        })
     }
+
     fn position_tag(&self) -> String {
-        String::new()
+        self.pos.tag()
     }
+
     fn seat_names(&self) -> &'static [&'static str] {
-        &[]
+        &SEAT_NAMES
     }
+
     fn to_act(&self) -> ToAct {
-        ToAct::Nobody
+        if self.outcome.is_some() {
+            ToAct::Nobody
+        } else {
+            ToAct::Seat(self.pos.to_move)
+        }
     }
-    fn play(&mut self, _: Actor, _: &str) -> Result<String, PlyError> {
-        Err(PlyError::Illegal("not built yet".into()))
+
+    fn play(&mut self, actor: Actor, text: &str) -> Result<String, PlyError> {
+        if self.outcome.is_some() {
+            return Err(PlyError::NotYourTurn("the game is over".into()));
+        }
+        let written = notation::parse(text).map_err(PlyError::Syntax)?;
+        match (&written, actor) {
+            (Written::Resign, Actor::Seat(seat)) if seat < 2 => {
+                self.outcome = Some(Outcome::Win {
+                    seat: opponent(seat),
+                    reason: format!("{} resigned", SEAT_NAMES[seat]),
+                });
+                self.report = Some(format!(
+                    "{} resigns; {} wins",
+                    SEAT_NAMES[seat],
+                    SEAT_NAMES[opponent(seat)]
+                ));
+                return Ok("resign".into());
+            }
+            (Written::Resign, _) => {
+                return Err(PlyError::NotYourTurn("only a player can resign".into()))
+            }
+            (Written::Draw, Actor::Gm) => {
+                self.outcome = Some(Outcome::Draw {
+                    seats: vec![0, 1],
+                    reason: "draw by agreement".into(),
+                });
+                self.report = Some("drawn by agreement".into());
+                return Ok("draw".into());
+            }
+            (Written::Draw, _) => {
+                return Err(PlyError::Illegal(
+                    "a draw is agreed by both players (offer one with DRAW); it is not a move"
+                        .into(),
+                ))
+            }
+            _ => {}
+        }
+        let to_move = self.pos.to_move;
+        match actor {
+            Actor::Seat(seat) if seat == to_move => {}
+            Actor::Seat(seat) => {
+                return Err(PlyError::NotYourTurn(format!(
+                    "it is {}'s turn, not {}'s",
+                    SEAT_NAMES[to_move],
+                    SEAT_NAMES.get(seat).copied().unwrap_or("?")
+                )))
+            }
+            _ => {
+                return Err(PlyError::NotYourTurn(format!(
+                    "it is {}'s turn: only {} makes this move",
+                    SEAT_NAMES[to_move], SEAT_NAMES[to_move]
+                )))
+            }
+        }
+        let mv = resolve::resolve(&self.pos, self.setup, &written)?;
+        let canonical = legal::canonical(&self.pos, &mv);
+        self.apply_move(mv);
+        Ok(canonical)
     }
+
     fn outcome(&self) -> Option<Outcome> {
-        None
+        self.outcome.clone()
     }
+
     fn legal_plies(&self) -> Vec<String> {
-        Vec::new()
+        if self.outcome.is_some() {
+            return Vec::new();
+        }
+        legal::legal_moves(&self.pos, self.setup)
+            .iter()
+            .map(|m| legal::canonical(&self.pos, m))
+            .collect()
     }
+
     fn board(&self) -> String {
-        String::new()
+        board::render(&self.pos, &self.status_lines())
     }
+
     fn position_json(&self) -> serde_json::Value {
-        serde_json::Value::Null
+        let dice: Vec<serde_json::Value> = self
+            .pos
+            .dice()
+            .iter()
+            .map(|d| {
+                json!({
+                    "player": SEAT_NAMES[d.owner],
+                    "square": d.square.to_string(),
+                    "top": d.top(),
+                    "front": d.front(),
+                })
+            })
+            .collect();
+        json!({
+            "to_move": if self.outcome.is_some() { None } else { Some(SEAT_NAMES[self.pos.to_move]) },
+            "forced": self.pos.forced.map(|s| s.to_string()),
+            "dice": dice,
+        })
     }
+
     fn move_number(&self) -> Option<(u32, bool)> {
-        None
+        legal::setup_done(&self.pos).then_some((self.plies / 2 + 1, self.plies % 2 == 0))
+    }
+
+    fn split_plies(&self, text: &str) -> Vec<String> {
+        notation::split_plies(text)
+    }
+
+    fn last_report(&self) -> Option<String> {
+        self.report.clone()
+    }
+
+    fn auto_ply(&self) -> Option<String> {
+        (self.legal_plies() == ["pass"]).then(|| "pass".to_string())
     }
 }

@@ -1,46 +1,468 @@
-//! Placeholder for the diptactoe rules engine (being written; replaced wholesale).
+//! Dip-Tac-Toe (seed 002): four players, 4x4x4 tic-tac-toe with Diplomacy's simultaneous orders.
+//!
+//! A turn is one `Actor::Gm` ply holding every seat's order lines, built by `turn_ply`:
+//! `BLUE:I.A.1-II.F.2;RED:II.F.2(S)BLUE(I.A.1-II.F.2);GREEN:VICTORY;YELLOW:`. Seats are
+//! separated by `;`, a seat's lines by `,`; each line is in canonical order notation
+//! (`notation/diptactoe.md`), or `?` and the line as sent, percent-encoded, when it could not be
+//! read (it is void, but its reason belongs in the report). The ply has no white space.
+//! Other plies: `BLUE:resign` (the seat's units hold for the rest of the game) and `draw`.
+//!
+//! Position tag: `turn=3 BLUE=I.A.1,II.F.2/6 RED=II.H.1/7 GREEN=III.M.4/7 YELLOW=IV.N.4/7`
+//! (units, then the reserve after `/`), with ` resigned=BLUE,RED` when somebody resigned.
 
-use crate::games::{Actor, GameKind, OptionSpec, Options, Outcome, PlyError, Rules, ToAct};
+pub mod adjudicate;
+pub mod board;
+pub mod lines;
+pub mod order;
+pub mod position;
+pub mod report;
+pub mod space;
+pub mod whatif;
 
+use std::collections::BTreeMap;
+
+use crate::games::{
+    options_get, Actor, GameKind, OptionSpec, Options, Outcome, PlyError, Rules, Seat, ToAct,
+};
+use adjudicate::run_turn;
+use order::{parse_line, read_player_lines, Line, LineReading, Order};
+use position::{seat_by_name, Position};
+use space::Space;
+
+/// The seats, in seat order.
+pub const SEATS: [&str; 4] = ["BLUE", "RED", "GREEN", "YELLOW"];
+
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "support_hold",
+        default: "off",
+        values: &["off", "on"],
+        help: "allow support to hold (the rulings have none: such orders are void)",
+    },
+    OptionSpec {
+        name: "press",
+        default: "named",
+        values: &["named", "anonymous"],
+        help: "press between players is relayed with the sender's name, or anonymously",
+    },
+    OptionSpec {
+        name: "nmr_limit",
+        default: "3",
+        values: &[],
+        help: "missed turns (1-99) before the GM is told; until then the player's units hold",
+    },
+];
+
+/// A game of Dip-Tac-Toe: the position, the turn number and who has resigned.
 #[derive(Debug, Clone)]
-pub struct DipTacToe;
+pub struct DipTacToe {
+    position: Position,
+    turn: u32,
+    resigned: [bool; 4],
+    support_hold: bool,
+    outcome: Option<Outcome>,
+    report: Option<String>,
+}
+
+impl DipTacToe {
+    fn with_options(options: &Options, position: Position) -> Result<Self, String> {
+        crate::games::check_options(OPTIONS, options)?;
+        let nmr = options_get(OPTIONS, options, "nmr_limit");
+        match nmr.trim().parse::<u32>() {
+            Ok(n) if (1..=99).contains(&n) => {}
+            _ => return Err(format!("option 'nmr_limit' must be a number 1-99, not '{nmr}'")),
+        }
+        Ok(DipTacToe {
+            position,
+            turn: 1,
+            resigned: [false; 4],
+            support_hold: options_get(OPTIONS, options, "support_hold") == "on",
+            outcome: None,
+            report: None,
+        })
+    }
+
+    /// The units and reserves now.
+    pub fn position(&self) -> &Position {
+        &self.position
+    }
+
+    /// Every legal order of a seat now, canonical (placements onto any space, moves to every
+    /// neighbour, supports of every foreign move or placement a unit can reach).
+    pub fn legal_orders(&self, seat: Seat) -> Vec<String> {
+        let pos = &self.position;
+        let mut orders = Vec::new();
+        if pos.reserves[seat] > 0 {
+            orders.extend(Space::all().map(|to| Order::Place { to }));
+        }
+        for unit in pos.units_of(seat) {
+            orders.extend(unit.neighbours().into_iter().map(|to| Order::Move { from: unit, to }));
+            for (&other, &owner) in &pos.units {
+                if owner == seat {
+                    continue;
+                }
+                for to in other.neighbours() {
+                    if unit.is_adjacent(to) {
+                        orders.push(Order::SupportMove {
+                            supporter: unit,
+                            colour: Some(owner),
+                            from: other,
+                            to,
+                        });
+                    }
+                }
+                if self.support_hold && unit.is_adjacent(other) {
+                    orders.push(Order::SupportHold {
+                        supporter: unit,
+                        colour: Some(owner),
+                        held: other,
+                    });
+                }
+            }
+            for placer in (0..4).filter(|p| *p != seat && pos.reserves[*p] > 0) {
+                for to in unit.neighbours() {
+                    orders.push(Order::SupportPlace {
+                        supporter: unit,
+                        colour: Some(placer),
+                        to,
+                    });
+                }
+            }
+        }
+        orders.iter().map(Order::to_string).collect()
+    }
+
+    /// A line's form in a turn ply: canonical when it can be read, else `?` + percent-encoded.
+    fn ply_line(&self, seat: Seat, text: &str) -> String {
+        match parse_line(text) {
+            Ok(Line::Claim) => "VICTORY".into(),
+            Ok(Line::Order(mut order)) => {
+                // Filling in the supported unit's colour; a void order keeps what was written.
+                let _ = order.validate(seat, &self.position, self.support_hold);
+                order.to_string()
+            }
+            Err(_) => format!("?{}", percent_encode(text.trim())),
+        }
+    }
+
+    fn play_resign(&mut self, seat: Seat) -> Result<String, PlyError> {
+        if self.resigned[seat] {
+            return Err(PlyError::Illegal(format!("{} has already resigned", SEATS[seat])));
+        }
+        self.resigned[seat] = true;
+        self.report = Some(format!(
+            "{} resigns; its units hold for the rest of the game.\n",
+            SEATS[seat]
+        ));
+        if self.resigned.iter().all(|r| *r) {
+            self.outcome = Some(Outcome::Draw {
+                seats: (0..4).collect(),
+                reason: "every player resigned".into(),
+            });
+        }
+        Ok(format!("{}:resign", SEATS[seat]))
+    }
+
+    fn play_turn(&mut self, text: &str) -> Result<String, PlyError> {
+        let mut lines: [Vec<String>; 4] = Default::default();
+        let mut seen = [false; 4];
+        for segment in text.split(';').filter(|s| !s.trim().is_empty()) {
+            let Some((name, body)) = segment.split_once(':') else {
+                return Err(PlyError::Syntax(format!(
+                    "'{segment}': a turn reads SEAT:order,order;SEAT:..."
+                )));
+            };
+            let seat = seat_by_name(name).map_err(PlyError::Syntax)?;
+            if std::mem::replace(&mut seen[seat], true) {
+                return Err(PlyError::Syntax(format!("{} appears twice", SEATS[seat])));
+            }
+            for item in body.split(',').filter(|l| !l.trim().is_empty()) {
+                let line = match item.strip_prefix('?') {
+                    Some(raw) => percent_decode(raw).map_err(PlyError::Syntax)?,
+                    None => item.to_string(),
+                };
+                lines[seat].push(line);
+            }
+            if self.resigned[seat] && !lines[seat].is_empty() {
+                return Err(PlyError::Illegal(format!(
+                    "{} has resigned and gives no orders",
+                    SEATS[seat]
+                )));
+            }
+        }
+        let canonical: Vec<String> = (0..4)
+            .map(|seat| {
+                let items: Vec<String> =
+                    lines[seat].iter().map(|l| self.ply_line(seat, l)).collect();
+                format!("{}:{}", SEATS[seat], items.join(","))
+            })
+            .collect();
+        let turn = run_turn(&self.position, &lines, self.support_hold);
+        self.report = Some(report::render(&turn, &format!("Turn {}", self.turn)));
+        let winners = turn.winners();
+        self.position = turn.after;
+        self.turn += 1;
+        self.outcome = match winners.as_slice() {
+            [] => None,
+            [one] => Some(Outcome::Win {
+                seat: *one,
+                reason: "a valid claim of four in a row".into(),
+            }),
+            many => Some(Outcome::Draw {
+                seats: many.to_vec(),
+                reason: "valid claims of four in a row in the same turn".into(),
+            }),
+        };
+        Ok(canonical.join(";"))
+    }
+}
+
+/// Percent-encodes everything that would break a ply: white space, `%`, `;`, `,`, `?` and
+/// anything outside printable ASCII.
+fn percent_encode(text: &str) -> String {
+    let mut out = String::new();
+    for byte in text.bytes() {
+        if byte.is_ascii_graphic() && !b"%;,?".contains(&byte) {
+            out.push(byte as char);
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+fn percent_decode(text: &str) -> Result<String, String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = text
+                .get(i + 1..i + 3)
+                .ok_or_else(|| format!("'{text}': bad %-escape"))?;
+            out.push(u8::from_str_radix(hex, 16).map_err(|_| format!("'{text}': bad %-escape"))?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).map_err(|_| format!("'{text}' is not UTF-8"))
+}
 
 impl Rules for DipTacToe {
     const KIND: GameKind = GameKind::DipTacToe;
+
     fn option_specs() -> &'static [OptionSpec] {
-        &[]
+        OPTIONS
     }
-    fn new(_: &Options) -> Result<Self, String> {
-        Err("not built yet".into())
+
+    fn new(options: &Options) -> Result<Self, String> {
+        DipTacToe::with_options(options, Position::start())
     }
-    fn from_position(_: &Options, _: &str) -> Result<Self, String> {
-        Err("not built yet".into())
+
+    fn from_position(options: &Options, tag: &str) -> Result<Self, String> {
+        let mut units: [Vec<Space>; 4] = Default::default();
+        let mut reserves = [0u32; 4];
+        let mut seen = [false; 4];
+        let mut turn = None;
+        let mut resigned = [false; 4];
+        for field in tag.split_whitespace() {
+            let (key, value) = field
+                .split_once('=')
+                .ok_or_else(|| format!("'{field}': position fields read key=value"))?;
+            if key.eq_ignore_ascii_case("turn") {
+                turn = Some(
+                    value
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|t| *t >= 1)
+                        .ok_or_else(|| format!("'{value}' is not a turn number"))?,
+                );
+            } else if key.eq_ignore_ascii_case("resigned") {
+                for name in value.split(',').filter(|n| !n.is_empty()) {
+                    resigned[seat_by_name(name)?] = true;
+                }
+            } else {
+                let seat = seat_by_name(key)?;
+                seen[seat] = true;
+                let (spaces, reserve) = value
+                    .split_once('/')
+                    .ok_or_else(|| format!("'{field}': write {key}=spaces/reserve"))?;
+                for s in spaces.split(',').filter(|s| !s.is_empty()) {
+                    units[seat].push(Space::parse(s)?);
+                }
+                reserves[seat] = reserve
+                    .parse()
+                    .map_err(|_| format!("'{reserve}' is not a reserve count"))?;
+            }
+        }
+        if let Some(missing) = (0..4).find(|s| !seen[*s]) {
+            return Err(format!("the position does not give {}", SEATS[missing]));
+        }
+        let mut game = DipTacToe::with_options(options, Position::from_parts(&units, reserves)?)?;
+        game.turn = turn.ok_or("the position does not give turn=N")?;
+        game.resigned = resigned;
+        Ok(game)
     }
+
     fn position_tag(&self) -> String {
-        String::new()
+        let mut fields = vec![format!("turn={}", self.turn)];
+        for (seat, name) in SEATS.iter().enumerate() {
+            let spaces: Vec<String> = self
+                .position
+                .units_of(seat)
+                .iter()
+                .map(Space::to_string)
+                .collect();
+            fields.push(format!(
+                "{name}={}/{}",
+                spaces.join(","),
+                self.position.reserves[seat]
+            ));
+        }
+        let resigned: Vec<&str> = (0..4)
+            .filter(|s| self.resigned[*s])
+            .map(|s| SEATS[s])
+            .collect();
+        if !resigned.is_empty() {
+            fields.push(format!("resigned={}", resigned.join(",")));
+        }
+        fields.join(" ")
     }
+
     fn seat_names(&self) -> &'static [&'static str] {
-        &[]
+        &SEATS
     }
+
+    /// Orders are owed by every seat that has not resigned, until the game ends.
     fn to_act(&self) -> ToAct {
-        ToAct::Nobody
+        if self.outcome.is_some() {
+            return ToAct::Nobody;
+        }
+        ToAct::Orders((0..4).filter(|s| !self.resigned[*s]).collect())
     }
-    fn play(&mut self, _: Actor, _: &str) -> Result<String, PlyError> {
-        Err(PlyError::Illegal("not built yet".into()))
+
+    fn play(&mut self, actor: Actor, text: &str) -> Result<String, PlyError> {
+        if self.outcome.is_some() {
+            return Err(PlyError::NotYourTurn("the game is over".into()));
+        }
+        let text = text.trim();
+        if let Some(name) = text
+            .strip_suffix(":resign")
+            .or_else(|| text.strip_suffix(":RESIGN"))
+        {
+            let seat = seat_by_name(name).map_err(PlyError::Syntax)?;
+            if actor != Actor::Gm && actor != Actor::Seat(seat) {
+                return Err(PlyError::NotYourTurn(format!(
+                    "only {} or the GM can resign for {}",
+                    SEATS[seat], SEATS[seat]
+                )));
+            }
+            return self.play_resign(seat);
+        }
+        match actor {
+            Actor::Seat(seat) if text.eq_ignore_ascii_case("resign") && seat < 4 => {
+                self.play_resign(seat)
+            }
+            Actor::Gm if text.eq_ignore_ascii_case("draw") => {
+                self.outcome = Some(Outcome::Draw {
+                    seats: (0..4).collect(),
+                    reason: "agreed by all players".into(),
+                });
+                self.report = Some("The game ends in a draw agreed by all.\n".into());
+                Ok("draw".into())
+            }
+            Actor::Gm => self.play_turn(text),
+            _ => Err(PlyError::NotYourTurn(
+                "orders go to the GM, who adjudicates the turn for everybody".into(),
+            )),
+        }
     }
+
     fn outcome(&self) -> Option<Outcome> {
-        None
+        self.outcome.clone()
     }
+
+    /// A sample of turn plies: each seat's every legal order with the others holding.
     fn legal_plies(&self) -> Vec<String> {
-        Vec::new()
+        if self.outcome.is_some() {
+            return Vec::new();
+        }
+        (0..4)
+            .filter(|s| !self.resigned[*s])
+            .flat_map(|seat| {
+                self.legal_orders(seat)
+                    .into_iter()
+                    .map(move |o| format!("{}:{o}", SEATS[seat]))
+            })
+            .collect()
     }
+
     fn board(&self) -> String {
-        String::new()
+        board::render(&self.position)
     }
+
     fn position_json(&self) -> serde_json::Value {
-        serde_json::Value::Null
+        let mut value = self.position.json();
+        value["turn"] = serde_json::json!(self.turn);
+        value
     }
+
     fn move_number(&self) -> Option<(u32, bool)> {
-        None
+        Some((self.turn, true))
+    }
+
+    fn check_orders(&self, seat: Seat, lines: &[String]) -> Vec<Result<String, String>> {
+        if self.outcome.is_some() || self.resigned.get(seat).copied().unwrap_or(true) {
+            let why = if self.outcome.is_some() {
+                "the game is over"
+            } else {
+                "you have resigned: your units hold"
+            };
+            return lines.iter().map(|_| Err(why.to_string())).collect();
+        }
+        read_player_lines(seat, lines, &self.position, self.support_hold)
+            .into_iter()
+            .map(|reading| match reading {
+                LineReading::Claim => Ok("VICTORY".into()),
+                LineReading::Order(order) => Ok(order.to_string()),
+                LineReading::Void(reason) => Err(reason),
+            })
+            .collect()
+    }
+
+    fn turn_ply(&self, orders: &BTreeMap<Seat, Vec<String>>) -> Result<String, String> {
+        if self.outcome.is_some() {
+            return Err("the game is over".into());
+        }
+        let segments: Vec<String> = (0..4)
+            .map(|seat| {
+                let lines: Vec<String> = if self.resigned[seat] {
+                    Vec::new()
+                } else {
+                    orders
+                        .get(&seat)
+                        .into_iter()
+                        .flatten()
+                        .filter(|l| !l.trim().is_empty())
+                        .map(|l| self.ply_line(seat, l))
+                        .collect()
+                };
+                format!("{}:{}", SEATS[seat], lines.join(","))
+            })
+            .collect();
+        let mut trial = self.clone();
+        trial
+            .play(Actor::Gm, &segments.join(";"))
+            .map_err(|e| e.to_string())
+    }
+
+    fn last_report(&self) -> Option<String> {
+        self.report.clone()
+    }
+
+    fn resign(&mut self, seat: Seat) -> Result<String, PlyError> {
+        self.play(Actor::Seat(seat), "resign")
     }
 }
