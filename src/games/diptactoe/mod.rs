@@ -70,7 +70,11 @@ impl DipTacToe {
         let nmr = options_get(OPTIONS, options, "nmr_limit");
         match nmr.trim().parse::<u32>() {
             Ok(n) if (1..=99).contains(&n) => {}
-            _ => return Err(format!("option 'nmr_limit' must be a number 1-99, not '{nmr}'")),
+            _ => {
+                return Err(format!(
+                    "option 'nmr_limit' must be a number 1-99, not '{nmr}'"
+                ))
+            }
         }
         Ok(DipTacToe {
             position,
@@ -96,7 +100,11 @@ impl DipTacToe {
             orders.extend(Space::all().map(|to| Order::Place { to }));
         }
         for unit in pos.units_of(seat) {
-            orders.extend(unit.neighbours().into_iter().map(|to| Order::Move { from: unit, to }));
+            orders.extend(
+                unit.neighbours()
+                    .into_iter()
+                    .map(|to| Order::Move { from: unit, to }),
+            );
             for (&other, &owner) in &pos.units {
                 if owner == seat {
                     continue;
@@ -147,7 +155,10 @@ impl DipTacToe {
 
     fn play_resign(&mut self, seat: Seat) -> Result<String, PlyError> {
         if self.resigned[seat] {
-            return Err(PlyError::Illegal(format!("{} has already resigned", SEATS[seat])));
+            return Err(PlyError::Illegal(format!(
+                "{} has already resigned",
+                SEATS[seat]
+            )));
         }
         self.resigned[seat] = true;
         self.report = Some(format!(
