@@ -841,7 +841,7 @@ mod tests {
             ),
         ];
         for (url, expected) in cases {
-            let transport = Transport::from_url(url, None).unwrap();
+            let transport = Transport::from_url_with_env(url, None, &|_| None).unwrap();
             assert_eq!(transport.to_string(), expected, "{url}");
         }
     }
