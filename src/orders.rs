@@ -119,25 +119,27 @@ fn is_signature_delimiter(line: &str) -> bool {
     line == "--"
 }
 
-/// "Sent from my iPhone" and the other footers phones and webmail append to a reply.
+/// "Sent from my iPhone" and the other footers phones and webmail append to a reply. Matched
+/// by how the line starts: a footer glued to junk (a leaked soft line break) still counts.
 fn is_mobile_footer(line: &str) -> bool {
     static FOOTER: OnceLock<Regex> = OnceLock::new();
     let footer = FOOTER.get_or_init(|| {
         Regex::new(
             r"(?ix)^(
-                sent\ from\ my\ \S.{0,40}
-              | sent\ (from|with|via)\ (yahoo|aol|outlook|mail\ for\ windows|samsung|blackberry|proton|gmail|sparrow|spark|airmail|the\ \S+\ app)\b.*
-              | get\ outlook\ for\ .{1,30}
-              | envoy[ée]\ de\ mon\ .{1,40}
-              | von\ meinem\ .{1,40}\ gesendet\.?
-              | отправлено\ с\ .{1,40}
-              | enviado\ desde\ mi\ .{1,40}
-              | inviato\ da(l)?\ (mio\ )?.{1,40}
-            )$",
+                sent\ from\ my\ \S
+              | sent\ (from|with|via)\ (yahoo|aol|outlook|mail\ for\ windows|samsung|blackberry|proton|gmail|sparrow|spark|airmail|the\ \S+\ app)\b
+              | get\ outlook\ for\ \S
+              | envoy[ée]\ (de|depuis)\ (mon|ma)\ \S
+              | von\ meinem\ \S.{0,40}\ gesendet
+              | gesendet\ von\ (meinem|mein)\ \S
+              | отправлено\ с\ \S
+              | enviado\ desde\ mi\ \S
+              | inviato\ da(l)?\ (mio\ )?(iphone|ipad|android|samsung|galaxy|smartphone|cellulare|outlook|yahoo)
+            )",
         )
         .expect("valid regex")
     });
-    line.chars().count() <= 80 && footer.is_match(line)
+    footer.is_match(line)
 }
 
 /// Outlook's "-----Original Message-----", "________" rules and similar history separators.
@@ -230,8 +232,18 @@ fn is_attribution(line: &str) -> bool {
         )
         .expect("valid regex")
     });
+    static DATED_ADDRESS: OnceLock<Regex> = OnceLock::new();
+    // mail.ru and others: "Thu, 26 Jun 2014 14:00:51 +0400 от Bob <b@x.ru>:" (a time, then the
+    // sender's address, then the colon).
+    let dated_address = DATED_ADDRESS.get_or_init(|| {
+        Regex::new(r"\d{1,2}:\d{2}.*[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>?\)?\s*:\s*$")
+            .expect("valid regex")
+    });
     line.chars().count() <= 300
-        && (wrote.is_match(line) || verb_first.is_match(line) || gmail_date.is_match(line))
+        && (wrote.is_match(line)
+            || verb_first.is_match(line)
+            || gmail_date.is_match(line)
+            || dated_address.is_match(line))
 }
 
 /// The opening word of an attribution line in the languages we know ("On", "Le", "Am" ...).
