@@ -1,6 +1,7 @@
 //! pbem: a play-by-email game master (library; the `pbem` binary is a thin front end).
 
 pub mod cli;
+pub mod config;
 pub mod demo;
 pub mod dice;
 pub mod gamelog;
@@ -10,3 +11,4 @@ pub mod gm;
 pub mod orders;
 pub mod records;
 pub mod store;
+pub mod template;

@@ -1,0 +1,117 @@
+//! Renders the outgoing mail texts in `templates/`: embedded defaults, each overridable by a file in the GM's folder.
+
+use std::path::Path;
+
+use anyhow::{anyhow, Context};
+use minijinja::Environment;
+
+/// Every mail kind pbem sends, with its embedded default text.
+pub const DEFAULTS: &[(&str, &str)] = &[
+    ("welcome", include_str!("../templates/welcome.txt")),
+    (
+        "move_accepted",
+        include_str!("../templates/move_accepted.txt"),
+    ),
+    (
+        "order_refused",
+        include_str!("../templates/order_refused.txt"),
+    ),
+    ("turn_report", include_str!("../templates/turn_report.txt")),
+    ("game_over", include_str!("../templates/game_over.txt")),
+    ("reminder", include_str!("../templates/reminder.txt")),
+    ("help", include_str!("../templates/help.txt")),
+    (
+        "auth_refusal",
+        include_str!("../templates/auth_refusal.txt"),
+    ),
+    ("press", include_str!("../templates/press.txt")),
+    ("gm_notice", include_str!("../templates/gm_notice.txt")),
+];
+
+/// The loaded templates.
+pub struct Templates {
+    env: Environment<'static>,
+}
+
+impl Templates {
+    /// The defaults, with `<dir>/<kind>.txt` replacing a default where such a file exists.
+    /// A file that does not compile is an error naming it (so `pbem config check` shows it).
+    pub fn load(dir: Option<&Path>) -> anyhow::Result<Templates> {
+        let mut env = Environment::new();
+        // Mail is plain text: no HTML escaping, and keep the text's own line breaks.
+        env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
+        env.set_syntax(
+            minijinja::syntax::SyntaxConfig::builder()
+                .keep_trailing_newline(true)
+                .trim_blocks(true)
+                .build()
+                .map_err(|e| anyhow!("template syntax: {e}"))?,
+        );
+        for (kind, default) in DEFAULTS {
+            let source = match dir.map(|d| d.join(format!("{kind}.txt"))) {
+                Some(p) if p.exists() => std::fs::read_to_string(&p)
+                    .with_context(|| format!("cannot read {}", p.display()))?,
+                _ => default.to_string(),
+            };
+            env.add_template_owned(kind.to_string(), source)
+                .map_err(|e| anyhow!("template {kind}: {e}"))?;
+        }
+        Ok(Templates { env })
+    }
+
+    /// Renders a mail kind with a JSON context.
+    pub fn render(&self, kind: &str, ctx: &serde_json::Value) -> anyhow::Result<String> {
+        let t = self
+            .env
+            .get_template(kind)
+            .map_err(|e| anyhow!("no template {kind}: {e}"))?;
+        let text = t
+            .render(minijinja::value::Serde(ctx))
+            .map_err(|e| anyhow!("template {kind}: {e}"))?;
+        Ok(tidy(&text))
+    }
+}
+
+/// Collapses runs of blank lines that optional template sections leave behind.
+fn tidy(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut blank = 0;
+    for line in text.trim_start_matches('\n').lines() {
+        let line = line.trim_end();
+        if line.is_empty() {
+            blank += 1;
+            if blank > 1 {
+                continue;
+            }
+        } else {
+            blank = 0;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_default_renders_and_a_folder_overrides() {
+        let t = Templates::load(None).unwrap();
+        let ctx = serde_json::json!({"game": {"id": 3, "title": "Dice Rink", "to_act": "A to move"},
+            "seat": "A", "lines": [{"status": "ok", "text": "5w6", "canonical": "5W6"}],
+            "board": "BOARD", "players": [], "games": "dicerink", "text": "hello"});
+        for (kind, _) in DEFAULTS {
+            t.render(kind, &ctx).unwrap();
+        }
+        let body = t.render("move_accepted", &ctx).unwrap();
+        assert!(body.contains("ok 5w6  (read as 5W6)"), "{body}");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("help.txt"), "Hilfe: {{ games }}").unwrap();
+        let t = Templates::load(Some(dir.path())).unwrap();
+        assert_eq!(t.render("help", &ctx).unwrap(), "Hilfe: dicerink\n");
+        std::fs::write(dir.path().join("help.txt"), "{% if %}").unwrap();
+        assert!(Templates::load(Some(dir.path())).is_err());
+    }
+}
