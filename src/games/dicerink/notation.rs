@@ -92,6 +92,16 @@ pub fn place_text(square: Square, top: u8, front: u8) -> String {
 /// Reads one ply. Case-insensitive and spacing-free: all white space is ignored, so
 /// `B1 5 w 6` reads as `b1 5W6`. Errors say where reading stopped and what was expected.
 pub fn parse(text: &str) -> Result<Written, String> {
+    parse_compact(text).map_err(|e| {
+        if e.starts_with('\'') || text.trim().is_empty() {
+            e
+        } else {
+            format!("'{}': {e}", text.trim())
+        }
+    })
+}
+
+fn parse_compact(text: &str) -> Result<Written, String> {
     let compact: String = text
         .chars()
         .filter(|c| !c.is_whitespace())
@@ -124,7 +134,7 @@ pub fn parse(text: &str) -> Result<Written, String> {
         .strip_prefix("rotate")
         .or_else(|| rest.strip_prefix('r'))
     {
-        return parse_rotation(square, body);
+        return parse_rotation(square, body, text.trim());
     }
     if rest.contains('/') {
         let Some(square) = square else {
@@ -218,9 +228,12 @@ fn parse_roll(square: Option<Square>, rest: &str, original: &str) -> Result<Writ
 }
 
 /// `6(2n)` after `r` / `rotate`.
-fn parse_rotation(square: Option<Square>, body: &str) -> Result<Written, String> {
+fn parse_rotation(square: Option<Square>, body: &str, original: &str) -> Result<Written, String> {
     let expected = || {
-        format!("'r{body}': a rotation reads R6(2N): the new top, then in brackets a side face and the direction it faces")
+        format!(
+            "'{original}': a rotation reads R6(2N): the new top, then in brackets a side face \
+             and the direction it faces"
+        )
     };
     let mut chars = body.chars();
     let top = check_face(
