@@ -93,9 +93,16 @@ pub struct Refusal {
 /// Parses raw mail bytes. Never panics; what cannot be read is left empty.
 pub fn parse(raw: &[u8]) -> Inbound {
     let content_hash = hex::encode(Sha256::digest(raw));
-    match MessageParser::default().parse(raw) {
-        Some(message) => from_message(&message, raw, content_hash),
-        None => from_bare_headers(raw, content_hash),
+    // mail-parser has internal assertions; a message that trips one (or any bug below) must not
+    // take the daemon down, so it is read as if the parser had given up.
+    let parsed = catch_unwind(AssertUnwindSafe(|| {
+        MessageParser::default()
+            .parse(raw)
+            .map(|message| from_message(&message, raw, content_hash.clone()))
+    }));
+    match parsed {
+        Ok(Some(inbound)) => inbound,
+        _ => from_bare_headers(raw, content_hash),
     }
 }
 
@@ -397,11 +404,19 @@ fn with_quote(depth: usize, text: &str) -> String {
     }
 }
 
+/// Deeper element nesting than any real mail has; html2text's time grows with the square of
+/// the depth, so hostile HTML this deep goes through `strip_tags` instead.
+const MAX_HTML_DEPTH: usize = 400;
+
 /// HTML converted to plain text; blockquotes come out as `> ` lines. Hostile HTML that makes
 /// the converter fail (or panic) yields no text rather than an error.
 fn html_to_text(html: &str) -> String {
+    if nesting_depth(html) > MAX_HTML_DEPTH {
+        return strip_tags(html);
+    }
     let converted = catch_unwind(AssertUnwindSafe(|| {
         html2text::config::plain_no_decorate()
+            .raw_mode(true)
             .allow_width_overflow()
             .string_from_read(html.as_bytes(), 1000)
     }));
@@ -409,6 +424,67 @@ fn html_to_text(html: &str) -> String {
         Ok(Ok(text)) => normalize_line_ends(&text),
         _ => String::new(),
     }
+}
+
+/// Elements that never have content, so they do not nest.
+const VOID_ELEMENTS: [&str; 14] = [
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source",
+    "track", "wbr",
+];
+
+/// A cheap upper estimate of how deeply the elements of `html` nest.
+fn nesting_depth(html: &str) -> usize {
+    let mut depth: usize = 0;
+    let mut deepest = 0;
+    for tag in html.split('<').skip(1) {
+        let tag = tag.split('>').next().unwrap_or_default();
+        if let Some(closing) = tag.strip_prefix('/') {
+            if closing.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                depth = depth.saturating_sub(1);
+            }
+            continue;
+        }
+        let name: String = tag
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if name.is_empty() || tag.ends_with('/') || VOID_ELEMENTS.contains(&name.as_str()) {
+            continue;
+        }
+        depth += 1;
+        deepest = deepest.max(depth);
+    }
+    deepest
+}
+
+/// Crude HTML to text for input html2text cannot be trusted with: tags dropped, block tags
+/// and `<br>` turned into line breaks, the commonest entities decoded.
+fn strip_tags(html: &str) -> String {
+    let mut text = String::with_capacity(html.len() / 2);
+    let mut pieces = html.split('<');
+    text.push_str(pieces.next().unwrap_or_default());
+    for piece in pieces {
+        let (tag, after) = piece.split_once('>').unwrap_or((piece, ""));
+        let name: String = tag
+            .trim_start_matches('/')
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect::<String>()
+            .to_ascii_lowercase();
+        if matches!(
+            name.as_str(),
+            "br" | "p" | "div" | "tr" | "li" | "blockquote" | "h1" | "h2" | "h3" | "hr" | "table"
+        ) {
+            text.push('\n');
+        }
+        text.push_str(after);
+    }
+    text.replace("&nbsp;", " ")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&amp;", "&")
 }
 
 fn normalize_line_ends(text: &str) -> String {
@@ -776,6 +852,35 @@ mod tests {
         assert_eq!(inbound.size, 0);
         assert!(inbound.body.is_empty());
         assert_eq!(inbound.content_hash.len(), 64);
+    }
+
+    #[test]
+    fn deeply_nested_html_is_stripped_not_rendered() {
+        let html = format!("{}5W6{}", "<div>".repeat(5000), "</div>".repeat(5000));
+        assert_eq!(nesting_depth(&html), 5000);
+        assert_eq!(html_to_text(&html).trim(), "5W6");
+        assert_eq!(nesting_depth("<p>a<br>b<img src=x/></p><div></div>"), 1);
+    }
+
+    #[test]
+    fn layout_tables_give_one_cell_per_line() {
+        let html = "<table><tr><td>5W6</td><td>BOARD</td></tr></table>";
+        let text = html_to_text(html);
+        let lines: Vec<&str> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        assert_eq!(lines, vec!["5W6", "BOARD"]);
+    }
+
+    #[test]
+    fn blockquotes_become_quoted_lines() {
+        let text = html_to_text(
+            "<div>5W6</div><blockquote><div>old</div><blockquote>older</blockquote></blockquote>",
+        );
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        assert_eq!(lines, vec!["5W6", "> old", "> ", "> > older"]);
     }
 
     #[test]
