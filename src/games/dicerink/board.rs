@@ -5,14 +5,19 @@ use super::position::{Position, Square, SEAT_NAMES, SIZE};
 /// Width of a cell's inside, in characters.
 const CELL: usize = 8;
 
+/// The widest line a mail may carry.
+const WIDTH: usize = 72;
+
 /// Renders the board under a status line (whose turn, the obligation, the result). Each die
 /// shows its owner and top on one line, its front face below with an arrow pointing the way
 /// the front faces (`^` north for A, `v` south for B); `!` marks the die that must move.
 pub fn render(pos: &Position, status: &[String]) -> String {
     let mut out = String::new();
     for line in status {
-        out.push_str(line);
-        out.push('\n');
+        for wrapped in wrap(line, WIDTH) {
+            out.push_str(&wrapped);
+            out.push('\n');
+        }
     }
     out.push('\n');
     let files: String = (0..SIZE)
@@ -76,4 +81,39 @@ fn cell(pos: &Position, sq: Square) -> (String, String) {
         format!("{} {}{mark}", SEAT_NAMES[die.owner], die.top()),
         format!("{arrow}{}", die.front()),
     )
+}
+
+/// Breaks a status line at spaces so no line exceeds `width` (continuations indented).
+fn wrap(line: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    for word in line.split(' ') {
+        if !current.trim().is_empty() && current.len() + 1 + word.len() > width {
+            lines.push(std::mem::replace(&mut current, "  ".to_string()));
+        } else if !current.trim().is_empty() {
+            current.push(' ');
+        }
+        current.push_str(word);
+    }
+    lines.push(current);
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap;
+
+    #[test]
+    fn long_status_lines_wrap_at_spaces() {
+        let line =
+            "A must move the die on d4 (it matches B's 5); it cannot roll, so it must be rotated";
+        let lines = wrap(line, 72);
+        assert_eq!(lines.len(), 2);
+        assert!(lines.iter().all(|l| l.len() <= 72));
+        assert_eq!(
+            lines.join(" ").split_whitespace().collect::<Vec<_>>(),
+            line.split_whitespace().collect::<Vec<_>>()
+        );
+        assert_eq!(wrap("short", 72), vec!["short"]);
+    }
 }
