@@ -17,7 +17,8 @@ use regex::Regex;
 /// delimiter, a mobile footer, an Outlook separator or header block, or an attribution line
 /// that is not followed by `>` quotes (the history below it is not marked as quoted).
 pub fn player_lines(body: &str) -> Vec<String> {
-    let lines: Vec<String> = body.lines().map(clean_line).collect();
+    let body = body.replace("\r\n", "\n").replace('\r', "\n");
+    let lines: Vec<String> = body.split('\n').map(clean_line).collect();
     let mut kept = Vec::new();
     let mut index = 0;
     while index < lines.len() {
@@ -151,11 +152,10 @@ fn is_separator(line: &str) -> bool {
         )
         .expect("valid regex")
     });
-    let rule = line.chars().count() >= 5
-        && line
-            .chars()
-            .all(|c| matches!(c, '_' | '-' | '─' | '━' | '—' | '=' | '*' | ' '))
-        && line.chars().any(|c| c != ' ');
+    // Outlook's "____" rule (32 underscores) and html2text's rendering of <hr> ("───"). Short
+    // runs of dashes or stars are left alone: players draw those themselves.
+    let rule = line.chars().count() >= 10
+        && (line.chars().all(|c| c == '_') || line.chars().all(|c| matches!(c, '─' | '━')));
     rule || original.is_match(line)
 }
 
@@ -302,6 +302,15 @@ mod tests {
         assert_eq!(player_lines(body), vec!["5W6"]);
         let body = "5W6\nFrom: GM <gm@x>\nSent: Monday\nTo: me\nSubject: [pbem #1]\nold\n";
         assert_eq!(player_lines(body), vec!["5W6"]);
+    }
+
+    #[test]
+    fn players_own_rules_and_old_mac_line_ends_are_fine() {
+        assert_eq!(
+            player_lines("5W6\r-----\rBOARD\r"),
+            vec!["5W6", "-----", "BOARD"]
+        );
+        assert_eq!(player_lines("5W6\n──────────────\nFrom: x\n"), vec!["5W6"]);
     }
 
     #[test]

@@ -420,6 +420,16 @@ proptest! {
     }
 
     #[test]
+    fn player_lines_are_trimmed_unquoted_and_non_blank(body in "(\\PC|\n|\r|>|-- |\u{a0}|\u{200b}|=){0,300}") {
+        for line in player_lines(&body) {
+            prop_assert!(!line.is_empty());
+            prop_assert_eq!(line.trim(), line.as_str());
+            prop_assert!(!line.starts_with('>'), "{:?}", line);
+            prop_assert!(!line.contains('\u{200b}'), "{:?}", line);
+        }
+    }
+
+    #[test]
     fn mail_shaped_input_never_panics(
         headers in proptest::collection::vec("[A-Za-z-]{1,20}: [ -~]{0,60}", 0..8),
         content_type in prop::sample::select(vec![
