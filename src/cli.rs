@@ -6,11 +6,16 @@ use anyhow::{anyhow, Context};
 use chrono::Utc;
 use clap::{Args, Parser, Subcommand};
 
+use crate::compose::{self, Ctx};
+use crate::config::{self, Config};
+use crate::daemon::Daemon;
 use crate::gamelog;
 use crate::games::{Actor, GameKind, Outcome};
 use crate::gm::{self, GameSpec, Secrets};
+use crate::inbox;
 use crate::records::{self, Record};
 use crate::store::Store;
+use crate::template::Templates;
 
 /// pbem: a play-by-email game master.
 #[derive(Debug, Parser)]
@@ -46,11 +51,73 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Read one mail on standard input (for an MTA pipe); exit 0 once it is stored,
+    /// 75 (EX_TEMPFAIL) when it could not be, so the MTA retries.
+    Ingest,
+    /// Run the game master: the Maildir, timers and the outbox, until SIGINT/SIGTERM.
+    Serve {
+        /// Process everything pending once, then exit.
+        #[arg(long)]
+        once: bool,
+    },
+    /// The outgoing mail queue.
+    #[command(subcommand)]
+    Outbox(OutboxCmd),
+    /// Incoming mail as stored, newest first, with what became of it.
+    Inbox {
+        #[arg(long, default_value_t = 30)]
+        limit: i64,
+    },
+    /// The configuration.
+    #[command(subcommand)]
+    Config(ConfigCmd),
+    /// Players.
+    #[command(subcommand)]
+    Player(PlayerCmd),
+    /// Recompute every dice roll of an exported record from its revealed seed.
+    Verify { file: PathBuf },
+    /// Measure the mail path (see README).
+    #[command(subcommand)]
+    Bench(crate::bench::BenchCmd),
     /// A fresh database plays a seed game to the end, printing each board.
     Demo {
         /// Where the demo's database goes (default: a new temporary folder).
         #[arg(long)]
         dir: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum OutboxCmd {
+    /// List outgoing mail, newest first.
+    List {
+        /// pending, sent or failed.
+        #[arg(long)]
+        status: Option<String>,
+        #[arg(long, default_value_t = 50)]
+        limit: i64,
+    },
+    /// Try a failed or delayed mail again now (all failed ones with --failed).
+    Retry {
+        id: Option<i64>,
+        #[arg(long)]
+        failed: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCmd {
+    /// Check the configuration and say exactly what is wrong.
+    Check,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PlayerCmd {
+    /// Set (or with --clear remove) a player's password for PASSWORD lines; read from stdin.
+    Password {
+        email: String,
+        #[arg(long)]
+        clear: bool,
     },
 }
 
@@ -79,6 +146,13 @@ pub enum GameCmd {
         gm: bool,
         /// The ply in the game's notation.
         ply: String,
+    },
+    /// Put another player in a seat (e.g. after missed turns); they get a welcome.
+    Replace {
+        id: i64,
+        #[arg(long)]
+        seat: String,
+        email: String,
     },
     /// Give a seat a new secret reply address (the old one stops working).
     RotateToken {
@@ -109,10 +183,11 @@ pub struct NewArgs {
     pub position: Option<String>,
 }
 
-/// The database path: --db, PBEM_DB, or pbem.sqlite here.
-pub fn db_path(cli: &Cli) -> PathBuf {
+/// The database path: --db, PBEM_DB, the config file's `db`, or pbem.sqlite here.
+pub fn db_path(cli: &Cli, from_config: Option<PathBuf>) -> PathBuf {
     cli.db
         .clone()
+        .or(from_config)
         .unwrap_or_else(|| PathBuf::from("pbem.sqlite"))
 }
 
@@ -122,14 +197,85 @@ pub type Exit = i32;
 
 /// Runs a parsed command, printing its output; errors go back to main.
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {
-    let db = db_path(&cli);
+    let (cfg, cfg_db) = config::load(cli.config.as_deref(), &config::process_env)?;
+    let db = db_path(&cli, cfg_db);
     match cli.command {
+        Command::Ingest => ingest(&db, cfg),
+        Command::Serve { once } => {
+            let store = Store::open(&db, true)?;
+            let mut d = Daemon::new(store, cfg)?;
+            let p = d.serve(once)?;
+            if once {
+                println!(
+                    "stored {} (duplicates {}), processed {}, timers {}, sent {}, retrying {}, failed {}",
+                    p.stored, p.duplicates, p.processed, p.timers, p.sent, p.retrying, p.failed
+                );
+            }
+            Ok(0)
+        }
+        Command::Outbox(cmd) => outbox(&db, cmd),
+        Command::Inbox { limit } => {
+            let mut store = Store::open(&db, false)?;
+            for m in store.tx(|tx| tx.messages(limit))? {
+                println!(
+                    "{:>5} {} {:<8} {:<30} {}",
+                    m.id,
+                    m.received_at.format("%Y-%m-%d %H:%M:%S"),
+                    m.status,
+                    m.from_addr.as_deref().unwrap_or("-"),
+                    m.note.as_deref().unwrap_or("")
+                );
+            }
+            Ok(0)
+        }
+        Command::Config(ConfigCmd::Check) => {
+            let problems = cfg.problems();
+            if problems.is_empty() {
+                println!(
+                    "configuration ok: address {}, transport {}, maildir {}, database {}",
+                    cfg.address,
+                    cfg.transport,
+                    cfg.maildir
+                        .as_ref()
+                        .map_or("(none)".into(), |m| m.display().to_string()),
+                    db.display()
+                );
+                Ok(0)
+            } else {
+                for p in problems {
+                    eprintln!("{p}");
+                }
+                Ok(1)
+            }
+        }
+        Command::Player(PlayerCmd::Password { email, clear }) => {
+            let mut store = Store::open(&db, false)?;
+            let hash = if clear {
+                None
+            } else {
+                let mut pw = String::new();
+                std::io::stdin().read_line(&mut pw)?;
+                let pw = pw.trim();
+                if pw.len() < 6 {
+                    anyhow::bail!("a password needs at least 6 characters");
+                }
+                Some(crate::password::hash(pw, &gm::new_token()?))
+            };
+            store.tx(|tx| tx.set_password_hash(&email, hash.as_deref()))?;
+            println!(
+                "password {} for {email}",
+                if clear { "removed" } else { "set" }
+            );
+            Ok(0)
+        }
+        Command::Verify { file } => verify(&file),
+        Command::Bench(cmd) => crate::bench::run(cmd, &db, cfg),
         Command::Init => {
             Store::open(&db, true)?;
             println!("database ready: {}", db.display());
             Ok(0)
         }
-        Command::Game(cmd) => game(&db, cmd),
+        Command::Game(cmd) => game(&db, cmd, cfg),
         Command::Export { id, format } => {
             let mut store = Store::open(&db, false)?;
             let g = store.tx(|tx| gamelog::load(tx, id))?;
@@ -145,9 +291,15 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     }
 }
 
-fn game(db: &Path, cmd: GameCmd) -> anyhow::Result<Exit> {
+fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
     let mut store = Store::open(db, false)?;
     let now = Utc::now();
+    let templates = Templates::load(cfg.templates_dir.as_deref())?;
+    let ctx = Ctx {
+        cfg: &cfg,
+        templates: &templates,
+        now,
+    };
     match cmd {
         GameCmd::New(args) => {
             let spec = spec_from_args(&args)?;
@@ -156,8 +308,20 @@ fn game(db: &Path, cmd: GameCmd) -> anyhow::Result<Exit> {
                 .map(|g| g.seat_names().len())
                 .unwrap_or(8);
             let secrets = Secrets::generate(seats)?;
-            let id = store.tx(|tx| gm::create_game(tx, &spec, &secrets, now))?;
+            let mut spec = spec;
+            if spec.move_secs.is_none() {
+                spec.move_secs = cfg.move_secs;
+            }
+            let id = store.tx(|tx| {
+                let id = gm::create_game(tx, &spec, &secrets, now)?;
+                let g = gamelog::load(tx, id)?;
+                if g.row.status == "active" {
+                    inbox::welcome_all(tx, &ctx, &g)?;
+                }
+                Ok(id)
+            })?;
             println!("{id}");
+            send_now(&mut store, &cfg);
             Ok(0)
         }
         GameCmd::List { status } => {
@@ -251,12 +415,16 @@ fn game(db: &Path, cmd: GameCmd) -> anyhow::Result<Exit> {
                     Actor::Seat(s)
                 };
                 let res = gm::play(tx, &mut g, actor, &ply, now, None, None)?;
+                if let Ok(played) = &res {
+                    compose::announce(tx, &ctx, &g, played, None)?;
+                }
                 Ok((res, g))
             });
             // An illegal ply rolls the transaction back: nothing changed.
             let (res, g) = out?;
             match res {
                 Ok(played) => {
+                    send_now(&mut store, &cfg);
                     for (a, text) in &played.plies {
                         println!("{}: {text}", records::actor_name(&g.game, *a));
                     }
@@ -273,6 +441,33 @@ fn game(db: &Path, cmd: GameCmd) -> anyhow::Result<Exit> {
                     Ok(1)
                 }
             }
+        }
+        GameCmd::Replace { id, seat, email } => {
+            let token = gm::new_token()?;
+            store.tx(|tx| {
+                let g = gamelog::load(tx, id)?;
+                let s = g
+                    .game
+                    .seat_by_name(&seat)
+                    .ok_or_else(|| anyhow!("no seat '{seat}' in game {id}"))?;
+                let player = tx.player_id(&email)?;
+                tx.fill_seat(id, s, player, &token)?;
+                tx.set_missed(id, s, 0)?;
+                tx.log_event(Some(id), now, &format!("seat {seat} given to {email}"))?;
+                let g = gamelog::load(tx, id)?;
+                compose::to_seat(
+                    tx,
+                    &ctx,
+                    &g,
+                    s,
+                    "welcome",
+                    serde_json::json!({"players": [], "rules": crate::help::summary(g.kind())}),
+                    None,
+                )
+            })?;
+            send_now(&mut store, &cfg);
+            println!("seat {seat} of game {id} now played by {email}");
+            Ok(0)
         }
         GameCmd::RotateToken { id, seat } => {
             let token = gm::new_token()?;
@@ -418,4 +613,123 @@ fn export_json(g: &gamelog::Loaded) -> anyhow::Result<serde_json::Value> {
     v["moves"] = serde_json::Value::Array(plies);
     v["record"] = serde_json::json!(gm::export(g)?);
     Ok(v)
+}
+
+/// Sends what is due now; a failure leaves the mail queued for `pbem serve`.
+fn send_now(store: &mut Store, cfg: &Config) {
+    let result =
+        crate::mail::outbound::Transport::from_url(&cfg.transport, cfg.tls_ca_file.as_deref())
+            .map_err(|e| anyhow!("{e}"))
+            .and_then(|t| crate::sender::drain(store, cfg, &t, &Utc::now));
+    if let Err(e) = result {
+        eprintln!("pbem: mail queued, not sent yet: {e:#}");
+    }
+}
+
+/// `pbem ingest`: sysexits codes, so an MTA retries what could not be stored.
+fn ingest(db: &Path, cfg: Config) -> anyhow::Result<Exit> {
+    const EX_TEMPFAIL: Exit = 75;
+    let mut raw = Vec::new();
+    if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut raw) {
+        eprintln!("pbem ingest: cannot read the message: {e}");
+        return Ok(EX_TEMPFAIL);
+    }
+    let store = match Store::open(db, true) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("pbem ingest: {e:#}");
+            return Ok(EX_TEMPFAIL);
+        }
+    };
+    let mut d = match Daemon::new(store, cfg) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("pbem ingest: {e:#}");
+            return Ok(EX_TEMPFAIL);
+        }
+    };
+    match d.ingest(&raw) {
+        Ok(_) => Ok(0),
+        Err(e) => {
+            eprintln!("pbem ingest: the message was not stored: {e:#}");
+            Ok(EX_TEMPFAIL)
+        }
+    }
+}
+
+fn outbox(db: &Path, cmd: OutboxCmd) -> anyhow::Result<Exit> {
+    let mut store = Store::open(db, false)?;
+    match cmd {
+        OutboxCmd::List { status, limit } => {
+            let rows = store.tx(|tx| tx.outbox(status.as_deref(), limit))?;
+            if rows.is_empty() {
+                println!("the outbox is empty");
+            }
+            for r in rows {
+                println!(
+                    "{:>5} {:<7} {:<13} {:<28} tries {} {}{}",
+                    r.id,
+                    r.status,
+                    r.kind,
+                    r.to_addr,
+                    r.attempts,
+                    r.subject,
+                    r.last_error
+                        .map(|e| format!("\n      last error: {e}"))
+                        .unwrap_or_default()
+                );
+            }
+            Ok(0)
+        }
+        OutboxCmd::Retry { id, failed } => {
+            let now = Utc::now();
+            let n = store.tx(|tx| {
+                let ids: Vec<i64> = match (id, failed) {
+                    (Some(id), _) => vec![id],
+                    (None, true) => tx
+                        .outbox(Some("failed"), i64::MAX)?
+                        .iter()
+                        .map(|r| r.id)
+                        .collect(),
+                    (None, false) => {
+                        anyhow::bail!("give a mail id, or --failed for all failed mail")
+                    }
+                };
+                let mut n = 0;
+                for id in ids {
+                    n += usize::from(tx.retry_outbox(id, now)?);
+                }
+                Ok(n)
+            })?;
+            println!("{n} mail(s) queued again; `pbem serve --once` sends them");
+            Ok(0)
+        }
+    }
+}
+
+/// `pbem verify FILE`: replays the record and checks each roll against the revealed seed.
+fn verify(file: &Path) -> anyhow::Result<Exit> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let record = Record::parse(&text).map_err(|e| anyhow!(e))?;
+    let done = record.replay().map_err(|e| anyhow!("{e}"))?;
+    let Some(seed) = record.tag("DiceSeed") else {
+        eprintln!("the record has no [DiceSeed]: the seed is revealed only when the game is over");
+        return Ok(1);
+    };
+    let commitment = record.tag("DiceCommitment").unwrap_or("");
+    let salts: Vec<String> = serde_json::from_str(record.tag("DiceSalts").unwrap_or("[]"))
+        .map_err(|e| anyhow!("[DiceSalts] is not a JSON list: {e}"))?;
+    let game_id = record.tag("GameId").unwrap_or("");
+    let mut game = record.start().map_err(|e| anyhow!(e))?;
+    let mut rolls = Vec::new();
+    for (actor, ply) in &done.log {
+        if let (Actor::Chance, crate::games::ToAct::Chance(sides)) = (actor, game.to_act()) {
+            rolls.extend(sides.into_iter().zip(gamelog::chance_values(ply)));
+        }
+        game.play(*actor, ply).map_err(|e| anyhow!("{e}"))?;
+    }
+    let v = crate::dice::verify(seed, commitment, &salts, game_id, &rolls);
+    print!("{v}");
+    Ok(if v.is_ok() { 0 } else { 1 })
 }

@@ -278,6 +278,25 @@ impl fmt::Display for GameKind {
     }
 }
 
+/// Options every game takes, handled by the GM layer rather than the rules (games never see them).
+pub const COMMON_OPTIONS: &[OptionSpec] = &[OptionSpec {
+    name: "timeout",
+    default: "notify",
+    values: &["notify", "forfeit"],
+    help: "when a player's move time runs out: tell the GM, or the player forfeits",
+}];
+
+/// Splits options into the game's own and the common ones, checking both.
+fn game_options(kind: GameKind, options: &Options) -> Result<Options, String> {
+    let (common, own): (Options, Options) = options
+        .clone()
+        .into_iter()
+        .partition(|(k, _)| COMMON_OPTIONS.iter().any(|c| c.name == k));
+    check_options(COMMON_OPTIONS, &common)?;
+    check_options(kind.option_specs(), &own)?;
+    Ok(own)
+}
+
 /// Reads an option with its default applied; unknown names are a programming error caught by
 /// `check_options` before any game is built.
 pub fn options_get<'a>(specs: &'a [OptionSpec], options: &'a Options, name: &str) -> &'a str {
@@ -334,7 +353,7 @@ macro_rules! dispatch {
 impl AnyGame {
     /// A new game of this kind with these options.
     pub fn new(kind: GameKind, options: &Options) -> Result<AnyGame, String> {
-        check_options(kind.option_specs(), options)?;
+        let options = &game_options(kind, options)?;
         Ok(match kind {
             GameKind::DiceRink => AnyGame::DiceRink(dicerink::DiceRink::new(options)?),
             GameKind::D4D6 => AnyGame::D4D6(d4d6::D4d6::new(options)?),
@@ -344,7 +363,7 @@ impl AnyGame {
 
     /// A game of this kind from a `[Position]` tag.
     pub fn from_position(kind: GameKind, options: &Options, tag: &str) -> Result<AnyGame, String> {
-        check_options(kind.option_specs(), options)?;
+        let options = &game_options(kind, options)?;
         Ok(match kind {
             GameKind::DiceRink => {
                 AnyGame::DiceRink(dicerink::DiceRink::from_position(options, tag)?)

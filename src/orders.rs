@@ -283,6 +283,25 @@ mod tests {
     }
 
     #[test]
+    fn attributions_in_other_languages() {
+        let attributions = [
+            "Le lun. 3 janv. 2022 à 10:00, Bob <b@x.fr> a écrit :",
+            "Am Mo., 3. Jan. 2022 um 10:00 Uhr schrieb Bob <b@x.de>:",
+            "3 января 2022 г., 10:00 пользователь Bob <b@x.ru> написал:",
+            "пн, 3 янв. 2022 г. в 10:00, Bob <b@x.ru>:",
+            "El lun, 3 ene 2022 a las 10:00, Bob (<b@x.es>) escribió:",
+            "Il giorno lun 3 gen 2022 alle ore 10:00 Bob <b@x.it> ha scritto:",
+            "2014-06-26 13:53 GMT+04:00 Bob <b@x.ru>:",
+        ];
+        for attribution in attributions {
+            let body = format!("5W6\n\n{attribution}\n> old\n");
+            assert_eq!(player_lines(&body), vec!["5W6"], "{attribution}");
+            let unquoted = format!("5W6\n{attribution}\nold report\n");
+            assert_eq!(player_lines(&unquoted), vec!["5W6"], "{attribution}");
+        }
+    }
+
+    #[test]
     fn bottom_posted_reply_keeps_text_below_the_quote() {
         let body = "On 03/01/2022 10:00, GM wrote:\n> Your move\n\nrotate 6(2N)\n-- \nBob\n";
         assert_eq!(player_lines(body), vec!["rotate 6(2N)"]);

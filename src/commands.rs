@@ -1,0 +1,258 @@
+//! The email command language: reads a player's lines into commands and game lines (pure).
+//!
+//! A line whose first word is a command keyword is that command; any other line is game text
+//! (a move, an order, a claim) for the game's own notation. `#12` before a move (or alone on a
+//! line) is a guard: the mail's moves are refused unless the game is at that ply.
+
+/// One thing a player's mail asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// Game text: a move, an order, a claim, a conditional outcome line.
+    Game(String),
+    /// `#12`: the moves in this mail are for a game at ply 12.
+    Guard(u32),
+    Board,
+    Status,
+    History,
+    Moves,
+    Resign,
+    DrawOffer,
+    DrawAccept,
+    DrawDecline,
+    Help(Option<String>),
+    List,
+    New {
+        game: String,
+        options: Vec<String>,
+    },
+    Join {
+        game: i64,
+        seat: Option<String>,
+    },
+    /// `GAME 12`: the lines below are for game 12.
+    UseGame(i64),
+    /// `VACATION 7` (days), `VACATION OFF`.
+    Vacation(Option<u32>),
+    /// `PASSWORD secret`: authenticates a mail sent without the secret reply address.
+    Password(String),
+    Salt(String),
+    /// `PRESS TO RED, BLUE: text`, `PRESS TO ALL: text`.
+    Press {
+        to: Vec<String>,
+        text: String,
+    },
+    /// A command word with unusable arguments: the reason.
+    Bad {
+        line: String,
+        reason: String,
+    },
+}
+
+impl Command {
+    /// Commands that act on one game (and so need a seat in it).
+    pub fn needs_game(&self) -> bool {
+        !matches!(
+            self,
+            Command::Help(_)
+                | Command::List
+                | Command::New { .. }
+                | Command::Join { .. }
+                | Command::UseGame(_)
+                | Command::Vacation(_)
+                | Command::Password(_)
+                | Command::Bad { .. }
+        )
+    }
+}
+
+/// Reads the player's lines (already stripped of quotes and signatures) into commands.
+pub fn parse(lines: &[String]) -> Vec<Command> {
+    lines.iter().flat_map(|l| parse_line(l)).collect()
+}
+
+fn parse_line(line: &str) -> Vec<Command> {
+    let line = line.trim();
+    if line.is_empty() {
+        return vec![];
+    }
+    // `#12 5W6`: a guard, then the move.
+    if let Some(rest) = line.strip_prefix('#') {
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        if !digits.is_empty() {
+            let after = rest[digits.len()..].trim();
+            let mut out = vec![match digits.parse() {
+                Ok(n) => Command::Guard(n),
+                Err(_) => bad(line, "that move number is too large"),
+            }];
+            if !after.is_empty() {
+                out.extend(parse_line(after));
+            }
+            return out;
+        }
+    }
+    let (word, rest) = match line.split_once(char::is_whitespace) {
+        Some((w, r)) => (w, r.trim()),
+        None => (line, ""),
+    };
+    let word_uc = word.trim_end_matches([':', '.', '!']).to_ascii_uppercase();
+    let args: Vec<&str> = rest.split_whitespace().collect();
+    let one = |c: Command| -> Vec<Command> {
+        if args.is_empty() {
+            vec![c]
+        } else {
+            vec![bad(line, &format!("{word_uc} takes nothing after it"))]
+        }
+    };
+    match word_uc.as_str() {
+        "BOARD" => one(Command::Board),
+        "STATUS" => one(Command::Status),
+        "HISTORY" => one(Command::History),
+        "MOVES" => one(Command::Moves),
+        "RESIGN" => one(Command::Resign),
+        "LIST" => one(Command::List),
+        "HELP" => vec![Command::Help(args.first().map(|s| s.to_ascii_lowercase()))],
+        "DRAW" => match args.first().map(|a| a.to_ascii_uppercase()).as_deref() {
+            Some("OFFER") | None => vec![Command::DrawOffer],
+            Some("ACCEPT") | Some("AGREE") => vec![Command::DrawAccept],
+            Some("DECLINE") | Some("REFUSE") => vec![Command::DrawDecline],
+            Some(other) => vec![bad(
+                line,
+                &format!("DRAW {other}? write DRAW OFFER, DRAW ACCEPT or DRAW DECLINE"),
+            )],
+        },
+        "NEW" => match args.split_first() {
+            Some((game, options)) => vec![Command::New {
+                game: game.to_ascii_lowercase(),
+                options: options.iter().map(|s| s.to_string()).collect(),
+            }],
+            None => vec![bad(line, "NEW needs a game name, e.g. NEW dicerink")],
+        },
+        "JOIN" => match args
+            .first()
+            .map(|a| a.trim_start_matches('#').parse::<i64>())
+        {
+            Some(Ok(game)) => vec![Command::Join {
+                game,
+                seat: args.get(1).map(|s| s.to_ascii_uppercase()),
+            }],
+            _ => vec![bad(line, "JOIN needs a game number, e.g. JOIN 12")],
+        },
+        "GAME" => match args
+            .first()
+            .map(|a| a.trim_start_matches('#').parse::<i64>())
+        {
+            Some(Ok(game)) if args.len() == 1 => vec![Command::UseGame(game)],
+            _ => vec![bad(line, "GAME needs a game number, e.g. GAME 12")],
+        },
+        "VACATION" => match args.first().map(|a| a.to_ascii_uppercase()).as_deref() {
+            Some("OFF") | Some("END") => vec![Command::Vacation(None)],
+            Some(n) => match n.trim_end_matches('D').parse::<u32>() {
+                Ok(days) if (1..=60).contains(&days) => vec![Command::Vacation(Some(days))],
+                _ => vec![bad(
+                    line,
+                    "VACATION takes a number of days from 1 to 60, or OFF",
+                )],
+            },
+            None => vec![Command::Vacation(Some(7))],
+        },
+        "PASSWORD" => match rest {
+            "" => vec![bad(line, "PASSWORD needs the password after it")],
+            pw => vec![Command::Password(pw.to_string())],
+        },
+        "SALT" => match rest {
+            "" => vec![bad(line, "SALT needs some text after it")],
+            s => vec![Command::Salt(s.to_string())],
+        },
+        "PRESS" => parse_press(line, rest),
+        _ => vec![Command::Game(line.to_string())],
+    }
+}
+
+fn parse_press(line: &str, rest: &str) -> Vec<Command> {
+    let Some(after_to) = rest
+        .strip_prefix("TO ")
+        .or_else(|| rest.strip_prefix("to "))
+        .or_else(|| rest.strip_prefix("To "))
+    else {
+        return vec![bad(line, "write PRESS TO <players|ALL>: <text>")];
+    };
+    let Some((who, text)) = after_to.split_once(':') else {
+        return vec![bad(
+            line,
+            "write PRESS TO <players|ALL>: <text> (the ':' is missing)",
+        )];
+    };
+    let to: Vec<String> = who
+        .split([',', ' '])
+        .map(|s| s.trim().to_ascii_uppercase())
+        .filter(|s| !s.is_empty() && s != "AND")
+        .collect();
+    if to.is_empty() || text.trim().is_empty() {
+        return vec![bad(line, "PRESS needs players (or ALL) and some text")];
+    }
+    vec![Command::Press {
+        to,
+        text: text.trim().to_string(),
+    }]
+}
+
+fn bad(line: &str, reason: &str) -> Command {
+    Command::Bad {
+        line: line.to_string(),
+        reason: reason.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(lines: &[&str]) -> Vec<Command> {
+        parse(&lines.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn commands_and_moves() {
+        assert_eq!(
+            p(&["#12 5W6", "board", "Draw offer", "rotate 6(2N)"]),
+            vec![
+                Command::Guard(12),
+                Command::Game("5W6".into()),
+                Command::Board,
+                Command::DrawOffer,
+                Command::Game("rotate 6(2N)".into()),
+            ]
+        );
+        assert_eq!(p(&["#7"]), vec![Command::Guard(7)]);
+        assert_eq!(
+            p(&["JOIN #4 b", "GAME 9", "NEW dicerink setup=fixed"]),
+            vec![
+                Command::Join {
+                    game: 4,
+                    seat: Some("B".into())
+                },
+                Command::UseGame(9),
+                Command::New {
+                    game: "dicerink".into(),
+                    options: vec!["setup=fixed".into()]
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn press_and_errors() {
+        assert_eq!(
+            p(&["PRESS TO red, Blue: let us ally"]),
+            vec![Command::Press {
+                to: vec!["RED".into(), "BLUE".into()],
+                text: "let us ally".into()
+            }]
+        );
+        assert!(matches!(p(&["PRESS TO ALL"])[0], Command::Bad { .. }));
+        assert!(matches!(p(&["BOARD please"])[0], Command::Bad { .. }));
+        assert!(matches!(p(&["VACATION 400"])[0], Command::Bad { .. }));
+        assert_eq!(p(&["vacation off"]), vec![Command::Vacation(None)]);
+        assert_eq!(p(&["Victory!"]), vec![Command::Game("Victory!".into())]);
+    }
+}

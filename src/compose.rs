@@ -1,0 +1,218 @@
+//! Builds outgoing mails about games: stable subjects, threading headers, each seat's secret Reply-To, rendered bodies.
+
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+
+use crate::config::Config;
+use crate::gamelog::Loaded;
+use crate::store::{OutboxRow, Tx};
+use crate::template::Templates;
+
+/// What composing needs besides the store: the config, the templates and the time.
+pub struct Ctx<'a> {
+    pub cfg: &'a Config,
+    pub templates: &'a Templates,
+    pub now: DateTime<Utc>,
+}
+
+/// The subject every mail of a game carries, so mail clients keep the game in one thread.
+pub fn game_subject(g: &Loaded) -> String {
+    format!("[pbem #{}] {}", g.row.id, g.kind().title())
+}
+
+/// The id of a game's thread root: every mail of the game references it.
+pub fn thread_root(cfg: &Config, game: i64) -> String {
+    format!("<pbem.game{game}@{}>", cfg.address_parts().1)
+}
+
+/// The game as templates see it.
+pub fn game_json(g: &Loaded) -> Value {
+    json!({
+        "id": g.row.id,
+        "kind": g.kind().name(),
+        "title": g.kind().title(),
+        "status": g.row.status,
+        "to_act": g.game.to_act_text(),
+        "deadline": g.row.deadline.map(|d| d.format("%Y-%m-%d %H:%M UTC").to_string()),
+        "ply": g.moves.len() + 1,
+        "commitment": g.row.commitment,
+        "seed": if g.row.seed_revealed { g.row.seed.clone() } else { None },
+        "result": g.game.outcome_text(),
+    })
+}
+
+/// A mail ready for the outbox.
+pub struct Draft {
+    pub kind: &'static str,
+    pub game: Option<i64>,
+    pub to: String,
+    pub reply_to: Option<String>,
+    pub subject: String,
+    pub body: String,
+    pub in_reply_to: Option<String>,
+    pub refs: Vec<String>,
+}
+
+/// Queues a draft in this transaction (it is sent only after commit), counting it against the
+/// recipient's reply rate.
+pub fn enqueue(tx: &Tx, ctx: &Ctx, d: Draft) -> anyhow::Result<()> {
+    let seq = tx.outbox(None, 1)?.first().map_or(1, |r| r.id + 1);
+    let message_id = format!(
+        "<pbem.{seq}.{}@{}>",
+        ctx.now.timestamp_millis(),
+        ctx.cfg.address_parts().1
+    );
+    let mut refs = d.refs;
+    if let Some(irt) = &d.in_reply_to {
+        if !refs.contains(irt) {
+            refs.push(irt.clone());
+        }
+    }
+    tx.enqueue(
+        &OutboxRow {
+            message_id,
+            kind: d.kind.to_string(),
+            game_id: d.game,
+            from_addr: format!("{} <{}>", ctx.cfg.name, ctx.cfg.address),
+            to_addr: d.to.clone(),
+            reply_to: d.reply_to,
+            subject: d.subject,
+            body: d.body,
+            in_reply_to: d.in_reply_to,
+            refs: (!refs.is_empty()).then(|| refs.join(" ")),
+            ..Default::default()
+        },
+        ctx.now,
+    )?;
+    tx.record_reply(&d.to, ctx.now)?;
+    Ok(())
+}
+
+/// A mail about a game to one seat: its subject, thread and secret Reply-To.
+pub fn to_seat(
+    tx: &Tx,
+    ctx: &Ctx,
+    g: &Loaded,
+    seat: usize,
+    kind: &'static str,
+    vars: Value,
+    in_reply_to: Option<String>,
+) -> anyhow::Result<()> {
+    let Some(row) = g.seat(seat) else {
+        return Ok(());
+    };
+    let Some(email) = row.email.clone() else {
+        return Ok(());
+    };
+    let mut ctx_json = json!({
+        "game": game_json(g),
+        "seat": g.game.seat_name(seat),
+        "board": g.game.board(),
+    });
+    merge(&mut ctx_json, vars);
+    let body = ctx.templates.render(kind, &ctx_json)?;
+    let subject = match (&in_reply_to, kind) {
+        (Some(_), _) => format!("Re: {}", game_subject(g)),
+        (None, "reminder") => format!("{}: reminder", game_subject(g)),
+        (None, "game_over") => format!("{}: game over", game_subject(g)),
+        (None, _) => game_subject(g),
+    };
+    enqueue(
+        tx,
+        ctx,
+        Draft {
+            kind,
+            game: Some(g.row.id),
+            to: email,
+            reply_to: row.token.as_deref().map(|t| ctx.cfg.seat_address(t)),
+            subject,
+            body,
+            in_reply_to,
+            refs: vec![thread_root(ctx.cfg, g.row.id)],
+        },
+    )
+}
+
+/// A notice to the GM (timeouts, refusals worth a look, players to replace).
+pub fn to_gm(tx: &Tx, ctx: &Ctx, g: Option<&Loaded>, text: &str) -> anyhow::Result<()> {
+    let vars = json!({"game": g.map(game_json), "text": text});
+    let body = ctx.templates.render("gm_notice", &vars)?;
+    tx.log_event(g.map(|g| g.row.id), ctx.now, text)?;
+    enqueue(
+        tx,
+        ctx,
+        Draft {
+            kind: "gm_notice",
+            game: g.map(|g| g.row.id),
+            to: ctx.cfg.address.clone(),
+            reply_to: None,
+            subject: match g {
+                Some(g) => format!("{}: GM notice", game_subject(g)),
+                None => "[pbem] GM notice".into(),
+            },
+            body,
+            in_reply_to: None,
+            refs: g
+                .map(|g| vec![thread_root(ctx.cfg, g.row.id)])
+                .unwrap_or_default(),
+        },
+    )
+}
+
+/// Adds `extra`'s fields to `base` (both JSON objects).
+pub fn merge(base: &mut Value, extra: Value) {
+    if let (Value::Object(b), Value::Object(e)) = (base, extra) {
+        for (k, v) in e {
+            b.insert(k, v);
+        }
+    }
+}
+
+/// The plies as templates list them.
+pub fn plies_json(g: &Loaded, plies: &[(crate::games::Actor, String)]) -> Value {
+    Value::Array(
+        plies
+            .iter()
+            .map(|(a, t)| json!({"actor": crate::records::actor_name(&g.game, *a), "text": t}))
+            .collect(),
+    )
+}
+
+/// After plies were played: every other seat gets a turn report; when the game ended, every
+/// seat gets the game-over mail with the record (and the revealed dice seed).
+pub fn announce(
+    tx: &Tx,
+    ctx: &Ctx,
+    g: &Loaded,
+    played: &crate::gm::Played,
+    except: Option<usize>,
+) -> anyhow::Result<()> {
+    let vars = json!({
+        "plies": plies_json(g, &played.plies),
+        "reports": played.reports,
+    });
+    if played.finished {
+        let record = crate::gm::export(g)?;
+        for s in &g.seats {
+            let mut v = vars.clone();
+            merge(&mut v, json!({"record": record}));
+            to_seat(tx, ctx, g, s.seat, "game_over", v, None)?;
+        }
+        return Ok(());
+    }
+    let to_act = g.game.to_act();
+    for s in &g.seats {
+        if Some(s.seat) == except {
+            continue;
+        }
+        let your_turn = match &to_act {
+            crate::games::ToAct::Seat(x) => *x == s.seat,
+            crate::games::ToAct::Orders(xs) => xs.contains(&s.seat),
+            _ => false,
+        };
+        let mut v = vars.clone();
+        merge(&mut v, json!({"your_turn": your_turn}));
+        to_seat(tx, ctx, g, s.seat, "turn_report", v, None)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,175 @@
+//! The daemon: the one place that reads the clock and sleeps; Maildir intake, timers and the outbox sender in a loop.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::Context;
+use chrono::Utc;
+
+use crate::compose::Ctx;
+use crate::config::Config;
+use crate::inbox;
+use crate::mail::outbound::Transport;
+use crate::sender;
+use crate::store::Store;
+use crate::template::Templates;
+use crate::timers;
+
+/// What one pass did, for the log and for `serve --once`.
+#[derive(Debug, Default, Clone)]
+pub struct Pass {
+    pub stored: usize,
+    pub duplicates: usize,
+    pub processed: usize,
+    pub timers: usize,
+    pub sent: usize,
+    pub retrying: usize,
+    pub failed: usize,
+}
+
+/// Everything a pass needs.
+pub struct Daemon {
+    pub store: Store,
+    pub cfg: Config,
+    pub templates: Templates,
+    pub transport: Transport,
+    pub stop: Arc<AtomicBool>,
+}
+
+impl Daemon {
+    pub fn new(store: Store, cfg: Config) -> anyhow::Result<Daemon> {
+        let templates = Templates::load(cfg.templates_dir.as_deref())?;
+        let transport = Transport::from_url(&cfg.transport, cfg.tls_ca_file.as_deref())
+            .map_err(|e| anyhow::anyhow!("transport = \"{}\": {e}", cfg.transport))?;
+        Ok(Daemon {
+            store,
+            cfg,
+            templates,
+            transport,
+            stop: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    /// Stores one raw message (durably) and processes it; then sends what is due.
+    /// Returns whether it was new. Errors after the raw store are logged, not returned:
+    /// the message is safe and the next pass processes it.
+    pub fn ingest(&mut self, raw: &[u8]) -> anyhow::Result<bool> {
+        crate::fault::point("ingest:before-store");
+        let ctx = Ctx {
+            cfg: &self.cfg,
+            templates: &self.templates,
+            now: Utc::now(),
+        };
+        let id = inbox::store_raw(&mut self.store, raw, &ctx)?;
+        crate::fault::point("ingest:after-store");
+        if let Some(id) = id {
+            if let Err(e) = inbox::process(&mut self.store, &ctx, id, None) {
+                tracing::error!(id, error = %format!("{e:#}"), "processing failed; the message stays new");
+            }
+            crate::fault::point("process:after-commit");
+        }
+        if let Err(e) = sender::drain(&mut self.store, &self.cfg, &self.transport, &Utc::now) {
+            tracing::error!(error = %format!("{e:#}"), "sending failed; the outbox keeps the mail");
+        }
+        Ok(id.is_some())
+    }
+
+    /// One pass: the Maildir, every stored message not yet processed, the timers, the outbox.
+    pub fn pass(&mut self) -> anyhow::Result<Pass> {
+        let mut pass = Pass::default();
+        if let Some(dir) = self.cfg.maildir.clone() {
+            self.intake(&dir, &mut pass)?;
+        }
+        let ctx = Ctx {
+            cfg: &self.cfg,
+            templates: &self.templates,
+            now: Utc::now(),
+        };
+        for id in self.store.tx(|tx| tx.new_messages())? {
+            if self.stop.load(Ordering::SeqCst) {
+                break;
+            }
+            match inbox::process(&mut self.store, &ctx, id, None) {
+                Ok(Some(_)) => pass.processed += 1,
+                Ok(None) => {}
+                Err(e) => {
+                    tracing::error!(id, error = %format!("{e:#}"), "processing failed; will retry")
+                }
+            }
+            crate::fault::point("process:after-commit");
+        }
+        pass.timers = timers::run(&mut self.store, &ctx, None)?;
+        let d = sender::drain(&mut self.store, &self.cfg, &self.transport, &Utc::now)?;
+        pass.sent = d.sent;
+        pass.retrying = d.retrying;
+        pass.failed = d.failed;
+        Ok(pass)
+    }
+
+    /// Moves each mail in new/ into the store, then to cur/ (never deleted before the store
+    /// committed it; a crash in between re-reads it and the dedupe key makes that harmless).
+    fn intake(&mut self, dir: &Path, pass: &mut Pass) -> anyhow::Result<()> {
+        let new = dir.join("new");
+        let mut names: Vec<_> = std::fs::read_dir(&new)
+            .with_context(|| format!("cannot read the Maildir {}", new.display()))?
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.file_name())
+            .collect();
+        names.sort();
+        for name in names {
+            if self.stop.load(Ordering::SeqCst) {
+                break;
+            }
+            let path = new.join(&name);
+            let raw =
+                std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            let ctx = Ctx {
+                cfg: &self.cfg,
+                templates: &self.templates,
+                now: Utc::now(),
+            };
+            match inbox::store_raw(&mut self.store, &raw, &ctx)? {
+                Some(_) => pass.stored += 1,
+                None => pass.duplicates += 1,
+            }
+            let mut cur_name = name.to_string_lossy().into_owned();
+            if !cur_name.contains(":2,") {
+                cur_name.push_str(":2,S");
+            }
+            std::fs::rename(&path, dir.join("cur").join(cur_name))
+                .with_context(|| format!("cannot move {} to cur/", path.display()))?;
+        }
+        Ok(())
+    }
+
+    /// Runs passes until SIGINT or SIGTERM (finishing the message in hand), or once.
+    pub fn serve(&mut self, once: bool) -> anyhow::Result<Pass> {
+        signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&self.stop))?;
+        signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&self.stop))?;
+        let mut total = Pass::default();
+        loop {
+            let p = self.pass()?;
+            if p.stored + p.processed + p.timers + p.sent + p.failed > 0 {
+                tracing::info!(?p, "pass");
+            }
+            total.stored += p.stored;
+            total.duplicates += p.duplicates;
+            total.processed += p.processed;
+            total.timers += p.timers;
+            total.sent += p.sent;
+            total.retrying += p.retrying;
+            total.failed += p.failed;
+            if once || self.stop.load(Ordering::SeqCst) {
+                return Ok(total);
+            }
+            for _ in 0..(self.cfg.poll_secs * 10).max(1) {
+                if self.stop.load(Ordering::SeqCst) {
+                    return Ok(total);
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+        }
+    }
+}

@@ -1,0 +1,1166 @@
+//! The path of one inbound mail: store raw, guard, authenticate, run commands and orders, queue replies — in one transaction.
+
+use std::collections::BTreeMap;
+
+use anyhow::anyhow;
+use chrono::Duration;
+use serde_json::{json, Value};
+
+use crate::commands::{self, Command};
+use crate::compose::{self, Ctx, Draft};
+use crate::dice::DiceSource;
+use crate::gamelog::{self, Loaded};
+use crate::games::{Actor, AnyGame, GameKind, ToAct};
+use crate::gm::{self, GameSpec, Secrets};
+use crate::mail::inbound::{self, Inbound};
+use crate::store::{Store, Tx};
+use crate::{fault, help, orders, password};
+
+/// The key a raw message is deduplicated by: its Message-ID, else a hash of its bytes.
+pub fn dedupe_key(inb: &Inbound) -> String {
+    match &inb.message_id {
+        Some(id) if !id.trim().is_empty() => format!("mid:{}", id.trim()),
+        _ => format!("sha256:{}", inb.content_hash),
+    }
+}
+
+/// Stores a raw message durably; `None` when the same message was stored before.
+pub fn store_raw(store: &mut Store, raw: &[u8], ctx: &Ctx) -> anyhow::Result<Option<i64>> {
+    let inb = inbound::parse(raw);
+    let key = dedupe_key(&inb);
+    store.tx(|tx| tx.insert_message(&key, raw, ctx.now))
+}
+
+/// How a message ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Handled {
+    pub status: &'static str,
+    pub note: String,
+}
+
+/// Processes one stored message, all of its effects in one transaction with its status.
+/// Processing a message that is no longer `new` does nothing (so a retry is harmless).
+pub fn process(
+    store: &mut Store,
+    ctx: &Ctx,
+    id: i64,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<Option<Handled>> {
+    store.tx(|tx| {
+        let Some(msg) = tx.message(id)? else {
+            return Ok(None);
+        };
+        if msg.status != "new" {
+            return Ok(None);
+        }
+        let inb = inbound::parse(&msg.raw);
+        let handled = handle(tx, ctx, id, &inb, dice)?;
+        let game = handled.1;
+        let h = handled.0;
+        tx.finish_message(id, h.status, &h.note, inb.from.as_deref(), game)?;
+        fault::point("process:before-commit");
+        Ok(Some(h))
+    })
+}
+
+fn done(note: impl Into<String>) -> Handled {
+    Handled {
+        status: "done",
+        note: note.into(),
+    }
+}
+
+fn refused(note: impl Into<String>) -> Handled {
+    Handled {
+        status: "refused",
+        note: note.into(),
+    }
+}
+
+/// One line of a reply: what the player wrote and what became of it.
+#[derive(Debug, Clone, Default)]
+struct Line {
+    status: &'static str,
+    text: String,
+    canonical: Option<String>,
+    reason: Option<String>,
+}
+
+impl Line {
+    fn ok(text: &str, canonical: Option<String>) -> Line {
+        Line {
+            status: "ok",
+            text: text.to_string(),
+            canonical,
+            reason: None,
+        }
+    }
+    fn no(text: &str, reason: impl Into<String>) -> Line {
+        Line {
+            status: "refused",
+            text: text.to_string(),
+            canonical: None,
+            reason: Some(reason.into()),
+        }
+    }
+    fn json(&self) -> Value {
+        json!({"status": self.status, "text": self.text, "canonical": self.canonical, "reason": self.reason})
+    }
+}
+
+/// Who the mail is from, as far as authentication goes.
+enum Auth {
+    /// The seat's secret address and its registered sender: (game, seat).
+    Seat(i64, usize),
+    /// A correct `PASSWORD` line from a registered address: any of its games.
+    Password,
+    /// No proof; only public commands (HELP, LIST, NEW, JOIN) run.
+    None,
+}
+
+fn handle(
+    tx: &Tx,
+    ctx: &Ctx,
+    msg_id: i64,
+    inb: &Inbound,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<(Handled, Option<i64>)> {
+    // The loop and junk guard: recorded, never answered.
+    let ours = vec![ctx.cfg.address.clone()];
+    if let Some(r) = inbound::refusal(inb, &ours, ctx.cfg.max_message_bytes) {
+        return Ok((refused(format!("{}: {}", r.code, r.reason)), None));
+    }
+    let Some(from) = inb.from.clone() else {
+        return Ok((refused("no usable From address"), None));
+    };
+    if ctx.cfg.is_ours(&from) {
+        return Ok((refused("loop: mail from our own address"), None));
+    }
+    let since = ctx.now - Duration::hours(1);
+    if tx.replies_since(&from, since)? >= ctx.cfg.replies_per_hour {
+        tx.log_event(None, ctx.now, &format!("rate limit: {from} not answered"))?;
+        return Ok((
+            refused("rate limit: too many replies to this address in the last hour"),
+            None,
+        ));
+    }
+    let cmds = commands::parse(&orders::player_lines(&inb.body));
+    let in_reply_to = inb.message_id.as_ref().map(|m| format!("<{m}>"));
+
+    // Authentication: the secret reply address with the registered sender, or a password.
+    let token = inb.recipients().iter().find_map(|a| ctx.cfg.token_in(a));
+    let mut auth = Auth::None;
+    if let Some(token) = &token {
+        match tx.seat_by_token(token)? {
+            Some((game, seat)) => {
+                let g = gamelog::load(tx, game)?;
+                let on_record = g.seat(seat).and_then(|s| s.email.clone());
+                if on_record.as_deref() == Some(from.as_str()) {
+                    auth = Auth::Seat(game, seat);
+                } else {
+                    refuse_auth(tx, ctx, &g, on_record.as_deref(), &from, &inb.subject)?;
+                    return Ok((
+                        refused(format!(
+                            "spoofed: {from} wrote to the reply address of seat {} of game {game}",
+                            g.game.seat_name(seat)
+                        )),
+                        Some(game),
+                    ));
+                }
+            }
+            None => {
+                tx.log_event(
+                    None,
+                    ctx.now,
+                    &format!("mail from {from} to an unknown reply address"),
+                )?;
+            }
+        }
+    }
+    if let Some(pw) = cmds.iter().find_map(|c| match c {
+        Command::Password(p) => Some(p.clone()),
+        _ => None,
+    }) {
+        match tx.password_hash(&from)? {
+            Some(h) if password::verify(&pw, &h) => {
+                if matches!(auth, Auth::None) {
+                    auth = Auth::Password;
+                }
+            }
+            _ => {
+                let seats = tx.seats_of(&from)?;
+                if let Some((game, _)) = seats.first() {
+                    let g = gamelog::load(tx, *game)?;
+                    refuse_auth(tx, ctx, &g, Some(&from), &from, &inb.subject)?;
+                }
+                return Ok((refused(format!("wrong password from {from}")), None));
+            }
+        }
+    }
+
+    // Which game the game lines are for.
+    let subject_game = orders::subject_game_id(&inb.subject);
+    let mut current: Option<(i64, usize)> = match auth {
+        Auth::Seat(g, s) => Some((g, s)),
+        _ => None,
+    };
+    let pick = |tx: &Tx, wanted: Option<i64>| -> anyhow::Result<Option<(i64, usize)>> {
+        let seats = tx.seats_of(&from)?;
+        Ok(match wanted {
+            Some(w) => seats.into_iter().find(|(g, _)| *g == w),
+            None => {
+                let active: Vec<(i64, usize)> = seats
+                    .into_iter()
+                    .filter(|(g, _)| {
+                        tx.game(*g)
+                            .ok()
+                            .flatten()
+                            .is_some_and(|r| r.status == "active")
+                    })
+                    .collect();
+                (active.len() == 1).then(|| active[0])
+            }
+        })
+    };
+    if matches!(auth, Auth::Password) {
+        current = pick(tx, subject_game)?;
+    }
+
+    let mut session = Session {
+        lines: Vec::new(),
+        extra: Vec::new(),
+        game: None,
+        guard: None,
+        moved: false,
+        help: None,
+    };
+    let mut touched: Option<i64> = current.map(|c| c.0);
+    let mut dice = dice;
+    let mut unauth_game_lines = 0;
+    let mut game_lines: Vec<String> = Vec::new();
+    for cmd in &cmds {
+        if let Command::UseGame(id) = cmd {
+            flush(
+                tx,
+                ctx,
+                &mut session,
+                &mut game_lines,
+                current,
+                msg_id,
+                &mut dice,
+                &in_reply_to,
+            )?;
+            if matches!(auth, Auth::None) {
+                session.lines.push(Line::no(
+                    &format!("GAME {id}"),
+                    "send it from your secret reply address or with your PASSWORD",
+                ));
+                continue;
+            }
+            match pick(tx, Some(*id))? {
+                Some(c) if matches!(auth, Auth::Password) || Some(c) == current => {
+                    current = Some(c);
+                    touched = Some(c.0);
+                    session.lines.push(Line::ok(&format!("GAME {id}"), None));
+                }
+                _ => session.lines.push(Line::no(
+                    &format!("GAME {id}"),
+                    format!("you have no seat in game {id}"),
+                )),
+            }
+            continue;
+        }
+        if let Command::Game(text) = cmd {
+            if current.is_none() {
+                unauth_game_lines += 1;
+                session.lines.push(Line::no(text, match auth {
+                    Auth::None => "not played: send moves from your secret reply address (reply to a mail from the game master) or with your PASSWORD",
+                    _ => "not played: which game? write GAME <number> first, or reply to that game's mail",
+                }));
+            } else {
+                game_lines.push(text.clone());
+            }
+            continue;
+        }
+        flush(
+            tx,
+            ctx,
+            &mut session,
+            &mut game_lines,
+            current,
+            msg_id,
+            &mut dice,
+            &in_reply_to,
+        )?;
+        if cmd.needs_game() && current.is_none() {
+            let text = command_text(cmd);
+            session.lines.push(Line::no(&text, match auth {
+                Auth::None => "send it from your secret reply address (reply to a mail from the game master) or with your PASSWORD",
+                _ => "which game? write GAME <number> first, or reply to that game's mail",
+            }));
+            unauth_game_lines += 1;
+            continue;
+        }
+        run_command(
+            tx,
+            ctx,
+            &mut session,
+            cmd,
+            current,
+            &from,
+            &auth,
+            &in_reply_to,
+        )?;
+    }
+    flush(
+        tx,
+        ctx,
+        &mut session,
+        &mut game_lines,
+        current,
+        msg_id,
+        &mut dice,
+        &in_reply_to,
+    )?;
+
+    // Strangers get no answer to game lines: only registered addresses are ever told.
+    let registered = !tx.seats_of(&from)?.is_empty();
+    if matches!(auth, Auth::None)
+        && unauth_game_lines > 0
+        && !registered
+        && session.extra.is_empty()
+        && session.help.is_none()
+    {
+        return Ok((
+            refused(format!(
+                "unauthenticated game lines from unknown address {from}"
+            )),
+            None,
+        ));
+    }
+    if session.lines.is_empty() && session.extra.is_empty() && session.help.is_none() {
+        if cmds.is_empty() {
+            // An empty mail (or all quoted text): say how to play rather than stay silent.
+            session.help = Some(help_text(ctx, None)?);
+        }
+    }
+    reply(tx, ctx, &session, current, &from, in_reply_to)?;
+    let note = format!("{} line(s) answered", session.lines.len());
+    Ok((done(note), touched.or(session.game)))
+}
+
+/// What a mail's commands produced so far.
+struct Session {
+    lines: Vec<Line>,
+    /// Sections appended to the reply (BOARD, HISTORY, ...).
+    extra: Vec<String>,
+    /// A game the mail created or joined.
+    game: Option<i64>,
+    guard: Option<u32>,
+    moved: bool,
+    help: Option<String>,
+}
+
+fn command_text(cmd: &Command) -> String {
+    match cmd {
+        Command::Game(t) => t.clone(),
+        Command::Guard(n) => format!("#{n}"),
+        Command::Password(_) => "PASSWORD (hidden)".into(),
+        Command::Salt(s) => format!("SALT {s}"),
+        Command::Press { to, .. } => format!("PRESS TO {}", to.join(", ")),
+        Command::Bad { line, .. } => line.clone(),
+        other => format!("{other:?}").to_ascii_uppercase(),
+    }
+}
+
+/// Plays the game lines gathered so far: one move (or a conditional plan) in a sequential
+/// game; the turn's orders in a simultaneous one.
+#[allow(clippy::too_many_arguments)]
+fn flush(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    lines: &mut Vec<String>,
+    current: Option<(i64, usize)>,
+    msg_id: i64,
+    dice: &mut Option<&mut dyn DiceSource>,
+    in_reply_to: &Option<String>,
+) -> anyhow::Result<()> {
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let lines = std::mem::take(lines);
+    let Some((game_id, seat)) = current else {
+        return Ok(());
+    };
+    let mut g = gamelog::load(tx, game_id)?;
+    if let Some(n) = s.guard.take() {
+        let at = g.moves.len() as u32 + 1;
+        if n != at {
+            for l in &lines {
+                s.lines.push(Line::no(l, format!("not played: you wrote #{n}, but the game is at #{at} (the position changed since; see the board below)")));
+            }
+            return Ok(());
+        }
+    }
+    if g.row.status != "active" {
+        for l in &lines {
+            s.lines.push(Line::no(
+                l,
+                format!("not played: the game is {}", g.row.status),
+            ));
+        }
+        return Ok(());
+    }
+    match g.game.to_act() {
+        ToAct::Orders(seats) if seats.contains(&seat) => {
+            let checked = g.game.check_orders(seat, &lines);
+            for (l, r) in lines.iter().zip(&checked) {
+                s.lines.push(match r {
+                    Ok(c) => Line::ok(l, Some(c.clone())),
+                    Err(e) => Line {
+                        status: "void",
+                        text: l.clone(),
+                        canonical: None,
+                        reason: Some(e.clone()),
+                    },
+                });
+            }
+            tx.set_pending(game_id, seat, "orders", &lines, ctx.now)?;
+            s.extra.push(
+                "Your orders for this turn are recorded (they replace any you sent before). \
+                 Nobody sees them before the turn is adjudicated; you may change them until then."
+                    .into(),
+            );
+            let pending = tx.pending(game_id, "orders")?;
+            if seats.iter().all(|x| pending.iter().any(|(p, _)| p == x)) {
+                let soon = ctx.now + Duration::seconds(ctx.cfg.early_resolve_secs);
+                if g.row.deadline.is_none_or(|d| d > soon) {
+                    tx.set_deadline(game_id, Some(soon))?;
+                    tx.set_reminded(game_id)?;
+                }
+            }
+            s.moved = true;
+        }
+        ToAct::Orders(_) => {
+            for l in &lines {
+                s.lines.push(Line::no(
+                    l,
+                    "not played: you have no orders to give this turn",
+                ));
+            }
+        }
+        ToAct::Seat(to_move) if to_move == seat => {
+            if s.moved {
+                for l in &lines {
+                    s.lines.push(Line::no(l, "not played: one move per mail"));
+                }
+                return Ok(());
+            }
+            // A declaration with outcomes planned per roll (d4 d6 chess, Siberian Dice).
+            if lines.len() > 1 {
+                if let Some(plan) = g.game.conditional(&lines) {
+                    // The plan is stored first: the roll that follows the declaration reads it.
+                    gm::store_plan(tx, game_id, seat, &plan.outcomes, ctx.now)?;
+                    let res = gm::play(
+                        tx,
+                        &mut g,
+                        Actor::Seat(seat),
+                        &plan.declaration,
+                        ctx.now,
+                        Some(msg_id),
+                        reborrow(dice),
+                    )?;
+                    match res {
+                        Err(e) => {
+                            tx.clear_pending(game_id, "plan")?;
+                            s.lines.push(Line::no(&lines[0], e.to_string()));
+                            for l in &lines[1..] {
+                                s.lines
+                                    .push(Line::no(l, "not played: the declaration was refused"));
+                            }
+                        }
+                        Ok(played) => {
+                            s.lines.push(Line::ok(
+                                &lines[0],
+                                played.plies.first().map(|p| p.1.clone()),
+                            ));
+                            for l in &lines[1..] {
+                                s.lines.push(Line::ok(l, None));
+                            }
+                            for p in played.plies.iter().skip(1) {
+                                s.extra.push(format!(
+                                    "then {}: {}",
+                                    crate::records::actor_name(&g.game, p.0),
+                                    p.1
+                                ));
+                            }
+                            s.extra.extend(played.reports.iter().cloned());
+                            compose::announce(tx, ctx, &g, &played, Some(seat))?;
+                            s.moved = true;
+                        }
+                    }
+                    return Ok(());
+                }
+            }
+            let first = &lines[0];
+            let res = gm::play(
+                tx,
+                &mut g,
+                Actor::Seat(seat),
+                first,
+                ctx.now,
+                Some(msg_id),
+                reborrow(dice),
+            )?;
+            match res {
+                Ok(played) => {
+                    s.lines
+                        .push(Line::ok(first, played.plies.first().map(|p| p.1.clone())));
+                    for p in played.plies.iter().skip(1) {
+                        s.extra.push(format!(
+                            "then {}: {}",
+                            crate::records::actor_name(&g.game, p.0),
+                            p.1
+                        ));
+                    }
+                    s.extra.extend(played.reports.iter().cloned());
+                    compose::announce(tx, ctx, &g, &played, Some(seat))?;
+                    s.moved = true;
+                }
+                Err(e) => s.lines.push(Line::no(first, e.to_string())),
+            }
+            for l in &lines[1..] {
+                s.lines.push(Line::no(
+                    l,
+                    "not played: one move per mail (only the first move line counts)",
+                ));
+            }
+        }
+        _ => {
+            let who = g.game.to_act_text();
+            for l in &lines {
+                s.lines.push(Line::no(
+                    l,
+                    format!("not played: it is not your turn ({who})"),
+                ));
+            }
+        }
+    }
+    let _ = in_reply_to;
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_command(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    cmd: &Command,
+    current: Option<(i64, usize)>,
+    from: &str,
+    auth: &Auth,
+    in_reply_to: &Option<String>,
+) -> anyhow::Result<()> {
+    let text = command_text(cmd);
+    let load = |tx: &Tx| -> anyhow::Result<Option<(Loaded, usize)>> {
+        Ok(match current {
+            Some((g, seat)) => Some((gamelog::load(tx, g)?, seat)),
+            None => None,
+        })
+    };
+    match cmd {
+        Command::Guard(n) => {
+            s.guard = Some(*n);
+        }
+        Command::Password(_) => {}
+        Command::Bad { line, reason } => s.lines.push(Line::no(line, reason.clone())),
+        Command::Help(game) => {
+            let kind = game.as_deref().and_then(GameKind::parse);
+            if let (Some(g), None) = (game, kind) {
+                s.lines.push(Line::no(
+                    &format!("HELP {g}"),
+                    "no such game; the list is below",
+                ));
+            }
+            s.help = Some(help_text(ctx, kind)?);
+        }
+        Command::List => {
+            let mut out = String::from("Your games:\n");
+            let seats = tx.seats_of(from)?;
+            if seats.is_empty() {
+                out.push_str("  none\n");
+            }
+            for (gid, seat) in seats {
+                let g = gamelog::load(tx, gid)?;
+                out.push_str(&format!(
+                    "  #{gid} {} ({}), you play {}: {}\n",
+                    g.kind().title(),
+                    g.row.status,
+                    g.game.seat_name(seat),
+                    g.game.to_act_text()
+                ));
+            }
+            let open: Vec<String> = tx
+                .games(Some("open"))?
+                .iter()
+                .map(|r| format!("  #{} {}", r.id, r.kind))
+                .collect();
+            if !open.is_empty() {
+                out.push_str("Games with open seats (JOIN <number>):\n");
+                out.push_str(&open.join("\n"));
+                out.push('\n');
+            }
+            s.extra.push(out);
+        }
+        Command::New { game, options } => {
+            let Some(kind) = GameKind::parse(game) else {
+                let names: Vec<&str> = GameKind::ALL.iter().map(|k| k.name()).collect();
+                s.lines.push(Line::no(
+                    &text,
+                    format!("no game '{game}' (games: {})", names.join(", ")),
+                ));
+                return Ok(());
+            };
+            let mut opts = crate::games::Options::new();
+            for o in options {
+                match o.split_once('=') {
+                    Some((k, v)) => {
+                        opts.insert(k.to_ascii_lowercase(), v.to_string());
+                    }
+                    None => {
+                        s.lines.push(Line::no(
+                            &text,
+                            format!("option '{o}' must be written name=value"),
+                        ));
+                        return Ok(());
+                    }
+                }
+            }
+            let probe = match AnyGame::new(kind, &opts) {
+                Ok(g) => g,
+                Err(e) => {
+                    s.lines.push(Line::no(&text, e));
+                    return Ok(());
+                }
+            };
+            let first_seat = probe.seat_name(0).to_string();
+            let spec = GameSpec {
+                kind: Some(kind),
+                options: opts,
+                players: vec![(first_seat.clone(), from.to_string())],
+                event: None,
+                move_secs: ctx.cfg.move_secs,
+                position: None,
+            };
+            let secrets = new_secrets(probe.seat_names().len())?;
+            let id = gm::create_game(tx, &spec, &secrets, ctx.now)?;
+            s.game = Some(id);
+            s.lines.push(Line::ok(
+                &text,
+                Some(format!("game #{id} created; you play {first_seat}")),
+            ));
+            s.extra.push(format!(
+                "Game #{id} waits for players: they send JOIN {id}. Everybody gets a welcome mail with their secret reply address when the seats are full."
+            ));
+            after_join(tx, ctx, id)?;
+        }
+        Command::Join { game, seat } => {
+            let Some(row) = tx.game(*game)? else {
+                s.lines
+                    .push(Line::no(&text, format!("there is no game {game}")));
+                return Ok(());
+            };
+            if row.status != "open" {
+                s.lines.push(Line::no(
+                    &text,
+                    format!("game {game} has no open seat (it is {})", row.status),
+                ));
+                return Ok(());
+            }
+            let g = gamelog::load(tx, *game)?;
+            if g.seats.iter().any(|x| x.email.as_deref() == Some(from)) {
+                s.lines
+                    .push(Line::no(&text, format!("you already play in game {game}")));
+                return Ok(());
+            }
+            let open: Vec<usize> = g
+                .seats
+                .iter()
+                .filter(|x| x.email.is_none())
+                .map(|x| x.seat)
+                .collect();
+            let target = match seat {
+                Some(name) => match g.game.seat_by_name(name) {
+                    Some(x) if open.contains(&x) => Some(x),
+                    _ => {
+                        s.lines.push(Line::no(
+                            &text,
+                            format!("seat {name} is not open in game {game}"),
+                        ));
+                        return Ok(());
+                    }
+                },
+                None => open.first().copied(),
+            };
+            let Some(target) = target else {
+                s.lines.push(Line::no(&text, "no open seat"));
+                return Ok(());
+            };
+            let player = tx.player_id(from)?;
+            tx.fill_seat(*game, target, player, &gm::new_token()?)?;
+            s.game = Some(*game);
+            s.lines.push(Line::ok(
+                &text,
+                Some(format!(
+                    "you play {} in game #{game}",
+                    g.game.seat_name(target)
+                )),
+            ));
+            after_join(tx, ctx, *game)?;
+        }
+        Command::Vacation(days) => {
+            if matches!(auth, Auth::None) {
+                s.lines.push(Line::no(
+                    &text,
+                    "send VACATION from your secret reply address or with your PASSWORD",
+                ));
+                return Ok(());
+            }
+            let until = days.map(|d| ctx.now + Duration::days(i64::from(d)));
+            tx.set_vacation(from, until)?;
+            s.lines.push(Line::ok(
+                &text,
+                Some(match until {
+                    Some(u) => format!(
+                        "your clocks are paused until {}",
+                        u.format("%Y-%m-%d %H:%M UTC")
+                    ),
+                    None => "vacation ended: your clocks run again".into(),
+                }),
+            ));
+        }
+        Command::Salt(salt) => {
+            let Some((g, seat)) = load(tx)? else {
+                return Ok(());
+            };
+            if !g.moves.is_empty() {
+                s.lines
+                    .push(Line::no(&text, "salts are fixed once play has started"));
+                return Ok(());
+            }
+            match crate::dice::normalize_salt(salt) {
+                Err(e) => s.lines.push(Line::no(&text, e)),
+                Ok(norm) => {
+                    let mut salts: Vec<String> = serde_json::from_str(&g.row.salts)?;
+                    let entry = format!("{}:{norm}", g.game.seat_name(seat));
+                    if !salts.contains(&entry) {
+                        salts.push(entry);
+                    }
+                    salts.sort();
+                    tx.set_salts(g.row.id, &serde_json::to_string(&salts)?)?;
+                    s.lines.push(Line::ok(
+                        &text,
+                        Some(format!("salt recorded; salts now: {}", salts.join(" | "))),
+                    ));
+                }
+            }
+        }
+        Command::Board => {
+            if let Some((g, _)) = load(tx)? {
+                s.extra.push(g.game.board());
+            }
+        }
+        Command::Status => {
+            if let Some((g, seat)) = load(tx)? {
+                let mut out = format!(
+                    "Game #{} {} ({}), you play {}. {}.\n",
+                    g.row.id,
+                    g.kind().title(),
+                    g.row.status,
+                    g.game.seat_name(seat),
+                    g.game.to_act_text()
+                );
+                if let Some(d) = g.row.deadline {
+                    out.push_str(&format!("Deadline: {}\n", d.format("%Y-%m-%d %H:%M UTC")));
+                }
+                for x in &g.seats {
+                    out.push_str(&format!(
+                        "  {}: {}\n",
+                        g.game.seat_name(x.seat),
+                        x.email.as_deref().unwrap_or("(open)")
+                    ));
+                }
+                s.extra.push(out);
+            }
+        }
+        Command::History => {
+            if let Some((g, _)) = load(tx)? {
+                s.extra.push(format!(
+                    "The game so far:\n{}",
+                    crate::records::write(&[], &g.start, &g.plies()?).map_err(|e| anyhow!(e))?
+                ));
+            }
+        }
+        Command::Moves => {
+            if let Some((g, seat)) = load(tx)? {
+                let mine = matches!(g.game.to_act(), ToAct::Seat(x) if x == seat)
+                    || matches!(g.game.to_act(), ToAct::Orders(ref xs) if xs.contains(&seat));
+                if mine {
+                    let legal = g.game.legal_plies();
+                    s.extra.push(if legal.is_empty() {
+                        "You have no legal move listed.".into()
+                    } else {
+                        format!(
+                            "Your legal moves ({}):\n{}",
+                            legal.len(),
+                            wrap(&legal.join("  "), 70)
+                        )
+                    });
+                } else {
+                    s.extra
+                        .push(format!("It is not your turn: {}.", g.game.to_act_text()));
+                }
+            }
+        }
+        Command::Resign => {
+            let Some((mut g, seat)) = load(tx)? else {
+                return Ok(());
+            };
+            if g.row.status != "active" {
+                s.lines
+                    .push(Line::no(&text, format!("the game is {}", g.row.status)));
+                return Ok(());
+            }
+            let mut after = g.game.clone();
+            match after.resign(seat) {
+                Err(e) => s.lines.push(Line::no(&text, e.to_string())),
+                Ok(canonical) => {
+                    tx.append_move(g.row.id, g.game.seat_name(seat), &canonical, ctx.now, None)?;
+                    g.game = after;
+                    let mut played = gm::Played {
+                        plies: vec![(Actor::Seat(seat), canonical.clone())],
+                        ..Default::default()
+                    };
+                    if let Some(o) = g.game.outcome() {
+                        gm::finish(tx, &mut g, &o, ctx.now)?;
+                        played.finished = true;
+                    }
+                    s.lines.push(Line::ok(&text, Some(canonical)));
+                    compose::announce(
+                        tx,
+                        ctx,
+                        &g,
+                        &played,
+                        if played.finished { None } else { Some(seat) },
+                    )?;
+                }
+            }
+        }
+        Command::DrawOffer | Command::DrawAccept => {
+            let Some((mut g, seat)) = load(tx)? else {
+                return Ok(());
+            };
+            if g.row.status != "active" {
+                s.lines
+                    .push(Line::no(&text, format!("the game is {}", g.row.status)));
+                return Ok(());
+            }
+            tx.set_draw_offer(g.row.id, seat, true)?;
+            let offers: Vec<usize> = tx
+                .seats(g.row.id)?
+                .iter()
+                .filter(|x| x.draw_offer)
+                .map(|x| x.seat)
+                .collect();
+            if offers.len() == g.seats.len() {
+                let mut after = g.game.clone();
+                match after.agree_draw() {
+                    Err(e) => s.lines.push(Line::no(&text, e.to_string())),
+                    Ok(canonical) => {
+                        tx.append_move(g.row.id, "gm", &canonical, ctx.now, None)?;
+                        g.game = after;
+                        let o = g
+                            .game
+                            .outcome()
+                            .ok_or_else(|| anyhow!("an agreed draw did not end the game"))?;
+                        gm::finish(tx, &mut g, &o, ctx.now)?;
+                        s.lines.push(Line::ok(
+                            &text,
+                            Some("draw agreed by all: the game is over".into()),
+                        ));
+                        let played = gm::Played {
+                            plies: vec![(Actor::Gm, canonical)],
+                            finished: true,
+                            ..Default::default()
+                        };
+                        compose::announce(tx, ctx, &g, &played, None)?;
+                    }
+                }
+            } else {
+                s.lines.push(Line::ok(
+                    &text,
+                    Some("draw offered; the game ends drawn when every player accepts".into()),
+                ));
+                for x in &g.seats {
+                    if x.seat != seat && !x.draw_offer {
+                        compose::to_seat(
+                            tx,
+                            ctx,
+                            &g,
+                            x.seat,
+                            "turn_report",
+                            json!({
+                                "plies": [], "reports": [format!("{} offers a draw: reply DRAW ACCEPT or DRAW DECLINE.", g.game.seat_name(seat))],
+                                "your_turn": false,
+                            }),
+                            None,
+                        )?;
+                    }
+                }
+            }
+        }
+        Command::DrawDecline => {
+            let Some((g, seat)) = load(tx)? else {
+                return Ok(());
+            };
+            tx.clear_draw_offers(g.row.id)?;
+            s.lines.push(Line::ok(
+                &text,
+                Some("draw declined; all offers are withdrawn".into()),
+            ));
+            for x in &g.seats {
+                if x.seat != seat {
+                    compose::to_seat(
+                        tx,
+                        ctx,
+                        &g,
+                        x.seat,
+                        "turn_report",
+                        json!({
+                            "plies": [], "reports": [format!("{} declines the draw.", g.game.seat_name(seat))], "your_turn": false,
+                        }),
+                        None,
+                    )?;
+                }
+            }
+        }
+        Command::Press { to, text: body } => {
+            let Some((g, seat)) = load(tx)? else {
+                return Ok(());
+            };
+            let names = g.game.seat_names();
+            let targets: Vec<usize> = if to.iter().any(|t| t == "ALL") {
+                (0..names.len()).filter(|x| *x != seat).collect()
+            } else {
+                let mut v = Vec::new();
+                for t in to {
+                    match g.game.seat_by_name(t) {
+                        Some(x) if x != seat => v.push(x),
+                        Some(_) => {}
+                        None => {
+                            s.lines.push(Line::no(
+                                &text,
+                                format!("no player {t} (players: {})", names.join(", ")),
+                            ));
+                            return Ok(());
+                        }
+                    }
+                }
+                v
+            };
+            let anonymous = gamelog::options_of(&g.row)?
+                .get("press")
+                .is_some_and(|p| p == "anonymous");
+            let to_text: Vec<&str> = targets.iter().map(|x| names[*x]).collect();
+            for x in &targets {
+                compose::to_seat(
+                    tx,
+                    ctx,
+                    &g,
+                    *x,
+                    "press",
+                    json!({
+                        "from": if anonymous { None } else { Some(names[seat]) },
+                        "to": if to.iter().any(|t| t == "ALL") { "all".to_string() } else { to_text.join(", ") },
+                        "text": body,
+                    }),
+                    None,
+                )?;
+            }
+            s.lines.push(Line::ok(
+                &text,
+                Some(format!("press sent to {}", to_text.join(", "))),
+            ));
+        }
+        Command::Game(_) | Command::UseGame(_) => unreachable!("handled by the caller"),
+    }
+    let _ = in_reply_to;
+    Ok(())
+}
+
+/// When a game's last open seat is filled: it starts, and every seat gets its welcome.
+fn after_join(tx: &Tx, ctx: &Ctx, id: i64) -> anyhow::Result<()> {
+    let g = gamelog::load(tx, id)?;
+    if g.row.status != "open" || g.seats.iter().any(|s| s.email.is_none()) {
+        return Ok(());
+    }
+    tx.set_game_status(id, "active", None, ctx.now)?;
+    gm::start_clock(tx, id, g.row.move_secs, ctx.now)?;
+    let g = gamelog::load(tx, id)?;
+    welcome_all(tx, ctx, &g)
+}
+
+/// The welcome mail to every seat: rules summary, players, board, the seat's Reply-To.
+pub fn welcome_all(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
+    let players: Vec<Value> = g
+        .seats
+        .iter()
+        .map(|s| json!({"seat": g.game.seat_name(s.seat), "email": s.email}))
+        .collect();
+    for s in &g.seats {
+        compose::to_seat(
+            tx,
+            ctx,
+            g,
+            s.seat,
+            "welcome",
+            json!({"players": players, "rules": help::summary(g.kind())}),
+            None,
+        )?;
+    }
+    Ok(())
+}
+
+fn new_secrets(seats: usize) -> anyhow::Result<Secrets> {
+    Secrets::generate(seats)
+}
+
+fn help_text(ctx: &Ctx, kind: Option<GameKind>) -> anyhow::Result<String> {
+    let games: Vec<String> = GameKind::ALL
+        .iter()
+        .map(|k| format!("{} ({})", k.name(), k.title()))
+        .collect();
+    ctx.templates.render(
+        "help",
+        &json!({"games": games.join(", "), "game_help": kind.map(help::notation)}),
+    )
+}
+
+/// Answers the sender (at the address on record: the From of an accepted mail).
+fn reply(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &Session,
+    current: Option<(i64, usize)>,
+    from: &str,
+    in_reply_to: Option<String>,
+) -> anyhow::Result<()> {
+    let refused_only = !s.lines.is_empty() && s.lines.iter().all(|l| l.status != "ok");
+    let kind = if refused_only {
+        "order_refused"
+    } else {
+        "move_accepted"
+    };
+    let mut extra = s.extra.clone();
+    if let Some(h) = &s.help {
+        extra.push(h.clone());
+    }
+    let vars = json!({
+        "lines": s.lines.iter().map(Line::json).collect::<Vec<_>>(),
+        "reports": [],
+        "extra": extra.join("\n"),
+    });
+    match current {
+        Some((gid, seat)) => {
+            let g = gamelog::load(tx, gid)?;
+            if g.seat(seat).and_then(|x| x.email.as_deref()) == Some(from) {
+                return compose::to_seat(tx, ctx, &g, seat, kind, vars, in_reply_to);
+            }
+            Ok(())
+        }
+        None => {
+            let body = ctx.templates.render(kind, &vars)?;
+            compose::enqueue(
+                tx,
+                ctx,
+                Draft {
+                    kind,
+                    game: s.game,
+                    to: from.to_string(),
+                    reply_to: None,
+                    subject: "Re: [pbem] your mail".into(),
+                    body,
+                    in_reply_to,
+                    refs: vec![],
+                },
+            )
+        }
+    }
+}
+
+/// A failed authentication: the address on record is told (never the sender), the GM logs it.
+fn refuse_auth(
+    tx: &Tx,
+    ctx: &Ctx,
+    g: &Loaded,
+    on_record: Option<&str>,
+    sender: &str,
+    subject: &str,
+) -> anyhow::Result<()> {
+    tx.log_event(
+        Some(g.row.id),
+        ctx.now,
+        &format!("refused mail from {sender} (failed authentication)"),
+    )?;
+    let Some(to) = on_record else { return Ok(()) };
+    let body = ctx.templates.render(
+        "auth_refusal",
+        &json!({"game_id": g.row.id, "sender": sender, "subject": subject}),
+    )?;
+    compose::enqueue(
+        tx,
+        ctx,
+        Draft {
+            kind: "auth_refusal",
+            game: Some(g.row.id),
+            to: to.to_string(),
+            reply_to: None,
+            subject: format!("{}: a mail was refused", compose::game_subject(g)),
+            body,
+            in_reply_to: None,
+            refs: vec![compose::thread_root(ctx.cfg, g.row.id)],
+        },
+    )
+}
+
+fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = String::new();
+    for w in text.split("  ") {
+        if !line.is_empty() && line.len() + 2 + w.len() > width {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push_str("  ");
+        }
+        line.push_str(w);
+    }
+    out.push_str(&line);
+    out
+}
+
+/// The orders each seat sent this turn, for adjudication.
+pub fn turn_orders(tx: &Tx, game: i64) -> anyhow::Result<BTreeMap<usize, Vec<String>>> {
+    Ok(tx.pending(game, "orders")?.into_iter().collect())
+}
+
+/// Lends the caller's dice (if any) for one call.
+fn reborrow<'a>(dice: &'a mut Option<&mut dyn DiceSource>) -> Option<&'a mut dyn DiceSource> {
+    match dice {
+        Some(d) => Some(&mut **d),
+        None => None,
+    }
+}

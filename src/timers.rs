@@ -1,0 +1,186 @@
+//! Deadlines: reminders before them, and what happens at them (adjudicate a simultaneous turn, tell the GM, or forfeit).
+
+use chrono::Duration;
+use serde_json::json;
+
+use crate::compose::{self, Ctx};
+use crate::dice::DiceSource;
+use crate::gamelog::{self, Loaded};
+use crate::games::{Actor, ToAct};
+use crate::gm;
+use crate::inbox;
+use crate::store::{Store, Tx};
+
+/// What happens when a sequential game's player lets the clock run out: `notify` (the GM
+/// is told and decides) or `forfeit` (the player loses). A game option for every game.
+pub const TIMEOUT_OPTION: &str = "timeout";
+
+/// Runs every due reminder and deadline, each game in its own transaction.
+pub fn run(
+    store: &mut Store,
+    ctx: &Ctx,
+    mut dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<usize> {
+    let horizon = ctx.now + Duration::seconds(ctx.cfg.remind_before_secs);
+    let due = store.tx(|tx| tx.games_with_deadline_before(horizon))?;
+    let mut acted = 0;
+    for row in due {
+        let d = match dice.as_mut() {
+            Some(d) => Some(&mut **d as &mut dyn DiceSource),
+            None => None,
+        };
+        acted += store.tx(|tx| one(tx, ctx, row.id, d))?;
+    }
+    Ok(acted)
+}
+
+fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow::Result<usize> {
+    let mut g = gamelog::load(tx, id)?;
+    let Some(deadline) = g.row.deadline else {
+        return Ok(0);
+    };
+    if g.row.status != "active" {
+        return Ok(0);
+    }
+    if deadline > ctx.now {
+        if !g.row.reminded {
+            remind(tx, ctx, &g)?;
+            tx.set_reminded(id)?;
+            return Ok(1);
+        }
+        return Ok(0);
+    }
+    match g.game.to_act() {
+        ToAct::Orders(seats) => adjudicate(tx, ctx, &mut g, &seats, dice),
+        ToAct::Seat(seat) => {
+            let on_vacation = g
+                .seat(seat)
+                .and_then(|s| s.vacation_until)
+                .is_some_and(|v| v > ctx.now);
+            if on_vacation {
+                // Vacation pauses the clock: the full time limit runs again from its end.
+                let until = g
+                    .seat(seat)
+                    .and_then(|s| s.vacation_until)
+                    .unwrap_or(ctx.now);
+                let limit = Duration::seconds(g.row.move_secs.unwrap_or(0));
+                tx.set_deadline(id, Some(until + limit))?;
+                return Ok(1);
+            }
+            let name = g.game.seat_name(seat).to_string();
+            let options = gamelog::options_of(&g.row)?;
+            if options.get(TIMEOUT_OPTION).map(String::as_str) == Some("forfeit") {
+                let mut after = g.game.clone();
+                let canonical = after.resign(seat).map_err(|e| anyhow::anyhow!("{e}"))?;
+                tx.append_move(id, &name, &canonical, ctx.now, None)?;
+                g.game = after;
+                let mut played = gm::Played {
+                    plies: vec![(Actor::Seat(seat), canonical)],
+                    reports: vec![format!("{name} ran out of time and forfeits the game.")],
+                    finished: false,
+                };
+                if let Some(o) = g.game.outcome() {
+                    gm::finish(tx, &mut g, &o, ctx.now)?;
+                    played.finished = true;
+                }
+                compose::announce(tx, ctx, &g, &played, None)?;
+                compose::to_gm(
+                    tx,
+                    ctx,
+                    Some(&g),
+                    &format!("{name} ran out of time and forfeited."),
+                )?;
+            } else {
+                tx.set_deadline(id, None)?;
+                compose::to_gm(
+                    tx,
+                    ctx,
+                    Some(&g),
+                    &format!(
+                        "{name} ({}) did not move by the deadline. The clock is stopped; \
+                         play a move for them with `pbem game play {id} --seat {name} ...`, \
+                         or end the game.",
+                        g.seat(seat)
+                            .and_then(|s| s.email.clone())
+                            .unwrap_or_default()
+                    ),
+                )?;
+            }
+            Ok(1)
+        }
+        ToAct::Chance(_) | ToAct::Nobody => {
+            tx.set_deadline(id, None)?;
+            Ok(0)
+        }
+    }
+}
+
+/// A reminder to every seat that still owes a move or orders.
+fn remind(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
+    let (owing, orders): (Vec<usize>, bool) = match g.game.to_act() {
+        ToAct::Seat(s) => (vec![s], false),
+        ToAct::Orders(seats) => {
+            let sent = tx.pending(g.row.id, "orders")?;
+            (
+                seats
+                    .into_iter()
+                    .filter(|s| !sent.iter().any(|(p, _)| p == s))
+                    .collect(),
+                true,
+            )
+        }
+        _ => (vec![], false),
+    };
+    for s in owing {
+        compose::to_seat(tx, ctx, g, s, "reminder", json!({"orders": orders}), None)?;
+    }
+    Ok(())
+}
+
+/// The deadline of a simultaneous turn: adjudicate what was ordered; seats that sent nothing
+/// hold, and after `nmr_limit` missed turns in a row the GM is told.
+pub fn adjudicate(
+    tx: &Tx,
+    ctx: &Ctx,
+    g: &mut Loaded,
+    seats: &[usize],
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<usize> {
+    let orders = inbox::turn_orders(tx, g.row.id)?;
+    let limit: i64 = gamelog::options_of(&g.row)?
+        .get("nmr_limit")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    for &s in seats {
+        let missed = g.seat(s).map_or(0, |r| r.missed);
+        if orders.contains_key(&s) {
+            tx.set_missed(g.row.id, s, 0)?;
+        } else {
+            tx.set_missed(g.row.id, s, missed + 1)?;
+            if missed + 1 >= limit {
+                let name = g.game.seat_name(s);
+                compose::to_gm(
+                    tx,
+                    ctx,
+                    Some(g),
+                    &format!(
+                        "{name} ({}) has sent no orders for {} turns in a row. You may \
+                         replace the player: `pbem game replace {} --seat {name} NEW-ADDRESS`.",
+                        g.seat(s).and_then(|r| r.email.clone()).unwrap_or_default(),
+                        missed + 1,
+                        g.row.id
+                    ),
+                )?;
+            }
+        }
+    }
+    let ply = g
+        .game
+        .turn_ply(&orders)
+        .map_err(|e| anyhow::anyhow!("game {}: cannot build the turn: {e}", g.row.id))?;
+    tx.clear_pending(g.row.id, "orders")?;
+    let played = gm::play(tx, g, Actor::Gm, &ply, ctx.now, None, dice)?
+        .map_err(|e| anyhow::anyhow!("game {}: the turn does not adjudicate: {e}", g.row.id))?;
+    compose::announce(tx, ctx, g, &played, None)?;
+    Ok(1)
+}
