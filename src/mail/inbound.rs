@@ -884,6 +884,18 @@ mod tests {
     }
 
     #[test]
+    fn bare_headers_are_read_when_the_parser_gives_up() {
+        let raw = b"From: Bob <BOB@Example.org>\nSubject: Re: [pbem #4]\n folded\n\
+Message-ID: <x1@example.org>\nTo: gm+t@pbem.example, c@example.org\n\nbody";
+        let inbound = from_bare_headers(raw, "hash".to_string());
+        assert_eq!(inbound.from.as_deref(), Some("bob@example.org"));
+        assert_eq!(inbound.subject, "Re: [pbem #4] folded");
+        assert_eq!(inbound.message_id.as_deref(), Some("x1@example.org"));
+        assert_eq!(inbound.to, vec!["gm+t@pbem.example", "c@example.org"]);
+        assert!(inbound.body.is_empty());
+    }
+
+    #[test]
     fn same_mailbox_ignores_detail_and_case() {
         assert!(same_mailbox("gm@pbem.example", "GM+abc@Pbem.Example"));
         assert!(!same_mailbox("gm@pbem.example", "bob@pbem.example"));
