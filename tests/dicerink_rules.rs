@@ -368,7 +368,10 @@ fn the_board_fits_a_mail_and_shows_every_die() {
     assert!(board.is_ascii());
     assert!(board.contains("A 4!"), "the forced die is marked:\n{board}");
     assert!(board.contains("B 6") && board.contains("B 5") && board.contains("A 2"));
-    assert!(board.contains("A must move the die on d4 (it matches B's 5)"), "{board}");
+    assert!(
+        board.contains("A must move the die on d4 (it matches B's 5)"),
+        "{board}"
+    );
     assert!(board.contains("move 1, A to move"));
     assert!(board.contains("A: d3 top 2 front 3, d4 top 4 front 5"));
     // Rank 4 is printed above rank 1.

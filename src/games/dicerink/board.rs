@@ -53,7 +53,7 @@ pub fn render(pos: &Position, status: &[String]) -> String {
     }
     out.push_str(&format!("    {}\n", files.trim_end()));
     out.push('\n');
-    for seat in 0..2 {
+    for (seat, name) in SEAT_NAMES.iter().enumerate() {
         let dice: Vec<String> = pos
             .dice_of(seat)
             .map(|d| format!("{} top {} front {}", d.square, d.top(), d.front()))
@@ -63,7 +63,7 @@ pub fn render(pos: &Position, status: &[String]) -> String {
         } else {
             dice.join(", ")
         };
-        out.push_str(&format!("{}: {listed}\n", SEAT_NAMES[seat]));
+        out.push_str(&format!("{name}: {listed}\n"));
     }
     out.push_str("Front = the face toward the opponent (^ north for A, v south for B).\n");
     out.push_str("Values: low 1-2, high 4-5, 3, 6.  ! = the die that must move.\n");

@@ -202,12 +202,11 @@ impl Rules for DiceRink {
     fn from_position(options: &Options, tag: &str) -> Result<Self, String> {
         let (setup, move_cap) = read_options(options)?;
         let pos = Position::parse_tag(tag)?;
-        for seat in 0..2 {
+        for (seat, name) in SEAT_NAMES.iter().enumerate() {
             let goal = goal_rank(seat);
             if pos.dice_of(seat).all(|d| d.square.rank() == goal) {
                 return Err(format!(
-                    "{} already has both dice on rank {}: that game is over",
-                    SEAT_NAMES[seat],
+                    "{name} already has both dice on rank {}: that game is over",
                     goal + 1
                 ));
             }

@@ -231,19 +231,17 @@ impl Position {
                 ));
             }
         }
-        for seat in 0..2 {
+        for (seat, name) in SEAT_NAMES.iter().enumerate() {
             let count = pos.dice_of(seat).count();
             if count != 2 {
                 return Err(format!(
-                    "{} has {count} dice; a position after the set-up has two a side",
-                    SEAT_NAMES[seat]
+                    "{name} has {count} dice; a position after the set-up has two a side"
                 ));
             }
             let values: Vec<Value> = pos.dice_of(seat).map(Die::value).collect();
             if values[0] == values[1] {
                 return Err(format!(
-                    "{}'s two dice show the same value ({}), which the rules never allow",
-                    SEAT_NAMES[seat],
+                    "{name}'s two dice show the same value ({}), which the rules never allow",
                     values[0].name()
                 ));
             }
