@@ -169,6 +169,30 @@ pub fn play(
     Ok(Ok(played))
 }
 
+/// Plays a ply that is not the side to move's move (a resignation, an agreed draw, a
+/// forfeit): `f` makes it on a copy of the position; it is logged, and the game finished if
+/// it ended. An illegal ply changes nothing and returns the reason.
+pub fn play_with(
+    tx: &Tx,
+    g: &mut Loaded,
+    actor: Actor,
+    now: DateTime<Utc>,
+    f: impl FnOnce(&mut AnyGame) -> Result<String, PlyError>,
+) -> anyhow::Result<Result<Played, PlyError>> {
+    let mut after = g.game.clone();
+    let canonical = match f(&mut after) {
+        Ok(c) => c,
+        Err(e) => return Ok(Err(e)),
+    };
+    let mut played = Played::default();
+    log_ply(tx, g, after, actor, &canonical, now, None, &mut played)?;
+    if let Some(outcome) = g.game.outcome() {
+        finish(tx, g, &outcome, now)?;
+        played.finished = true;
+    }
+    Ok(Ok(played))
+}
+
 /// Logs a ply already played on `after`, and makes `after` the game's position.
 #[allow(clippy::too_many_arguments)]
 fn log_ply(
@@ -182,7 +206,13 @@ fn log_ply(
     played: &mut Played,
 ) -> anyhow::Result<()> {
     let name = records::actor_name(&g.game, actor);
-    tx.append_move(g.row.id, &name, canonical, now, message)?;
+    let ply = tx.append_move(g.row.id, &name, canonical, now, message)?;
+    g.moves.push(crate::store::MoveRow {
+        ply,
+        actor: name,
+        text: canonical.to_string(),
+        at: now,
+    });
     if let (Actor::Chance, ToAct::Chance(sides)) = (actor, g.game.to_act()) {
         g.rolls
             .extend(sides.into_iter().zip(gamelog::chance_values(canonical)));

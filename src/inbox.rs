@@ -832,28 +832,12 @@ fn run_command(
                     .push(Line::no(&text, format!("the game is {}", g.row.status)));
                 return Ok(());
             }
-            let mut after = g.game.clone();
-            match after.resign(seat) {
+            match gm::play_with(tx, &mut g, Actor::Seat(seat), ctx.now, |game| game.resign(seat))? {
                 Err(e) => s.lines.push(Line::no(&text, e.to_string())),
-                Ok(canonical) => {
-                    tx.append_move(g.row.id, g.game.seat_name(seat), &canonical, ctx.now, None)?;
-                    g.game = after;
-                    let mut played = gm::Played {
-                        plies: vec![(Actor::Seat(seat), canonical.clone())],
-                        ..Default::default()
-                    };
-                    if let Some(o) = g.game.outcome() {
-                        gm::finish(tx, &mut g, &o, ctx.now)?;
-                        played.finished = true;
-                    }
-                    s.lines.push(Line::ok(&text, Some(canonical)));
-                    compose::announce(
-                        tx,
-                        ctx,
-                        &g,
-                        &played,
-                        if played.finished { None } else { Some(seat) },
-                    )?;
+                Ok(played) => {
+                    s.lines.push(Line::ok(&text, played.plies.first().map(|p| p.1.clone())));
+                    let except = if played.finished { None } else { Some(seat) };
+                    compose::announce(tx, ctx, &g, &played, except)?;
                 }
             }
         }
@@ -874,26 +858,10 @@ fn run_command(
                 .map(|x| x.seat)
                 .collect();
             if offers.len() == g.seats.len() {
-                let mut after = g.game.clone();
-                match after.agree_draw() {
+                match gm::play_with(tx, &mut g, Actor::Gm, ctx.now, |game| game.agree_draw())? {
                     Err(e) => s.lines.push(Line::no(&text, e.to_string())),
-                    Ok(canonical) => {
-                        tx.append_move(g.row.id, "gm", &canonical, ctx.now, None)?;
-                        g.game = after;
-                        let o = g
-                            .game
-                            .outcome()
-                            .ok_or_else(|| anyhow!("an agreed draw did not end the game"))?;
-                        gm::finish(tx, &mut g, &o, ctx.now)?;
-                        s.lines.push(Line::ok(
-                            &text,
-                            Some("draw agreed by all: the game is over".into()),
-                        ));
-                        let played = gm::Played {
-                            plies: vec![(Actor::Gm, canonical)],
-                            finished: true,
-                            ..Default::default()
-                        };
+                    Ok(played) => {
+                        s.lines.push(Line::ok(&text, Some("draw agreed by all: the game is over".into())));
                         compose::announce(tx, ctx, &g, &played, None)?;
                     }
                 }

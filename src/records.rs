@@ -347,17 +347,18 @@ pub fn write(
     };
     let mut numbered_move: Option<u32> = None;
     for (actor, text) in plies {
-        match game.move_number() {
+        // A move number is written with its ply, so a line never ends on a bare number.
+        let number = match game.move_number() {
             Some((n, true)) => {
-                push(&mut out, &format!("{n}."));
                 numbered_move = Some(n);
+                format!("{n}. ")
             }
             Some((n, false)) if numbered_move != Some(n) => {
-                push(&mut out, &format!("{n}..."));
                 numbered_move = Some(n);
+                format!("{n}... ")
             }
-            _ => {}
-        }
+            _ => String::new(),
+        };
         let word = if implied_actor(&game) == Some(*actor) {
             text.clone()
         } else {
@@ -365,7 +366,7 @@ pub fn write(
         };
         game.play(*actor, text)
             .map_err(|e| format!("the log does not replay at {text}: {e}"))?;
-        push(&mut out, &word);
+        push(&mut out, &format!("{number}{word}"));
     }
     if !line.is_empty() {
         out.push_str(&line);

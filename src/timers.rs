@@ -70,19 +70,9 @@ fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow
             let name = g.game.seat_name(seat).to_string();
             let options = gamelog::options_of(&g.row)?;
             if options.get(TIMEOUT_OPTION).map(String::as_str) == Some("forfeit") {
-                let mut after = g.game.clone();
-                let canonical = after.resign(seat).map_err(|e| anyhow::anyhow!("{e}"))?;
-                tx.append_move(id, &name, &canonical, ctx.now, None)?;
-                g.game = after;
-                let mut played = gm::Played {
-                    plies: vec![(Actor::Seat(seat), canonical)],
-                    reports: vec![format!("{name} ran out of time and forfeits the game.")],
-                    finished: false,
-                };
-                if let Some(o) = g.game.outcome() {
-                    gm::finish(tx, &mut g, &o, ctx.now)?;
-                    played.finished = true;
-                }
+                let mut played = gm::play_with(tx, &mut g, Actor::Seat(seat), ctx.now, |game| game.resign(seat))?
+                    .map_err(|e| anyhow::anyhow!("{name} cannot forfeit: {e}"))?;
+                played.reports.push(format!("{name} ran out of time and forfeits the game."));
                 compose::announce(tx, ctx, &g, &played, None)?;
                 compose::to_gm(
                     tx,
