@@ -75,10 +75,9 @@ pub fn render(turn: &Turn, title: &str) -> String {
                 shown.push(line);
             }
         }
-        if crate::games::diptactoe::order::the_order(
-            &lines.iter().map(|(_, r)| r.clone()).collect::<Vec<_>>(),
-        )
-        .is_none()
+        if !lines
+            .iter()
+            .any(|(_, r)| matches!(r, LineReading::Order(_)))
         {
             out.push_str("  (no valid order: units hold)\n");
         }
