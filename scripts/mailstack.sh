@@ -94,7 +94,7 @@ write_config() {
   cat > "$ROOT/etc/smtpd.conf" <<CONF
 table vusers file:$ROOT/etc/vusers
 listen on 127.0.0.1 port $SMTP_PORT
-action "vmail" maildir "$ROOT/vmail/%{rcpt.user:lowercase}/Maildir" virtual <vusers>
+action "vmail" maildir "$ROOT/vmail/%{rcpt.user:lowercase|strip}/Maildir" virtual <vusers>
 match from local for domain "localhost" action "vmail"
 CONF
   cat > "$ROOT/etc/dovecot.conf" <<CONF

@@ -63,9 +63,11 @@ impl Daemon {
         };
         let id = inbox::store_raw(&mut self.store, raw, &ctx)?;
         crate::fault::point("ingest:after-store");
-        if let Some(id) = id {
-            if let Err(e) = inbox::process(&mut self.store, &ctx, id, None) {
-                tracing::error!(id, error = %format!("{e:#}"), "processing failed; the message stays new");
+        // This message and any an earlier run stored but did not finish (a crash, a retry
+        // by the MTA after a lost answer): each is processed exactly once.
+        for pending in self.store.tx(|tx| tx.new_messages())? {
+            if let Err(e) = inbox::process(&mut self.store, &ctx, pending, None) {
+                tracing::error!(id = pending, error = %format!("{e:#}"), "processing failed; the message stays new");
             }
             crate::fault::point("process:after-commit");
         }

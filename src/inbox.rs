@@ -10,7 +10,7 @@ use crate::commands::{self, Command};
 use crate::compose::{self, Ctx, Draft};
 use crate::dice::DiceSource;
 use crate::gamelog::{self, Loaded};
-use crate::games::{Actor, AnyGame, GameKind, ToAct};
+use crate::games::{Actor, AnyGame, GameKind, PlyError, ToAct};
 use crate::gm::{self, GameSpec, Secrets};
 use crate::mail::inbound::{self, Inbound};
 use crate::store::{Store, Tx};
@@ -230,7 +230,11 @@ fn handle(
         lines: Vec::new(),
         extra: Vec::new(),
         game: None,
-        guard: None,
+        // A `#12` guard anywhere in the mail applies to all of its moves.
+        guard: cmds.iter().find_map(|c| match c {
+            Command::Guard(n) => Some(*n),
+            _ => None,
+        }),
         moved: false,
         help: None,
     };
@@ -394,7 +398,7 @@ fn flush(
         return Ok(());
     };
     let mut g = gamelog::load(tx, game_id)?;
-    if let Some(n) = s.guard.take() {
+    if let Some(n) = s.guard {
         let at = g.moves.len() as u32 + 1;
         if n != at {
             for l in &lines {
@@ -503,38 +507,36 @@ fn flush(
                     return Ok(());
                 }
             }
-            let first = &lines[0];
-            let res = gm::play(
-                tx,
-                &mut g,
-                Actor::Seat(seat),
-                first,
-                ctx.now,
-                Some(msg_id),
-                reborrow(dice),
-            )?;
-            match res {
-                Ok(played) => {
-                    s.lines
-                        .push(Line::ok(first, played.plies.first().map(|p| p.1.clone())));
-                    for p in played.plies.iter().skip(1) {
-                        s.extra.push(format!(
-                            "then {}: {}",
-                            crate::records::actor_name(&g.game, p.0),
-                            p.1
-                        ));
-                    }
-                    s.extra.extend(played.reports.iter().cloned());
-                    compose::announce(tx, ctx, &g, &played, Some(seat))?;
-                    s.moved = true;
+            // The first line that reads as a move is the move; prose that is not notation
+            // is ignored (and said so); once a move was tried, later move lines are not.
+            let mut tried = false;
+            for line in &lines {
+                if tried || s.moved {
+                    s.lines.push(Line::no(line, "not played: one move per mail (only the first move counts)"));
+                    continue;
                 }
-                Err(e) => s.lines.push(Line::no(first, e.to_string())),
-            }
-            for l in &lines[1..] {
-                s.lines.push(Line::no(
-                    l,
-                    "not played: one move per mail (only the first move line counts)",
-                ));
+                let res = gm::play(tx, &mut g, Actor::Seat(seat), line, ctx.now, Some(msg_id), reborrow(dice))?;
+                match res {
+                    Ok(played) => {
+                        s.lines.push(Line::ok(line, played.plies.first().map(|p| p.1.clone())));
+                        for p in played.plies.iter().skip(1) {
+                            s.extra.push(format!("then {}: {}", crate::records::actor_name(&g.game, p.0), p.1));
+                        }
+                        s.extra.extend(played.reports.iter().cloned());
+                        compose::announce(tx, ctx, &g, &played, Some(seat))?;
+                        s.moved = true;
+                    }
+                    Err(e @ PlyError::Syntax(_)) => s.lines.push(Line {
+                        status: "ignored",
+                        text: line.clone(),
+                        canonical: None,
+                        reason: Some(format!("not a move or command ({e})")),
+                    }),
+                    Err(e) => {
+                        s.lines.push(Line::no(line, e.to_string()));
+                        tried = true;
+                    }
+                }
             }
         }
         _ => {
@@ -570,9 +572,7 @@ fn run_command(
         })
     };
     match cmd {
-        Command::Guard(n) => {
-            s.guard = Some(*n);
-        }
+        Command::Guard(_) => {}
         Command::Password(_) => {}
         Command::Bad { line, reason } => s.lines.push(Line::no(line, reason.clone())),
         Command::Help(game) => {
