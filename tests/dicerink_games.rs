@@ -161,3 +161,42 @@ fn endgame_record_starts_from_its_position_tag() {
         Some("A wins: both dice on rank 4")
     );
 }
+
+/// The seed's Illustrative Endgame (Figure 4), reconstructed: the one position its moves allow.
+const FIGURE4: &str = "A:a3=2/3,b1=5/1 B:c3=5/6,d3=6/2 move=A forced=b1";
+
+#[test]
+fn figure4_endgame_plays_as_the_seed_tells_it() {
+    let mut game = DiceRink::from_position(&Options::new(), FIGURE4).unwrap();
+    play_all(&mut game, "5N6").unwrap();
+    assert_eq!(game.legal_plies(), vec!["6N2"], "B can only make one move");
+    play_all(&mut game, "6N2 2N4 5N6 6N2").unwrap();
+    // B cannot roll the die on d4, so it rotates.
+    assert_eq!(game.position_json()["forced"], "d4");
+    assert!(game.legal_plies().iter().all(|p| p.starts_with('R')));
+    play_all(&mut game, "rotate 5(4N)").unwrap();
+    // A is forced to rotate a4.
+    assert_eq!(game.position_json()["forced"], "a4");
+    assert!(game.legal_plies().iter().all(|p| p.starts_with('R')));
+    play_all(&mut game, "rotate 6(3N)").unwrap();
+    // Whatever B does, A wins with 2N1.
+    let replies = game.legal_plies();
+    assert!(!replies.is_empty());
+    for reply in replies {
+        let mut after = game.clone();
+        play_all(&mut after, &reply).unwrap();
+        play_all(&mut after, "2N1").unwrap_or_else(|e| panic!("after {reply}: {e:?}"));
+        assert_eq!(winner(&after), Some(0), "after {reply}");
+    }
+}
+
+#[test]
+fn figure4_record_replays_to_the_resignation() {
+    let record = read_record("figure4.pgn");
+    assert_eq!(record.tag("Position"), Some(FIGURE4));
+    let replayed = record.replay().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        replayed.game.outcome_text().as_deref(),
+        Some("A wins: B resigned")
+    );
+}
