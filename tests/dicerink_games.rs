@@ -200,3 +200,20 @@ fn figure4_record_replays_to_the_resignation() {
         Some("A wins: B resigned")
     );
 }
+
+#[test]
+fn records_written_by_the_record_writer_read_back() {
+    for name in ["game1.pgn", "game2.pgn", "endgame.pgn", "figure4.pgn"] {
+        let record = read_record(name);
+        let replayed = record.replay().unwrap_or_else(|e| panic!("{name}: {e}"));
+        let start = record.start().unwrap();
+        let text = pbem::records::write(&record.tags, &start, &replayed.log)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let again = Record::parse(&text)
+            .and_then(|r| r.replay().map_err(|e| e.to_string()))
+            .unwrap_or_else(|e| panic!("{name} as written:\n{text}\n{e}"));
+        assert_eq!(again.log, replayed.log, "{name}");
+        assert_eq!(again.game.position_tag(), replayed.game.position_tag());
+        assert_eq!(again.game.outcome(), replayed.game.outcome());
+    }
+}

@@ -290,8 +290,10 @@ pub fn split_plies(text: &str) -> Vec<String> {
             }
             None => token.to_string(),
         };
+        // A record may name the actor in front of a ply (`B>resign`): look past it.
         let lower = token.to_ascii_lowercase();
-        if Square::parse(&lower).is_some() || lower == "rotate" || lower == "r" {
+        let word = lower.rsplit('>').next().unwrap_or(&lower);
+        if Square::parse(word).is_some() || word == "rotate" || word == "r" {
             pending = Some(joined);
         } else {
             plies.push(joined);
@@ -388,5 +390,9 @@ mod tests {
             ]
         );
         assert_eq!(split_plies("b1 rotate 6(2N)"), vec!["b1 rotate 6(2N)"]);
+        assert_eq!(
+            split_plies("A>a1 R1(2N) B>resign"),
+            vec!["A>a1 R1(2N)", "B>resign"]
+        );
     }
 }
