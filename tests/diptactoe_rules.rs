@@ -106,7 +106,7 @@ fn dislodgement_and_reserves_are_reported_and_tagged() {
     );
     assert_eq!(
         game.position_tag(),
-        "turn=5 BLUE=II.G.2/7 RED=II.F.3/7 GREEN=/8 YELLOW=IV.N.4/7"
+        "turn=5 BLUE=II.G.2/7 RED=II.F.3/7 GREEN=/8 YELLOW=IV.N.4/7 missed=GREEN:1,YELLOW:1"
     );
     let again = DipTacToe::from_position(&Options::new(), &game.position_tag()).unwrap();
     assert_eq!(again.position_tag(), game.position_tag());
@@ -179,7 +179,7 @@ fn resignation_leaves_the_units_holding_and_the_game_going() {
         .unwrap();
     assert_eq!(ply, "BLUE:I.A.1-I.B.1;RED:;GREEN:;YELLOW:");
     game.play(Actor::Gm, &ply).unwrap();
-    assert!(game.position_tag().ends_with("resigned=RED"));
+    assert!(game.position_tag().contains(" resigned=RED "));
     let restored = DipTacToe::from_position(&Options::new(), &game.position_tag()).unwrap();
     assert_eq!(restored.to_act(), ToAct::Orders(vec![0, 2, 3]));
     assert!(
@@ -300,4 +300,34 @@ fn invariants_hold_over_generated_games() {
         assert_eq!(replay.position_tag(), game.position_tag());
         assert_eq!(replay.outcome(), game.outcome());
     }
+}
+
+#[test]
+fn missed_turns_are_counted_for_the_nmr_policy() {
+    let mut options = Options::new();
+    options.insert("nmr_limit".into(), "2".into());
+    let mut game = DipTacToe::new(&options).unwrap();
+    let ply = game.turn_ply(&orders(&[(0, &["A1-B1"])])).unwrap();
+    game.play(Actor::Gm, &ply).unwrap();
+    assert_eq!(game.missed_turns(0), 0);
+    assert_eq!(game.missed_turns(1), 1);
+    assert!(game.nmr_alerts().is_empty());
+    let ply = game.turn_ply(&orders(&[(1, &["Victory!"])])).unwrap();
+    game.play(Actor::Gm, &ply).unwrap();
+    assert_eq!(game.missed_turns(0), 1, "BLUE sent nothing this time");
+    assert_eq!(
+        game.missed_turns(1),
+        0,
+        "a claim alone counts as sending orders"
+    );
+    assert_eq!(game.nmr_alerts(), vec![2, 3]);
+    assert!(game
+        .last_report()
+        .unwrap()
+        .contains("GREEN has sent no orders for 2 turns in a row."));
+    let tag = game.position_tag();
+    assert!(tag.ends_with("missed=BLUE:1,GREEN:2,YELLOW:2"), "{tag}");
+    let restored = DipTacToe::from_position(&options, &tag).unwrap();
+    assert_eq!(restored.nmr_alerts(), vec![2, 3]);
+    assert_eq!(restored.position_tag(), tag);
 }

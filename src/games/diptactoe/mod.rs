@@ -8,7 +8,8 @@
 //! Other plies: `BLUE:resign` (the seat's units hold for the rest of the game) and `draw`.
 //!
 //! Position tag: `turn=3 BLUE=I.A.1,II.F.2/6 RED=II.H.1/7 GREEN=III.M.4/7 YELLOW=IV.N.4/7`
-//! (units, then the reserve after `/`), with ` resigned=BLUE,RED` when somebody resigned.
+//! (units, then the reserve after `/`), with ` resigned=BLUE,RED` when somebody resigned and
+//! ` missed=GREEN:2` for seats that sent no orders in the last turns (the NMR count).
 
 pub mod adjudicate;
 pub mod board;
@@ -59,6 +60,9 @@ pub struct DipTacToe {
     position: Position,
     turn: u32,
     resigned: [bool; 4],
+    /// Turns in a row each seat sent no lines at all (reset by any line).
+    missed: [u32; 4],
+    nmr_limit: u32,
     support_hold: bool,
     outcome: Option<Outcome>,
     report: Option<String>,
@@ -68,22 +72,37 @@ impl DipTacToe {
     fn with_options(options: &Options, position: Position) -> Result<Self, String> {
         crate::games::check_options(OPTIONS, options)?;
         let nmr = options_get(OPTIONS, options, "nmr_limit");
-        match nmr.trim().parse::<u32>() {
-            Ok(n) if (1..=99).contains(&n) => {}
+        let nmr_limit = match nmr.trim().parse::<u32>() {
+            Ok(n) if (1..=99).contains(&n) => n,
             _ => {
                 return Err(format!(
                     "option 'nmr_limit' must be a number 1-99, not '{nmr}'"
                 ))
             }
-        }
+        };
         Ok(DipTacToe {
             position,
             turn: 1,
             resigned: [false; 4],
+            missed: [0; 4],
+            nmr_limit,
             support_hold: options_get(OPTIONS, options, "support_hold") == "on",
             outcome: None,
             report: None,
         })
+    }
+
+    /// How many turns in a row the seat has sent no orders.
+    pub fn missed_turns(&self, seat: Seat) -> u32 {
+        self.missed.get(seat).copied().unwrap_or(0)
+    }
+
+    /// Seats still playing whose missed turns have reached the option `nmr_limit`: the GM
+    /// should be told (their units go on holding meanwhile).
+    pub fn nmr_alerts(&self) -> Vec<Seat> {
+        (0..4)
+            .filter(|s| !self.resigned[*s] && self.missed[*s] >= self.nmr_limit)
+            .collect()
     }
 
     /// The units and reserves now.
@@ -209,7 +228,24 @@ impl DipTacToe {
             })
             .collect();
         let turn = run_turn(&self.position, &lines, self.support_hold);
-        self.report = Some(report::render(&turn, &format!("Turn {}", self.turn)));
+        let mut report = report::render(&turn, &format!("Turn {}", self.turn));
+        for seat in 0..4 {
+            if self.resigned[seat] {
+                continue;
+            }
+            self.missed[seat] = if lines[seat].is_empty() {
+                self.missed[seat] + 1
+            } else {
+                0
+            };
+            if self.missed[seat] > 1 {
+                report.push_str(&format!(
+                    "{} has sent no orders for {} turns in a row.\n",
+                    SEATS[seat], self.missed[seat]
+                ));
+            }
+        }
+        self.report = Some(report);
         let winners = turn.winners();
         self.position = turn.after;
         self.turn += 1;
@@ -278,6 +314,7 @@ impl Rules for DipTacToe {
         let mut seen = [false; 4];
         let mut turn = None;
         let mut resigned = [false; 4];
+        let mut missed = [0u32; 4];
         for field in tag.split_whitespace() {
             let (key, value) = field
                 .split_once('=')
@@ -290,6 +327,15 @@ impl Rules for DipTacToe {
                         .filter(|t| *t >= 1)
                         .ok_or_else(|| format!("'{value}' is not a turn number"))?,
                 );
+            } else if key.eq_ignore_ascii_case("missed") {
+                for item in value.split(',').filter(|n| !n.is_empty()) {
+                    let (name, count) = item
+                        .split_once(':')
+                        .ok_or_else(|| format!("'{item}': write missed=SEAT:N"))?;
+                    missed[seat_by_name(name)?] = count
+                        .parse()
+                        .map_err(|_| format!("'{count}' is not a number of missed turns"))?;
+                }
             } else if key.eq_ignore_ascii_case("resigned") {
                 for name in value.split(',').filter(|n| !n.is_empty()) {
                     resigned[seat_by_name(name)?] = true;
@@ -314,6 +360,7 @@ impl Rules for DipTacToe {
         let mut game = DipTacToe::with_options(options, Position::from_parts(&units, reserves)?)?;
         game.turn = turn.ok_or("the position does not give turn=N")?;
         game.resigned = resigned;
+        game.missed = missed;
         Ok(game)
     }
 
@@ -339,6 +386,13 @@ impl Rules for DipTacToe {
         if !resigned.is_empty() {
             fields.push(format!("resigned={}", resigned.join(",")));
         }
+        let missed: Vec<String> = (0..4)
+            .filter(|s| self.missed[*s] > 0)
+            .map(|s| format!("{}:{}", SEATS[s], self.missed[s]))
+            .collect();
+        if !missed.is_empty() {
+            fields.push(format!("missed={}", missed.join(",")));
+        }
         fields.join(" ")
     }
 
@@ -359,9 +413,11 @@ impl Rules for DipTacToe {
             return Err(PlyError::NotYourTurn("the game is over".into()));
         }
         let text = text.trim();
+        let resign_suffix = text.len().saturating_sub(":resign".len());
         if let Some(name) = text
-            .strip_suffix(":resign")
-            .or_else(|| text.strip_suffix(":RESIGN"))
+            .get(resign_suffix..)
+            .filter(|end| end.eq_ignore_ascii_case(":resign"))
+            .map(|_| &text[..resign_suffix])
         {
             let seat = seat_by_name(name).map_err(PlyError::Syntax)?;
             if actor != Actor::Gm && actor != Actor::Seat(seat) {
@@ -428,6 +484,8 @@ impl Rules for DipTacToe {
         if self.outcome.is_some() || self.resigned.get(seat).copied().unwrap_or(true) {
             let why = if self.outcome.is_some() {
                 "the game is over"
+            } else if seat >= SEATS.len() {
+                "there is no such player"
             } else {
                 "you have resigned: your units hold"
             };
