@@ -1,0 +1,182 @@
+//! Shared test harness: a game master on a temporary store with a fixed clock, fed raw mail.
+#![allow(dead_code)]
+
+use chrono::{DateTime, TimeZone, Utc};
+use pbem::compose::Ctx;
+use pbem::config::{self, Config};
+use pbem::dice::{ScriptedDice, Seed};
+use pbem::gamelog::{self, Loaded};
+use pbem::games::GameKind;
+use pbem::gm::{self, GameSpec, Secrets};
+use pbem::inbox::{self, Handled};
+use pbem::store::{OutboxRow, Store};
+use pbem::template::Templates;
+
+pub struct World {
+    pub dir: tempfile::TempDir,
+    pub store: Store,
+    pub cfg: Config,
+    pub templates: Templates,
+    pub now: DateTime<Utc>,
+    /// Mail already looked at by `new_mail`.
+    pub seen: usize,
+    counter: usize,
+}
+
+impl World {
+    pub fn new() -> World {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut cfg, _) = config::load(None, &|_| None).unwrap();
+        cfg.address = "gm@pbem.example".into();
+        cfg.transport = format!("dir:{}", dir.path().join("out").display());
+        let store = Store::open(&dir.path().join("pbem.sqlite"), true).unwrap();
+        World {
+            dir,
+            store,
+            cfg,
+            templates: Templates::load(None).unwrap(),
+            now: Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap(),
+            seen: 0,
+            counter: 0,
+        }
+    }
+
+    pub fn ctx(&self) -> Ctx<'_> {
+        Ctx {
+            cfg: &self.cfg,
+            templates: &self.templates,
+            now: self.now,
+        }
+    }
+
+    /// Creates a game (welcome mails queued), with fixed tokens `tok<seat>g<n>`.
+    pub fn game(
+        &mut self,
+        kind: GameKind,
+        players: &[(&str, &str)],
+        options: &[(&str, &str)],
+        position: Option<&str>,
+        move_secs: Option<i64>,
+    ) -> i64 {
+        self.counter += 1;
+        let n = self.counter;
+        let spec = GameSpec {
+            kind: Some(kind),
+            options: options
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            players: players
+                .iter()
+                .map(|(s, e)| (s.to_string(), e.to_string()))
+                .collect(),
+            event: None,
+            move_secs,
+            position: position.map(str::to_string),
+        };
+        let secrets = Secrets {
+            tokens: (0..8).map(|s| format!("tok{s}g{n}")).collect(),
+            seed: Seed::from_bytes([7u8; 32]),
+        };
+        let now = self.now;
+        let cfg = self.cfg.clone();
+        let templates = Templates::load(None).unwrap();
+        self.store
+            .tx(|tx| {
+                let id = gm::create_game(tx, &spec, &secrets, now)?;
+                let g = gamelog::load(tx, id)?;
+                if g.row.status == "active" {
+                    let ctx = Ctx {
+                        cfg: &cfg,
+                        templates: &templates,
+                        now,
+                    };
+                    inbox::welcome_all(tx, &ctx, &g)?;
+                }
+                Ok(id)
+            })
+            .unwrap()
+    }
+
+    pub fn load(&mut self, id: i64) -> Loaded {
+        self.store.tx(|tx| gamelog::load(tx, id)).unwrap()
+    }
+
+    /// The secret reply address of a seat.
+    pub fn seat_address(&mut self, game: i64, seat: usize) -> String {
+        let g = self.load(game);
+        self.cfg
+            .seat_address(g.seat(seat).unwrap().token.as_deref().unwrap())
+    }
+
+    /// Delivers raw mail through the whole path (store, then process). `None`: a duplicate.
+    pub fn deliver(&mut self, raw: &[u8]) -> Option<Handled> {
+        self.deliver_with_dice(raw, None)
+    }
+
+    pub fn deliver_with_dice(
+        &mut self,
+        raw: &[u8],
+        dice: Option<&mut ScriptedDice>,
+    ) -> Option<Handled> {
+        let ctx = Ctx {
+            cfg: &self.cfg,
+            templates: &self.templates,
+            now: self.now,
+        };
+        let id = inbox::store_raw(&mut self.store, raw, &ctx).unwrap()?;
+        inbox::process(
+            &mut self.store,
+            &ctx,
+            id,
+            dice.map(|d| d as &mut dyn pbem::dice::DiceSource),
+        )
+        .unwrap()
+    }
+
+    /// A plain mail from `from` to `to` with these body lines.
+    pub fn mail(&mut self, from: &str, to: &str, subject: &str, body: &str) -> Vec<u8> {
+        self.counter += 1;
+        format!(
+            "From: Player <{from}>\r\nTo: {to}\r\nSubject: {subject}\r\n\
+             Message-ID: <t{}.{}@client.example>\r\nDate: Sun, 1 Mar 2026 12:00:00 +0000\r\n\
+             MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n",
+            self.counter,
+            std::process::id()
+        )
+        .into_bytes()
+    }
+
+    /// Outgoing mail queued since the last call, oldest first.
+    pub fn new_mail(&mut self) -> Vec<OutboxRow> {
+        let mut rows = self.store.tx(|tx| tx.outbox(None, i64::MAX)).unwrap();
+        rows.reverse();
+        let fresh = rows.split_off(self.seen.min(rows.len()));
+        self.seen += fresh.len();
+        fresh
+    }
+
+    /// Runs the timers at the current clock.
+    pub fn timers(&mut self) -> usize {
+        let ctx = Ctx {
+            cfg: &self.cfg,
+            templates: &self.templates,
+            now: self.now,
+        };
+        pbem::timers::run(&mut self.store, &ctx, None).unwrap()
+    }
+}
+
+/// The one mail to `to` among `mail`, failing clearly otherwise.
+pub fn only_to<'a>(mail: &'a [OutboxRow], to: &str) -> &'a OutboxRow {
+    let to_them: Vec<&OutboxRow> = mail.iter().filter(|m| m.to_addr == to).collect();
+    assert_eq!(
+        to_them.len(),
+        1,
+        "expected one mail to {to}, got: {:#?}",
+        mail.iter()
+            .map(|m| (&m.to_addr, &m.kind))
+            .collect::<Vec<_>>()
+    );
+    to_them[0]
+}

@@ -1,0 +1,487 @@
+//! The mail path end to end on a store (no network): clients' mail, robots, duplicates, spoofing, guards, timers.
+
+mod common;
+
+use chrono::Duration;
+use common::{only_to, World};
+use pbem::games::{Actor, AnyGame, GameKind, Options};
+
+const ALICE: &str = "alice@example.org";
+const BOB: &str = "bob@example.org";
+
+/// A Dice Rink position, A to move, where A's die on b1 shows 5 and `5W6` is legal.
+fn position_for_5w6() -> String {
+    for front in 1..=6 {
+        let tag = format!("A:b1=5/{front},d2=3/1 B:b4=2/3,c4=6/2 move=A forced=-");
+        if let Ok(mut g) = AnyGame::from_position(GameKind::DiceRink, &Options::new(), &tag) {
+            if g.play(Actor::Seat(0), "5W6").is_ok() {
+                return tag;
+            }
+        }
+    }
+    panic!("no position found where 5W6 is legal");
+}
+
+fn rink(w: &mut World, a: &str, position: Option<&str>) -> i64 {
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", a), ("B", BOB)],
+        &[],
+        position,
+        None,
+    );
+    w.new_mail();
+    id
+}
+
+#[test]
+fn welcome_mails_carry_each_seats_secret_reply_address() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", ALICE), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
+    let mail = w.new_mail();
+    let a = only_to(&mail, ALICE);
+    let b = only_to(&mail, BOB);
+    assert_eq!(a.kind, "welcome");
+    assert_eq!(a.reply_to.as_deref(), Some(w.seat_address(id, 0).as_str()));
+    assert_eq!(b.reply_to.as_deref(), Some(w.seat_address(id, 1).as_str()));
+    assert_ne!(a.reply_to, b.reply_to);
+    assert!(a.body.contains("You play A"), "{}", a.body);
+    assert!(a.subject.contains(&format!("[pbem #{id}]")));
+    // The token never appears in a body.
+    assert!(!a.body.contains("tok0g"), "{}", a.body);
+}
+
+/// Each real-client fixture is a reply to a turn report; its lines reach the game.
+#[test]
+fn client_mail_reaches_the_game() {
+    let position = position_for_5w6();
+    // (fixture, whether its move is played, a phrase the reply must contain)
+    let cases: &[(&str, bool, &str)] = &[
+        (
+            "gmail-web.eml",
+            false,
+            "you wrote #12, but the game is at #1",
+        ),
+        ("outlook-exchange.eml", false, "you may rotate only when"),
+        ("apple-iphone.eml", true, "ok: 5W6"),
+        (
+            "apple-mail.eml",
+            false,
+            "you wrote #12, but the game is at #1",
+        ),
+        ("thunderbird-flowed.eml", false, "one move per mail"),
+        ("apple-mail-flowed-delsp.eml", true, "ok: b1 5W6"),
+        (
+            "yahoo-html-only.eml",
+            false,
+            "you wrote #12, but the game is at #1",
+        ),
+        (
+            "outlook-web-html-only.eml",
+            false,
+            "you wrote #12, but the game is at #1",
+        ),
+        ("latin1-qp.eml", true, "ok: 5W6"),
+        ("gmail-android-base64.eml", false, "ignored: Mein Zug"),
+        (
+            "outlook-original-message.eml",
+            false,
+            "you wrote #12, but the game is at #1",
+        ),
+        ("samsung-mobile.eml", false, "A to move"),
+    ];
+    for (file, played, phrase) in cases {
+        let mut w = World::new();
+        let raw = std::fs::read(format!("tests/data/mail/clients/{file}")).unwrap();
+        let from = pbem::mail::inbound::parse(&raw).from.unwrap();
+        let id = rink(&mut w, &from, Some(&position));
+        let to = w.seat_address(id, 0);
+        // The fixtures were written to a fixed reply address; give them this game's.
+        let raw = String::from_utf8_lossy(&raw)
+            .replace("gm+k3x9q2@pbem.example", &to)
+            .into_bytes();
+        let h = w.deliver(&raw).expect("a new message");
+        assert_eq!(h.status, "done", "{file}: {h:?}");
+        let g = w.load(id);
+        assert_eq!(g.moves.len(), usize::from(*played), "{file}: {:?}", g.moves);
+        let mail = w.new_mail();
+        let reply = only_to(&mail, &from);
+        assert_eq!(reply.in_reply_to.is_some(), true, "{file}");
+        assert!(reply.body.contains(phrase), "{file}: {}", reply.body);
+        if *played {
+            assert_eq!(g.moves[0].text, "5W6", "{file}");
+            assert_eq!(reply.kind, "move_accepted", "{file}");
+            only_to(&mail, BOB);
+        }
+    }
+}
+
+#[test]
+fn bounces_and_auto_replies_get_no_answer() {
+    for dir in ["bounces", "autoreplies"] {
+        for entry in std::fs::read_dir(format!("tests/data/mail/corpus/{dir}")).unwrap() {
+            let path = entry.unwrap().path();
+            let mut w = World::new();
+            rink(&mut w, ALICE, None);
+            let raw = std::fs::read(&path).unwrap();
+            let h = w.deliver(&raw).expect("stored");
+            assert_eq!(h.status, "refused", "{}: {h:?}", path.display());
+            assert!(w.new_mail().is_empty(), "{} was answered", path.display());
+        }
+    }
+}
+
+#[test]
+fn malformed_mail_never_breaks_the_path() {
+    for entry in std::fs::read_dir("tests/data/mail/corpus/malformed").unwrap() {
+        let path = entry.unwrap().path();
+        let mut w = World::new();
+        rink(&mut w, ALICE, None);
+        let h = w.deliver(&std::fs::read(&path).unwrap()).expect("stored");
+        assert!(matches!(h.status, "done" | "refused"), "{}", path.display());
+        // Strangers get no answer.
+        assert!(
+            w.new_mail().iter().all(|m| m.to_addr == ALICE
+                || m.to_addr == BOB
+                || m.kind == "move_accepted"
+                || m.kind == "order_refused"),
+            "{}",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn a_duplicate_delivery_changes_nothing() {
+    let mut w = World::new();
+    let id = rink(&mut w, ALICE, None);
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(ALICE, &to, "Re: move", "b1 5/4");
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    let after_first = w.load(id).moves.len();
+    let mail_first = w.new_mail().len();
+    assert_eq!(after_first, 1);
+    assert!(mail_first >= 2);
+    assert!(
+        w.deliver(&raw).is_none(),
+        "the second delivery is a duplicate"
+    );
+    assert_eq!(w.load(id).moves.len(), 1);
+    assert!(w.new_mail().is_empty());
+}
+
+#[test]
+fn a_spoofed_sender_is_refused_and_the_real_player_told() {
+    let mut w = World::new();
+    let id = rink(&mut w, ALICE, None);
+    let to = w.seat_address(id, 0);
+    let raw = w.mail("mallory@evil.example", &to, "Re: move", "b1 5/4");
+    let h = w.deliver(&raw).unwrap();
+    assert_eq!(h.status, "refused");
+    assert!(h.note.contains("spoofed"), "{h:?}");
+    assert!(w.load(id).moves.is_empty());
+    let mail = w.new_mail();
+    assert_eq!(mail.len(), 1, "only the real player is told");
+    let notice = only_to(&mail, ALICE);
+    assert_eq!(notice.kind, "auth_refusal");
+    assert!(notice.body.contains("mallory@evil.example"));
+    assert!(!notice.body.contains("tok0g"), "the token is never echoed");
+}
+
+#[test]
+fn moves_without_the_secret_address_are_not_played_and_strangers_not_answered() {
+    let mut w = World::new();
+    let id = rink(&mut w, ALICE, None);
+    // A registered player writing to the plain GM address: told how, nothing played.
+    let raw = w.mail(ALICE, "gm@pbem.example", "move", "b1 5/4");
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    assert!(w.load(id).moves.is_empty());
+    let mail = w.new_mail();
+    let r = only_to(&mail, ALICE);
+    assert!(r.body.contains("secret reply address"), "{}", r.body);
+    // A stranger: recorded, not answered.
+    let raw = w.mail("stranger@else.example", "gm@pbem.example", "move", "b1 5/4");
+    assert_eq!(w.deliver(&raw).unwrap().status, "refused");
+    assert!(w.new_mail().is_empty());
+}
+
+#[test]
+fn a_password_line_authenticates_and_a_wrong_one_is_refused() {
+    let mut w = World::new();
+    let id = rink(&mut w, ALICE, None);
+    w.store
+        .tx(|tx| tx.set_password_hash(ALICE, Some(&pbem::password::hash("s3cret!", "salt"))))
+        .unwrap();
+    let raw = w.mail(
+        ALICE,
+        "gm@pbem.example",
+        &format!("Re: [pbem #{id}] Dice Rink"),
+        "PASSWORD wrong\nb1 5/4",
+    );
+    assert_eq!(w.deliver(&raw).unwrap().status, "refused");
+    assert!(w.load(id).moves.is_empty());
+    let mail = w.new_mail();
+    assert_eq!(only_to(&mail, ALICE).kind, "auth_refusal");
+    let raw = w.mail(
+        ALICE,
+        "gm@pbem.example",
+        &format!("Re: [pbem #{id}] Dice Rink"),
+        "PASSWORD s3cret!\nb1 5/4",
+    );
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    assert_eq!(w.load(id).moves.len(), 1);
+    let mail = w.new_mail();
+    assert!(
+        !only_to(&mail, ALICE).body.contains("s3cret"),
+        "passwords are never echoed"
+    );
+}
+
+#[test]
+fn a_stale_guard_is_refused_and_a_current_one_plays() {
+    let mut w = World::new();
+    let id = rink(&mut w, ALICE, None);
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(ALICE, &to, "Re: move", "#3 b1 5/4");
+    w.deliver(&raw).unwrap();
+    assert!(w.load(id).moves.is_empty());
+    let mail = w.new_mail();
+    assert!(only_to(&mail, ALICE)
+        .body
+        .contains("you wrote #3, but the game is at #1"));
+    let raw = w.mail(ALICE, &to, "Re: move", "#1\nb1 5/4");
+    w.deliver(&raw).unwrap();
+    assert_eq!(w.load(id).moves.len(), 1);
+}
+
+#[test]
+fn two_moves_in_one_mail_play_the_first_and_refuse_the_second() {
+    let mut w = World::new();
+    let id = rink(&mut w, ALICE, None);
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(ALICE, &to, "Re: move", "b1 5/4\nd1 3/6");
+    w.deliver(&raw).unwrap();
+    let g = w.load(id);
+    assert_eq!(g.moves.len(), 1);
+    assert_eq!(g.moves[0].text, "b1 5/4");
+    let mail = w.new_mail();
+    let r = only_to(&mail, ALICE);
+    assert!(r.body.contains("ok: b1 5/4"), "{}", r.body);
+    assert!(r.body.contains("one move per mail"), "{}", r.body);
+    // The opponent is told the move, with the board.
+    let b = only_to(&mail, BOB);
+    assert_eq!(b.kind, "turn_report");
+    assert!(b.body.contains("A played b1 5/4"), "{}", b.body);
+    assert!(b.body.contains("It is your move"), "{}", b.body);
+}
+
+#[test]
+fn an_illegal_move_is_explained_and_changes_nothing() {
+    let mut w = World::new();
+    let id = rink(&mut w, ALICE, None);
+    let to = w.seat_address(id, 1);
+    let raw = w.mail(BOB, &to, "Re: move", "b4 5/4");
+    w.deliver(&raw).unwrap();
+    assert!(w.load(id).moves.is_empty());
+    let mail = w.new_mail();
+    let r = only_to(&mail, BOB);
+    assert_eq!(r.kind, "order_refused");
+    assert!(r.body.contains("not your turn"), "{}", r.body);
+}
+
+#[test]
+fn commands_board_history_moves_help_list() {
+    let mut w = World::new();
+    let id = rink(&mut w, ALICE, None);
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(
+        ALICE,
+        &to,
+        "Re: x",
+        "b1 5/4\nHISTORY\nSTATUS\nHELP dicerink\nLIST",
+    );
+    w.deliver(&raw).unwrap();
+    let mail = w.new_mail();
+    let r = only_to(&mail, ALICE);
+    assert!(r.body.contains("b1 5/4"), "{}", r.body);
+    assert!(
+        r.body.contains("Deadline") || r.body.contains("B to move"),
+        "{}",
+        r.body
+    );
+    assert!(r.body.contains("Dice Rink notation"), "{}", r.body);
+    assert!(r.body.contains(&format!("#{id} Dice Rink")), "{}", r.body);
+    let to_b = w.seat_address(id, 1);
+    let raw = w.mail(BOB, &to_b, "Re: x", "MOVES");
+    w.deliver(&raw).unwrap();
+    let mail = w.new_mail();
+    assert!(only_to(&mail, BOB).body.contains("Your legal moves"));
+}
+
+#[test]
+fn players_start_and_join_games_by_mail() {
+    let mut w = World::new();
+    let raw = w.mail(ALICE, "gm@pbem.example", "new game", "NEW dicerink");
+    w.deliver(&raw).unwrap();
+    let mail = w.new_mail();
+    let r = only_to(&mail, ALICE);
+    assert!(r.body.contains("game #1 created"), "{}", r.body);
+    let raw = w.mail(BOB, "gm@pbem.example", "join", "JOIN 1");
+    w.deliver(&raw).unwrap();
+    let mail = w.new_mail();
+    let welcome: Vec<_> = mail.iter().filter(|m| m.kind == "welcome").collect();
+    assert_eq!(welcome.len(), 2, "{mail:#?}");
+    assert_eq!(w.load(1).row.status, "active");
+    let raw = w.mail("carol@example.org", "gm@pbem.example", "join", "JOIN 1");
+    w.deliver(&raw).unwrap();
+    assert!(only_to(&w.new_mail(), "carol@example.org")
+        .body
+        .contains("no open seat"));
+}
+
+#[test]
+fn resignation_and_agreed_draw_end_the_game_with_the_record() {
+    let mut w = World::new();
+    let id = rink(&mut w, ALICE, None);
+    let to = w.seat_address(id, 1);
+    let raw = w.mail(BOB, &to, "Re: x", "RESIGN");
+    w.deliver(&raw).unwrap();
+    let g = w.load(id);
+    assert_eq!(g.row.status, "finished");
+    assert!(g.row.seed_revealed);
+    let mail = w.new_mail();
+    let over = only_to(&mail, ALICE);
+    assert_eq!(over.kind, "game_over");
+    assert!(over.body.contains("A wins"), "{}", over.body);
+    assert!(over.body.contains("[Result \"A\"]"), "{}", over.body);
+    assert!(over.body.contains("[DiceSeed"), "{}", over.body);
+
+    let id = rink(&mut w, ALICE, None);
+    let (ta, tb) = (w.seat_address(id, 0), w.seat_address(id, 1));
+    let raw = w.mail(ALICE, &ta, "Re: x", "DRAW OFFER");
+    w.deliver(&raw).unwrap();
+    assert_eq!(only_to(&w.new_mail(), BOB).kind, "turn_report");
+    let raw = w.mail(BOB, &tb, "Re: x", "DRAW ACCEPT");
+    w.deliver(&raw).unwrap();
+    let g = w.load(id);
+    assert_eq!(g.row.status, "finished");
+    assert!(g.game.outcome_text().unwrap().contains("draw"));
+}
+
+#[test]
+fn reminders_and_timeouts_on_a_fixed_clock() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", ALICE), ("B", BOB)],
+        &[],
+        None,
+        Some(3 * 86400),
+    );
+    w.new_mail();
+    w.now += Duration::hours(47);
+    assert_eq!(w.timers(), 0, "nothing is due 25 hours before the deadline");
+    w.now += Duration::hours(2);
+    assert_eq!(w.timers(), 1);
+    let mail = w.new_mail();
+    assert_eq!(only_to(&mail, ALICE).kind, "reminder");
+    assert_eq!(w.timers(), 0, "one reminder only");
+    w.now += Duration::hours(24);
+    assert_eq!(w.timers(), 1);
+    let mail = w.new_mail();
+    let notice = only_to(&mail, "gm@pbem.example");
+    assert!(
+        notice.body.contains("did not move by the deadline"),
+        "{}",
+        notice.body
+    );
+    assert_eq!(w.load(id).row.status, "active");
+
+    // With the forfeit option the player loses instead.
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", ALICE), ("B", BOB)],
+        &[("timeout", "forfeit")],
+        None,
+        Some(3600),
+    );
+    w.new_mail();
+    w.now += Duration::hours(2);
+    w.timers();
+    let g = w.load(id);
+    assert_eq!(g.row.status, "finished");
+    assert!(g.game.outcome_text().unwrap().starts_with("B wins"));
+}
+
+#[test]
+fn vacation_pauses_the_clock() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", ALICE), ("B", BOB)],
+        &[],
+        None,
+        Some(86400),
+    );
+    w.new_mail();
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(ALICE, &to, "Re: x", "VACATION 5");
+    w.deliver(&raw).unwrap();
+    w.new_mail();
+    w.now += Duration::days(2);
+    w.timers();
+    let g = w.load(id);
+    let deadline = g.row.deadline.expect("the clock runs after the vacation");
+    assert_eq!(deadline, w.now - Duration::days(2) + Duration::days(6));
+    assert!(w.new_mail().iter().all(|m| m.kind != "gm_notice"));
+}
+
+/// Two players play the seed's Illustrative Game 2 entirely by mail.
+#[test]
+fn a_whole_game_by_mail() {
+    let record = std::fs::read_to_string("tests/data/dicerink/game2.pgn").unwrap();
+    let plies = pbem::records::Record::parse(&record)
+        .unwrap()
+        .replay()
+        .unwrap()
+        .log;
+    let mut w = World::new();
+    let id = rink(&mut w, ALICE, None);
+    for (actor, ply) in &plies {
+        let Actor::Seat(seat) = actor else {
+            unreachable!()
+        };
+        let (from, to) = (
+            if *seat == 0 { ALICE } else { BOB },
+            w.seat_address(id, *seat),
+        );
+        let raw = w.mail(
+            from,
+            &to,
+            &format!("Re: [pbem #{id}] Dice Rink"),
+            &format!("{ply}\n\nOn Sunday the GM wrote:\n> old board\n> 5W6"),
+        );
+        assert_eq!(w.deliver(&raw).unwrap().status, "done", "{ply}");
+        w.new_mail();
+    }
+    let g = w.load(id);
+    assert_eq!(g.moves.len(), plies.len());
+    assert_eq!(g.row.status, "finished");
+    assert_eq!(
+        g.game.outcome_text().unwrap(),
+        "B wins: both dice on rank 1"
+    );
+    // The export replays to the same game.
+    let export = pbem::gm::export(&g).unwrap();
+    let again = pbem::records::Record::parse(&export)
+        .unwrap()
+        .replay()
+        .unwrap();
+    assert_eq!(again.game.position_tag(), g.game.position_tag());
+}
