@@ -1,0 +1,127 @@
+//! Crash safety: pbem is SIGKILLed between every pair of steps of the mail path; after a restart
+//! each message is processed exactly once and every reply is sent at least once.
+
+use std::io::Write;
+use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use pbem::fault::POINTS;
+use pbem::store::Store;
+
+const BIN: &str = env!("CARGO_BIN_EXE_pbem");
+
+fn pbem(
+    dir: &Path,
+    args: &[&str],
+    fault: Option<&str>,
+    stdin: Option<&[u8]>,
+) -> std::process::ExitStatus {
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(dir)
+        .args(args)
+        .env("PBEM_DB", dir.join("pbem.sqlite"))
+        .env("PBEM_ADDRESS", "gm@example.org")
+        .env("PBEM_OUTBOX_DIR", dir.join("out"))
+        .env_remove("PBEM_FAULT")
+        .env_remove("PBEM_CONFIG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    if let Some(f) = fault {
+        cmd.env("PBEM_FAULT", f);
+    }
+    let mut child = cmd.spawn().unwrap();
+    if let Some(bytes) = stdin {
+        child.stdin.take().unwrap().write_all(bytes).unwrap();
+    }
+    drop(child.stdin.take());
+    child.wait().unwrap()
+}
+
+fn eml_files(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir.join("out"))
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn every_crash_point_leaves_exactly_once_processing_and_at_least_once_replies() {
+    for point in POINTS {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        assert!(pbem(d, &["init"], None, None).success());
+        assert!(pbem(
+            d,
+            &[
+                "game",
+                "new",
+                "dicerink",
+                "--player",
+                "A=alice@example.org",
+                "--player",
+                "B=bob@example.org"
+            ],
+            None,
+            None
+        )
+        .success());
+        let token = {
+            let mut store = Store::open(&d.join("pbem.sqlite"), false).unwrap();
+            store
+                .tx(|tx| Ok(tx.seats(1)?[0].token.clone().unwrap()))
+                .unwrap()
+        };
+        let raw = format!(
+            "From: alice@example.org\r\nTo: gm+{token}@example.org\r\nSubject: Re: [pbem #1] Dice Rink\r\n\
+             Message-ID: <crash-test@alice.example>\r\n\r\nb1 5/4\r\n"
+        );
+        let status = pbem(d, &["ingest"], Some(point), Some(raw.as_bytes()));
+        assert_eq!(
+            status.signal(),
+            Some(9),
+            "{point}: the fault point was not reached ({status:?})"
+        );
+        // The MTA saw no success (the process died), so it delivers again; then the daemon runs.
+        let again = pbem(d, &["ingest"], None, Some(raw.as_bytes()));
+        assert!(again.success(), "{point}: redelivery failed: {again:?}");
+        assert!(
+            pbem(d, &["serve", "--once"], None, None).success(),
+            "{point}"
+        );
+
+        let mut store = Store::open(&d.join("pbem.sqlite"), false).unwrap();
+        let (moves, messages, outbox) = store
+            .tx(|tx| Ok((tx.moves(1)?, tx.messages(100)?, tx.outbox(None, 100)?)))
+            .unwrap();
+        assert_eq!(
+            moves.len(),
+            1,
+            "{point}: the move must be played exactly once: {moves:?}"
+        );
+        assert_eq!(messages.len(), 1, "{point}: one stored message");
+        assert_eq!(messages[0].status, "done", "{point}");
+        let replies: Vec<_> = outbox.iter().filter(|m| m.kind != "welcome").collect();
+        assert_eq!(
+            replies.len(),
+            2,
+            "{point}: one reply to A, one report to B: {replies:?}"
+        );
+        assert!(
+            replies.iter().all(|m| m.status == "sent"),
+            "{point}: {replies:?}"
+        );
+        let files = eml_files(d);
+        for r in &replies {
+            let copies = files.iter().filter(|f| f.contains(&r.message_id)).count();
+            assert!(copies >= 1, "{point}: {} never sent", r.message_id);
+            if *point != "send:after-send" {
+                assert_eq!(copies, 1, "{point}: {} sent {copies} times", r.message_id);
+            }
+        }
+    }
+}
