@@ -318,7 +318,7 @@ fn own_die(pos: &Position, square: Square) -> Result<&Die, String> {
 }
 
 /// The position after a legal move: the turn passes, and the die just moved forces the
-/// opposing die of the same value, if any.
+/// opposing die of the same value, if any. The move must have passed `check`.
 pub fn apply(pos: &Position, mv: &Move) -> Position {
     let mut next = pos.clone();
     let mover = pos.to_move;
