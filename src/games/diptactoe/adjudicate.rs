@@ -101,7 +101,7 @@ impl<'a> Adjudicator<'a> {
                 self.decision[nr] = first;
                 self.state[nr] = State::Resolved;
             }
-            return first;
+            return self.decision[nr];
         }
         if self.dependencies[old_count] != nr {
             // It rests on somebody else's guess: keep it as a guess too.
