@@ -392,3 +392,32 @@ fn the_board_fits_a_mail_and_shows_every_die() {
     let empty = DiceRink::new(&Options::new()).unwrap().board();
     assert!(empty.contains("set-up, A places a die on rank 1"));
 }
+
+/// Every distinct position the set-up can end in, found by playing out every placement.
+fn starting_positions(options: &[(&str, &str)]) -> std::collections::HashSet<String> {
+    let mut layer = vec![with_options(options).unwrap()];
+    for _ in 0..4 {
+        let mut next = std::collections::HashMap::new();
+        for game in &layer {
+            for ply in game.legal_plies() {
+                let mut after = game.clone();
+                play(&mut after, &ply).unwrap();
+                next.entry(after.position_tag()).or_insert(after);
+            }
+        }
+        layer = next.into_values().collect();
+    }
+    assert!(layer.iter().all(|g| g.move_number() == Some((1, true))));
+    layer.iter().map(DiceRink::position_tag).collect()
+}
+
+#[test]
+fn the_fixed_set_up_has_24576_starting_positions() {
+    // 4! ways to give the four dice the four values, times the orientations showing each
+    // value on top (low 8, high 8, 3: 4, 6: 4). The free set-up multiplies this by the 6 x 6
+    // choices of squares: 884,736, not the seed's 276,480 (see RULES.md).
+    assert_eq!(
+        starting_positions(&[("setup", "fixed")]).len(),
+        24 * 8 * 8 * 4 * 4
+    );
+}
