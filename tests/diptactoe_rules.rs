@@ -255,8 +255,12 @@ fn invariants_hold_over_generated_games() {
             .wrapping_add(1442695040888963407);
         ((seed >> 33) as usize) % n
     };
-    for _game in 0..6 {
-        let mut game = new_game();
+    for game_number in 0..6 {
+        let mut options = Options::new();
+        if game_number % 2 == 1 {
+            options.insert("support_hold".into(), "on".into());
+        }
+        let mut game = DipTacToe::new(&options).unwrap();
         let mut record = Vec::new();
         for _turn in 0..60 {
             if game.outcome().is_some() {
@@ -290,10 +294,10 @@ fn invariants_hold_over_generated_games() {
                 let reserve = json["reserves"][name].as_u64().unwrap() as usize;
                 assert_eq!(units.len() + reserve, 8, "{name} has eight units in all");
             }
-            let restored = DipTacToe::from_position(&Options::new(), &game.position_tag()).unwrap();
+            let restored = DipTacToe::from_position(&options, &game.position_tag()).unwrap();
             assert_eq!(restored.position_tag(), game.position_tag());
         }
-        let mut replay = new_game();
+        let mut replay = DipTacToe::new(&options).unwrap();
         for ply in &record {
             replay.play(Actor::Gm, ply).expect("record replays");
         }
