@@ -1,7 +1,7 @@
 //! Dip-Tac-Toe (seed 002): four players, 4x4x4 tic-tac-toe with Diplomacy's simultaneous orders.
 //!
 //! A turn is one `Actor::Gm` ply holding every seat's order lines, built by `turn_ply`:
-//! `BLUE:I.A.1-II.F.2;RED:II.F.2(S)BLUE(I.A.1-II.F.2);GREEN:VICTORY;YELLOW:`. Seats are
+//! `BLUE:I.A.1-II.F.2;RED:II.G.2(S)BLUE(I.A.1-II.F.2);GREEN:VICTORY;YELLOW:`. Seats are
 //! separated by `;`, a seat's lines by `,`; each line is in canonical order notation
 //! (`notation/diptactoe.md`), or `?` and the line as sent, percent-encoded, when it could not be
 //! read (it is void, but its reason belongs in the report). The ply has no white space.
