@@ -132,7 +132,7 @@ pub fn load(
         )?,
         retry_base_secs: dur("retry_base", fc.limits.retry_base, 60)?,
         max_attempts: fc.limits.max_attempts.unwrap_or(8),
-        poll_secs: dur("poll", fc.time.poll, 5)? as u64,
+        poll_secs: dur("poll", env("PBEM_POLL").or(fc.time.poll), 5)? as u64,
     };
     // The file's `db` applies unless --db / PBEM_DB gave one (the caller decides).
     Ok((cfg, fc.db))

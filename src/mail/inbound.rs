@@ -696,7 +696,8 @@ fn is_usable_address(address: &str) -> bool {
     match address.rsplit_once('@') {
         Some((local, domain)) => {
             !local.is_empty()
-                && domain.contains('.')
+                // A dotless domain is only usable for the local machine (test stacks, LANs).
+                && (domain.contains('.') || domain.eq_ignore_ascii_case("localhost"))
                 && !domain.starts_with('.')
                 && !domain.ends_with('.')
                 && address
