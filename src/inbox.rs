@@ -342,11 +342,9 @@ fn handle(
             None,
         ));
     }
-    if session.lines.is_empty() && session.extra.is_empty() && session.help.is_none() {
-        if cmds.is_empty() {
-            // An empty mail (or all quoted text): say how to play rather than stay silent.
-            session.help = Some(help_text(ctx, None)?);
-        }
+    // An empty mail (or all quoted text): say how to play rather than stay silent.
+    if cmds.is_empty() && session.extra.is_empty() && session.help.is_none() {
+        session.help = Some(help_text(ctx, None)?);
     }
     reply(tx, ctx, &session, current, &from, in_reply_to)?;
     let note = format!("{} line(s) answered", session.lines.len());
@@ -1126,7 +1124,7 @@ pub fn turn_orders(tx: &Tx, game: i64) -> anyhow::Result<BTreeMap<usize, Vec<Str
 }
 
 /// Lends the caller's dice (if any) for one call.
-fn reborrow<'a>(dice: &'a mut Option<&mut dyn DiceSource>) -> Option<&'a mut dyn DiceSource> {
+pub fn reborrow<'a>(dice: &'a mut Option<&mut dyn DiceSource>) -> Option<&'a mut dyn DiceSource> {
     match dice {
         Some(d) => Some(&mut **d),
         None => None,

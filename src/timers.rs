@@ -25,11 +25,7 @@ pub fn run(
     let due = store.tx(|tx| tx.games_with_deadline_before(horizon))?;
     let mut acted = 0;
     for row in due {
-        let d = match dice.as_mut() {
-            Some(d) => Some(&mut **d as &mut dyn DiceSource),
-            None => None,
-        };
-        acted += store.tx(|tx| one(tx, ctx, row.id, d))?;
+        acted += store.tx(|tx| one(tx, ctx, row.id, crate::inbox::reborrow(&mut dice)))?;
     }
     Ok(acted)
 }

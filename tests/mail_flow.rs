@@ -112,7 +112,7 @@ fn client_mail_reaches_the_game() {
         assert_eq!(g.moves.len(), usize::from(*played), "{file}: {:?}", g.moves);
         let mail = w.new_mail();
         let reply = only_to(&mail, &from);
-        assert_eq!(reply.in_reply_to.is_some(), true, "{file}");
+        assert!(reply.in_reply_to.is_some(), "{file}");
         assert!(reply.body.contains(phrase), "{file}: {}", reply.body);
         if *played {
             assert_eq!(g.moves[0].text, "5W6", "{file}");

@@ -1,5 +1,11 @@
 //! Placeholder for the d4d6 rules engine (being written; replaced wholesale).
 
+pub mod board;
+pub mod movegen;
+pub mod pieces;
+pub mod position;
+pub mod tablebase;
+
 use crate::games::{Actor, GameKind, OptionSpec, Options, Outcome, PlyError, Rules, ToAct};
 
 #[derive(Debug, Clone)]
