@@ -74,6 +74,15 @@ pub enum Command {
     /// Players.
     #[command(subcommand)]
     Player(PlayerCmd),
+    /// What-if adjudication for the GM (njudge's PREDICT): a position and orders in, results out.
+    Adjudicate {
+        /// The game (diptactoe).
+        game: String,
+        /// JSON: {"units": {...}, "reserves": {...}, "orders": {...}}.
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// Recompute every dice roll of an exported record from its revealed seed.
     Verify { file: PathBuf },
     /// Measure the mail path (see README).
@@ -269,6 +278,27 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             Ok(0)
         }
         Command::Verify { file } => verify(&file),
+        Command::Adjudicate { game, file, json } => {
+            if GameKind::parse(&game) != Some(GameKind::DipTacToe) {
+                anyhow::bail!("adjudicate knows diptactoe only (the game with simultaneous orders)");
+            }
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            match crate::games::diptactoe::whatif::adjudicate_request(&text) {
+                Ok(w) if json => {
+                    println!("{}", serde_json::to_string_pretty(&w.json())?);
+                    Ok(0)
+                }
+                Ok(w) => {
+                    print!("{}", w.report());
+                    Ok(0)
+                }
+                Err(e) => {
+                    eprintln!("{}: {e}", file.display());
+                    Ok(1)
+                }
+            }
+        }
         Command::Bench(cmd) => crate::bench::run(cmd, &db, cfg),
         Command::Init => {
             Store::open(&db, true)?;

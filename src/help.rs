@@ -30,6 +30,7 @@ pub fn summary(kind: GameKind) -> &'static str {
 pub fn notation(kind: GameKind) -> &'static str {
     match kind {
         GameKind::DiceRink => include_str!("../notation/dicerink.md"),
-        GameKind::D4D6 | GameKind::DipTacToe => summary(kind),
+        GameKind::DipTacToe => include_str!("../notation/diptactoe.md"),
+        GameKind::D4D6 => summary(kind),
     }
 }
