@@ -16,6 +16,9 @@ use crate::store::Store;
 use crate::template::Templates;
 use crate::timers;
 
+/// How many messages share one transaction (and so one fsync).
+const BATCH: usize = 200;
+
 /// What one pass did, for the log and for `serve --once`.
 #[derive(Debug, Default, Clone)]
 pub struct Pass {
@@ -65,12 +68,10 @@ impl Daemon {
         crate::fault::point("ingest:after-store");
         // This message and any an earlier run stored but did not finish (a crash, a retry
         // by the MTA after a lost answer): each is processed exactly once.
-        for pending in self.store.tx(|tx| tx.new_messages())? {
-            if let Err(e) = inbox::process(&mut self.store, &ctx, pending, None) {
-                tracing::error!(id = pending, error = %format!("{e:#}"), "processing failed; the message stays new");
-            }
-            crate::fault::point("process:after-commit");
+        if let Err(e) = inbox::process_batch(&mut self.store, &ctx, BATCH) {
+            tracing::error!(error = %format!("{e:#}"), "processing failed; the messages stay new");
         }
+        crate::fault::point("process:after-commit");
         if let Err(e) = sender::drain(&mut self.store, &self.cfg, &self.transport, &Utc::now) {
             tracing::error!(error = %format!("{e:#}"), "sending failed; the outbox keeps the mail");
         }
@@ -88,18 +89,13 @@ impl Daemon {
             templates: &self.templates,
             now: Utc::now(),
         };
-        for id in self.store.tx(|tx| tx.new_messages())? {
-            if self.stop.load(Ordering::SeqCst) {
+        loop {
+            let n = inbox::process_batch(&mut self.store, &ctx, BATCH)?;
+            crate::fault::point("process:after-commit");
+            pass.processed += n;
+            if n < BATCH || self.stop.load(Ordering::SeqCst) {
                 break;
             }
-            match inbox::process(&mut self.store, &ctx, id, None) {
-                Ok(Some(_)) => pass.processed += 1,
-                Ok(None) => {}
-                Err(e) => {
-                    tracing::error!(id, error = %format!("{e:#}"), "processing failed; will retry")
-                }
-            }
-            crate::fault::point("process:after-commit");
         }
         pass.timers = timers::run(&mut self.store, &ctx, None)?;
         let d = sender::drain(&mut self.store, &self.cfg, &self.transport, &Utc::now)?;
@@ -120,28 +116,39 @@ impl Daemon {
             .map(|e| e.file_name())
             .collect();
         names.sort();
-        for name in names {
+        for chunk in names.chunks(BATCH) {
             if self.stop.load(Ordering::SeqCst) {
                 break;
             }
-            let path = new.join(&name);
-            let raw =
-                std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+            let raws = chunk
+                .iter()
+                .map(|name| {
+                    let path = new.join(name);
+                    std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))
+                })
+                .collect::<anyhow::Result<Vec<_>>>()?;
             let ctx = Ctx {
                 cfg: &self.cfg,
                 templates: &self.templates,
                 now: Utc::now(),
             };
-            match inbox::store_raw(&mut self.store, &raw, &ctx)? {
-                Some(_) => pass.stored += 1,
-                None => pass.duplicates += 1,
+            // One commit makes the whole chunk durable; only then do the files leave new/.
+            for fresh in inbox::store_raw_batch(&mut self.store, &raws, &ctx)? {
+                if fresh {
+                    pass.stored += 1;
+                } else {
+                    pass.duplicates += 1;
+                }
             }
-            let mut cur_name = name.to_string_lossy().into_owned();
-            if !cur_name.contains(":2,") {
-                cur_name.push_str(":2,S");
+            for name in chunk {
+                let mut cur_name = name.to_string_lossy().into_owned();
+                if !cur_name.contains(":2,") {
+                    cur_name.push_str(":2,S");
+                }
+                let path = new.join(name);
+                std::fs::rename(&path, dir.join("cur").join(cur_name))
+                    .with_context(|| format!("cannot move {} to cur/", path.display()))?;
             }
-            std::fs::rename(&path, dir.join("cur").join(cur_name))
-                .with_context(|| format!("cannot move {} to cur/", path.display()))?;
         }
         Ok(())
     }

@@ -47,19 +47,70 @@ pub fn process(
     dice: Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<Option<Handled>> {
     store.tx(|tx| {
-        let Some(msg) = tx.message(id)? else {
-            return Ok(None);
-        };
-        if msg.status != "new" {
-            return Ok(None);
-        }
-        let inb = inbound::parse(&msg.raw);
-        let handled = handle(tx, ctx, id, &inb, dice)?;
-        let game = handled.1;
-        let h = handled.0;
-        tx.finish_message(id, h.status, &h.note, inb.from.as_deref(), game)?;
+        let h = process_in(tx, ctx, id, dice)?;
         fault::point("process:before-commit");
-        Ok(Some(h))
+        Ok(h)
+    })
+}
+
+/// Processes every stored message not yet processed, many in one transaction so their
+/// commits share one fsync. Each message runs inside a savepoint: one that fails is rolled
+/// back alone and marked `failed` for the GM (`pbem inbox`), and the rest still commit.
+pub fn process_batch(store: &mut Store, ctx: &Ctx, limit: usize) -> anyhow::Result<usize> {
+    store.tx(|tx| {
+        let ids = tx.new_messages()?;
+        let mut n = 0;
+        for id in ids.into_iter().take(limit) {
+            tx.savepoint()?;
+            match process_in(tx, ctx, id, None) {
+                Ok(_) => tx.release()?,
+                Err(e) => {
+                    tx.rollback_to()?;
+                    tracing::error!(id, error = %format!("{e:#}"), "message failed");
+                    tx.finish_message(id, "failed", &format!("{e:#}"), None, None)?;
+                }
+            }
+            n += 1;
+        }
+        fault::point("process:before-commit");
+        Ok(n)
+    })
+}
+
+/// One message's whole effect, inside the caller's transaction.
+fn process_in(
+    tx: &Tx,
+    ctx: &Ctx,
+    id: i64,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<Option<Handled>> {
+    let Some(msg) = tx.message(id)? else {
+        return Ok(None);
+    };
+    if msg.status != "new" {
+        return Ok(None);
+    }
+    let inb = inbound::parse(&msg.raw);
+    let (h, game) = handle(tx, ctx, id, &inb, dice)?;
+    tx.finish_message(id, h.status, &h.note, inb.from.as_deref(), game)?;
+    Ok(Some(h))
+}
+
+/// Stores many raw messages in one transaction (durable together); `true` for each new one.
+pub fn store_raw_batch(
+    store: &mut Store,
+    raws: &[Vec<u8>],
+    ctx: &Ctx,
+) -> anyhow::Result<Vec<bool>> {
+    let keys: Vec<String> = raws
+        .iter()
+        .map(|r| dedupe_key(&inbound::parse(r)))
+        .collect();
+    store.tx(|tx| {
+        raws.iter()
+            .zip(&keys)
+            .map(|(raw, key)| Ok(tx.insert_message(key, raw, ctx.now)?.is_some()))
+            .collect()
     })
 }
 
@@ -510,15 +561,31 @@ fn flush(
             let mut tried = false;
             for line in &lines {
                 if tried || s.moved {
-                    s.lines.push(Line::no(line, "not played: one move per mail (only the first move counts)"));
+                    s.lines.push(Line::no(
+                        line,
+                        "not played: one move per mail (only the first move counts)",
+                    ));
                     continue;
                 }
-                let res = gm::play(tx, &mut g, Actor::Seat(seat), line, ctx.now, Some(msg_id), reborrow(dice))?;
+                let res = gm::play(
+                    tx,
+                    &mut g,
+                    Actor::Seat(seat),
+                    line,
+                    ctx.now,
+                    Some(msg_id),
+                    reborrow(dice),
+                )?;
                 match res {
                     Ok(played) => {
-                        s.lines.push(Line::ok(line, played.plies.first().map(|p| p.1.clone())));
+                        s.lines
+                            .push(Line::ok(line, played.plies.first().map(|p| p.1.clone())));
                         for p in played.plies.iter().skip(1) {
-                            s.extra.push(format!("then {}: {}", crate::records::actor_name(&g.game, p.0), p.1));
+                            s.extra.push(format!(
+                                "then {}: {}",
+                                crate::records::actor_name(&g.game, p.0),
+                                p.1
+                            ));
                         }
                         s.extra.extend(played.reports.iter().cloned());
                         compose::announce(tx, ctx, &g, &played, Some(seat))?;
@@ -830,10 +897,13 @@ fn run_command(
                     .push(Line::no(&text, format!("the game is {}", g.row.status)));
                 return Ok(());
             }
-            match gm::play_with(tx, &mut g, Actor::Seat(seat), ctx.now, |game| game.resign(seat))? {
+            match gm::play_with(tx, &mut g, Actor::Seat(seat), ctx.now, |game| {
+                game.resign(seat)
+            })? {
                 Err(e) => s.lines.push(Line::no(&text, e.to_string())),
                 Ok(played) => {
-                    s.lines.push(Line::ok(&text, played.plies.first().map(|p| p.1.clone())));
+                    s.lines
+                        .push(Line::ok(&text, played.plies.first().map(|p| p.1.clone())));
                     let except = if played.finished { None } else { Some(seat) };
                     compose::announce(tx, ctx, &g, &played, except)?;
                 }
@@ -859,7 +929,10 @@ fn run_command(
                 match gm::play_with(tx, &mut g, Actor::Gm, ctx.now, |game| game.agree_draw())? {
                     Err(e) => s.lines.push(Line::no(&text, e.to_string())),
                     Ok(played) => {
-                        s.lines.push(Line::ok(&text, Some("draw agreed by all: the game is over".into())));
+                        s.lines.push(Line::ok(
+                            &text,
+                            Some("draw agreed by all: the game is over".into()),
+                        ));
                         compose::announce(tx, ctx, &g, &played, None)?;
                     }
                 }

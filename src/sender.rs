@@ -61,18 +61,34 @@ pub fn drain(
         if due.is_empty() {
             return Ok(out);
         }
-        for row in due {
-            let result = transport.send(&out_mail(&row));
-            fault::point("send:after-send");
-            let t = now();
-            store.tx(|tx| match &result {
-                Ok(()) => tx.mark_sent(row.id, t),
-                Err(e) if e.transient && row.attempts + 1 < cfg.max_attempts => {
-                    tx.mark_attempt_failed(row.id, &e.message, Some(backoff(cfg, row.attempts, t)))
+        // Send the batch, then mark it in one transaction: a crash in between sends again
+        // (at least once), never loses a mail.
+        let results: Vec<_> = due
+            .iter()
+            .map(|row| {
+                let r = transport.send(&out_mail(row));
+                fault::point("send:after-send");
+                r
+            })
+            .collect();
+        let t = now();
+        store.tx(|tx| {
+            for (row, result) in due.iter().zip(&results) {
+                match result {
+                    Ok(()) => tx.mark_sent(row.id, t)?,
+                    Err(e) if e.transient && row.attempts + 1 < cfg.max_attempts => tx
+                        .mark_attempt_failed(
+                            row.id,
+                            &e.message,
+                            Some(backoff(cfg, row.attempts, t)),
+                        )?,
+                    Err(e) => tx.mark_attempt_failed(row.id, &e.message, None)?,
                 }
-                Err(e) => tx.mark_attempt_failed(row.id, &e.message, None),
-            })?;
-            fault::point("send:after-mark");
+            }
+            Ok(())
+        })?;
+        fault::point("send:after-mark");
+        for (row, result) in due.iter().zip(results) {
             match result {
                 Ok(()) => out.sent += 1,
                 Err(e) if e.transient && row.attempts + 1 < cfg.max_attempts => {

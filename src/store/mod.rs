@@ -104,4 +104,22 @@ impl Tx<'_> {
     fn conn(&self) -> &Connection {
         &self.tx
     }
+
+    /// Opens a savepoint inside the transaction: `release` keeps its work, `rollback_to`
+    /// undoes only it (one message of a batch).
+    pub fn savepoint(&self) -> anyhow::Result<()> {
+        self.conn().execute_batch("SAVEPOINT item")?;
+        Ok(())
+    }
+
+    pub fn release(&self) -> anyhow::Result<()> {
+        self.conn().execute_batch("RELEASE item")?;
+        Ok(())
+    }
+
+    pub fn rollback_to(&self) -> anyhow::Result<()> {
+        self.conn()
+            .execute_batch("ROLLBACK TO item; RELEASE item")?;
+        Ok(())
+    }
 }
