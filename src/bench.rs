@@ -1,23 +1,357 @@
-//! `pbem bench`: throughput and latency of the mail path, against the raw durable commit rate.
+//! `pbem bench ingest`: throughput and latency of the whole mail path, against SQLite's raw durable commit rate.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
+use anyhow::{anyhow, Context};
+use chrono::Utc;
 use clap::Subcommand;
 
+use crate::compose::Ctx;
 use crate::config::Config;
+use crate::daemon::Daemon;
+use crate::gamelog;
+use crate::games::{Actor, GameKind};
+use crate::gm::{self, GameSpec, Secrets};
+use crate::records::Record;
+use crate::store::Store;
+use crate::template::Templates;
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCmd {
-    /// N games, M order mails through the whole path into an .eml outbox.
+    /// Order mails for many Dice Rink games through the whole path (Maildir, store, rules,
+    /// replies into an .eml outbox), then the same with a store full of finished games, then
+    /// one `pbem ingest` process per mail as an MTA runs it.
     Ingest {
-        #[arg(long, default_value_t = 20)]
+        /// Games played at once.
+        #[arg(long, default_value_t = 50)]
         games: usize,
-        #[arg(long, default_value_t = 400)]
+        /// Order mails in all (each game plays the seed's Game 2 from the start).
+        #[arg(long, default_value_t = 1000)]
         mails: usize,
+        /// Mails arriving between two daemon passes (what one poll interval collects).
+        #[arg(long, default_value_t = 100)]
+        wave: usize,
+        /// Finished games in the store for the second run (0 to skip it).
+        #[arg(long, default_value_t = 100_000)]
+        finished: usize,
+        /// `pbem ingest` processes to time, one mail each (0 to skip).
+        #[arg(long, default_value_t = 200)]
+        pipe: usize,
+        /// Where the scratch databases go (the disk under test); default: here.
+        #[arg(long)]
+        dir: Option<PathBuf>,
     },
 }
 
-pub fn run(cmd: BenchCmd, db: &Path, cfg: Config) -> anyhow::Result<i32> {
-    let _ = (cmd, db, cfg);
-    anyhow::bail!("bench: not yet")
+const GAME2: &str = include_str!("../tests/data/dicerink/game2.pgn");
+
+/// Runs a benchmark and prints its figures.
+pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
+    let BenchCmd::Ingest {
+        games,
+        mails,
+        wave,
+        finished,
+        pipe,
+        dir,
+    } = cmd;
+    let base = dir.unwrap_or_else(|| PathBuf::from("."));
+    let scratch = base.join(format!("pbem-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch)?;
+    let result = (|| -> anyhow::Result<()> {
+        let raw = raw_commit_rate(&scratch.join("raw.sqlite"), 300)?;
+        println!(
+            "SQLite raw durable commits (one-row transactions, WAL, synchronous=FULL): {raw:.0}/s"
+        );
+        let empty = path_run(&scratch.join("empty"), &cfg, games, mails, wave, 0)?;
+        empty.print("empty store", raw);
+        if finished > 0 {
+            let full = path_run(&scratch.join("full"), &cfg, games, mails, wave, finished)?;
+            full.print(&format!("store with {finished} finished games"), raw);
+            println!(
+                "rate with {finished} finished games: {:.1}% of the empty-store rate",
+                100.0 * full.rate / empty.rate
+            );
+        }
+        if pipe > 0 {
+            pipe_run(&scratch.join("pipe"), &cfg, games.min(pipe), pipe)?;
+        }
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&scratch);
+    result.map(|_| 0)
+}
+
+fn raw_commit_rate(path: &Path, n: usize) -> anyhow::Result<f64> {
+    let mut store = Store::open(path, true)?;
+    let t = Instant::now();
+    store.bench_raw_commits(n)?;
+    Ok(n as f64 / t.elapsed().as_secs_f64())
+}
+
+struct PathFigures {
+    mails: usize,
+    rate: f64,
+    p50: Duration,
+    p99: Duration,
+    wave: usize,
+}
+
+impl PathFigures {
+    fn print(&self, what: &str, raw: f64) {
+        println!(
+            "mail path, {what}: {} mails, {:.0} mails/s, latency p50 {:.1} ms p99 {:.1} ms \
+             (arrival waves of {}), ratio to raw commits {:.2}",
+            self.mails,
+            self.rate,
+            ms(self.p50),
+            ms(self.p99),
+            self.wave,
+            self.rate / raw
+        );
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i]
+}
+
+/// The plies every bench game plays, in order.
+fn script() -> anyhow::Result<Vec<(Actor, String)>> {
+    Ok(Record::parse(GAME2)
+        .map_err(|e| anyhow!(e))?
+        .replay()
+        .map_err(|e| anyhow!("{e}"))?
+        .log)
+}
+
+/// A scratch config: mail as files in `dir`.
+fn bench_config(cfg: &Config, dir: &Path) -> Config {
+    let mut c = cfg.clone();
+    c.address = "gm@bench.example".into();
+    c.maildir = Some(dir.join("Maildir"));
+    c.transport = format!("dir:{}", dir.join("outbox").display());
+    c.replies_per_hour = i64::MAX;
+    c.move_secs = None;
+    c
+}
+
+/// Creates `n` Dice Rink games; returns each game's (id, token of A, token of B).
+fn make_games(
+    store: &mut Store,
+    cfg: &Config,
+    n: usize,
+) -> anyhow::Result<Vec<(i64, String, String)>> {
+    let templates = Templates::load(None)?;
+    let now = Utc::now();
+    store.tx(|tx| {
+        let ctx = Ctx {
+            cfg,
+            templates: &templates,
+            now,
+        };
+        (0..n)
+            .map(|i| {
+                let spec = GameSpec {
+                    kind: Some(GameKind::DiceRink),
+                    players: vec![
+                        ("A".into(), format!("a{i}@players.example")),
+                        ("B".into(), format!("b{i}@players.example")),
+                    ],
+                    ..Default::default()
+                };
+                let secrets = Secrets::generate(2)?;
+                let id = gm::create_game(tx, &spec, &secrets, now)?;
+                let g = gamelog::load(tx, id)?;
+                crate::inbox::welcome_all(tx, &ctx, &g)?;
+                Ok((id, secrets.tokens[0].clone(), secrets.tokens[1].clone()))
+            })
+            .collect()
+    })
+}
+
+/// The raw mails, in an order where each is legal when it arrives.
+fn make_mails(
+    cfg: &Config,
+    games: &[(i64, String, String)],
+    total: usize,
+) -> anyhow::Result<Vec<Vec<u8>>> {
+    let plies = script()?;
+    let mut out = Vec::new();
+    'outer: for (n, (actor, ply)) in plies.iter().enumerate() {
+        for (i, (id, ta, tb)) in games.iter().enumerate() {
+            if out.len() == total {
+                break 'outer;
+            }
+            let (from, token) = match actor {
+                Actor::Seat(0) => (format!("a{i}@players.example"), ta),
+                _ => (format!("b{i}@players.example"), tb),
+            };
+            out.push(
+                format!(
+                    "From: {from}\r\nTo: {to}\r\nSubject: Re: [pbem #{id}] Dice Rink\r\n\
+                     Message-ID: <bench.{id}.{n}@players.example>\r\n\r\n{ply}\r\n",
+                    to = cfg.seat_address(token)
+                )
+                .into_bytes(),
+            );
+        }
+    }
+    if out.len() < total {
+        anyhow::bail!(
+            "{} games give at most {} mails; ask for more games",
+            games.len(),
+            out.len()
+        );
+    }
+    Ok(out)
+}
+
+/// Fills the store with finished games (each a whole Game 2 with its players and log).
+fn fill_finished(store: &mut Store, n: usize) -> anyhow::Result<()> {
+    let plies = script()?;
+    let now = Utc::now();
+    let options = "{}";
+    for chunk in 0..n.div_ceil(10_000) {
+        store.tx(|tx| {
+            for i in chunk * 10_000..((chunk + 1) * 10_000).min(n) {
+                let id = tx.insert_game(
+                    &crate::store::NewGame {
+                        kind: "dicerink",
+                        options_json: options,
+                        status: "finished",
+                        event: None,
+                        start_position: None,
+                        seed: None,
+                        commitment: None,
+                        move_secs: None,
+                    },
+                    now,
+                )?;
+                let a = tx.player_id(&format!("old{}@players.example", i % 5000))?;
+                let b = tx.player_id(&format!("old{}@players.example", (i + 1) % 5000))?;
+                tx.insert_seat(id, 0, Some(a), None)?;
+                tx.insert_seat(id, 1, Some(b), None)?;
+                for (actor, ply) in &plies {
+                    let name = if *actor == Actor::Seat(0) { "A" } else { "B" };
+                    tx.append_move(id, name, ply, now, None)?;
+                }
+                tx.set_game_status(id, "finished", Some("B wins"), now)?;
+            }
+            Ok(())
+        })?;
+    }
+    Ok(())
+}
+
+fn path_run(
+    dir: &Path,
+    cfg: &Config,
+    games: usize,
+    mails: usize,
+    wave: usize,
+    finished: usize,
+) -> anyhow::Result<PathFigures> {
+    for sub in ["Maildir/new", "Maildir/cur", "Maildir/tmp"] {
+        std::fs::create_dir_all(dir.join(sub))?;
+    }
+    let cfg = bench_config(cfg, dir);
+    let mut store = Store::open(&dir.join("pbem.sqlite"), true)?;
+    if finished > 0 {
+        let t = Instant::now();
+        fill_finished(&mut store, finished)?;
+        eprintln!(
+            "(filled {finished} finished games in {:.1} s)",
+            t.elapsed().as_secs_f64()
+        );
+    }
+    let ids = make_games(&mut store, &cfg, games)?;
+    let raws = make_mails(&cfg, &ids, mails)?;
+    let mut daemon = Daemon::new(store, cfg)?;
+    daemon.pass()?; // the welcome mails
+    let new = dir.join("Maildir/new");
+    let mut latencies = Vec::with_capacity(raws.len());
+    let start = Instant::now();
+    for (w, chunk) in raws.chunks(wave.max(1)).enumerate() {
+        for (i, raw) in chunk.iter().enumerate() {
+            std::fs::write(new.join(format!("{w:06}.{i:06}.bench")), raw)?;
+        }
+        let t = Instant::now();
+        let p = daemon.pass()?;
+        let took = t.elapsed();
+        if p.processed != chunk.len() {
+            anyhow::bail!(
+                "wave {w}: {} of {} mails processed",
+                p.processed,
+                chunk.len()
+            );
+        }
+        latencies.extend(std::iter::repeat_n(took, chunk.len()));
+    }
+    let total = start.elapsed();
+    let failed = daemon.store.tx(|tx| tx.outbox(Some("failed"), 1))?;
+    if !failed.is_empty() {
+        anyhow::bail!("a reply failed to send: {:?}", failed[0].last_error);
+    }
+    latencies.sort();
+    Ok(PathFigures {
+        mails: raws.len(),
+        rate: raws.len() as f64 / total.as_secs_f64(),
+        p50: percentile(&latencies, 0.5),
+        p99: percentile(&latencies, 0.99),
+        wave,
+    })
+}
+
+/// One `pbem ingest` process per mail, as an MTA pipe runs it.
+fn pipe_run(dir: &Path, cfg: &Config, games: usize, mails: usize) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let cfg = bench_config(cfg, dir);
+    let db = dir.join("pbem.sqlite");
+    let mut store = Store::open(&db, true)?;
+    let ids = make_games(&mut store, &cfg, games)?;
+    let raws = make_mails(&cfg, &ids, mails)?;
+    drop(store);
+    let exe = std::env::current_exe().context("cannot find the pbem binary")?;
+    let mut times = Vec::with_capacity(raws.len());
+    let start = Instant::now();
+    for raw in &raws {
+        let t = Instant::now();
+        let mut child = Command::new(&exe)
+            .arg("ingest")
+            .env("PBEM_DB", &db)
+            .env("PBEM_ADDRESS", &cfg.address)
+            .env("PBEM_TRANSPORT", &cfg.transport)
+            .env_remove("PBEM_MAILDIR")
+            .env_remove("PBEM_FAULT")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()?;
+        std::io::Write::write_all(&mut child.stdin.take().expect("piped"), raw)?;
+        let status = child.wait()?;
+        if !status.success() {
+            anyhow::bail!("pbem ingest exited with {status}");
+        }
+        times.push(t.elapsed());
+    }
+    let total = start.elapsed();
+    times.sort();
+    println!(
+        "MTA pipe, one `pbem ingest` process per mail: {} mails, {:.0} mails/s, per mail p50 {:.1} ms p99 {:.1} ms",
+        raws.len(),
+        raws.len() as f64 / total.as_secs_f64(),
+        ms(percentile(&times, 0.5)),
+        ms(percentile(&times, 0.99))
+    );
+    Ok(())
 }

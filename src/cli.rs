@@ -280,7 +280,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Verify { file } => verify(&file),
         Command::Adjudicate { game, file, json } => {
             if GameKind::parse(&game) != Some(GameKind::DipTacToe) {
-                anyhow::bail!("adjudicate knows diptactoe only (the game with simultaneous orders)");
+                anyhow::bail!(
+                    "adjudicate knows diptactoe only (the game with simultaneous orders)"
+                );
             }
             let text = std::fs::read_to_string(&file)
                 .with_context(|| format!("cannot read {}", file.display()))?;

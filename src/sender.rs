@@ -63,14 +63,9 @@ pub fn drain(
         }
         // Send the batch, then mark it in one transaction: a crash in between sends again
         // (at least once), never loses a mail.
-        let results: Vec<_> = due
-            .iter()
-            .map(|row| {
-                let r = transport.send(&out_mail(row));
-                fault::point("send:after-send");
-                r
-            })
-            .collect();
+        let mails: Vec<_> = due.iter().map(out_mail).collect();
+        let results = transport.send_batch(&mails);
+        fault::point("send:after-send");
         let t = now();
         store.tx(|tx| {
             for (row, result) in due.iter().zip(&results) {

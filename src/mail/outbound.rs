@@ -379,6 +379,50 @@ impl Transport {
     }
 }
 
+impl Transport {
+    /// Sends several mails, each with its own result. For a folder the files are written
+    /// first and made durable together by one filesystem sync instead of an fsync each; a
+    /// failed sync fails them all (transient), so they are written again later.
+    pub fn send_batch(&self, mails: &[OutMail]) -> Vec<Result<(), SendError>> {
+        let Transport::Dir(folder) = self else {
+            return mails.iter().map(|m| self.send(m)).collect();
+        };
+        if mails.len() < 8 {
+            // A filesystem sync costs more than a few fsyncs.
+            return mails.iter().map(|m| self.send(m)).collect();
+        }
+        let mut results: Vec<Result<(), SendError>> = mails
+            .iter()
+            .map(|m| {
+                let message = build(m).map_err(|e| SendError::permanent(e.to_string()))?;
+                write_to_folder_synced(folder, &message, &m.message_id, false)
+                    .map(|_| ())
+                    .map_err(|e| SendError {
+                        transient: true,
+                        message: format!("cannot write into {}: {e}", folder.display()),
+                    })
+            })
+            .collect();
+        if results.iter().any(Result::is_ok) {
+            if let Err(e) = sync_folder(folder) {
+                for r in results.iter_mut().filter(|r| r.is_ok()) {
+                    *r = Err(SendError {
+                        transient: true,
+                        message: format!("cannot sync {}: {e}", folder.display()),
+                    });
+                }
+            }
+        }
+        results
+    }
+}
+
+/// Flushes the filesystem holding `folder` (file data and directory entries) in one call.
+fn sync_folder(folder: &Path) -> io::Result<()> {
+    let dir = fs::File::open(folder)?;
+    rustix::fs::syncfs(&dir).map_err(io::Error::from)
+}
+
 impl fmt::Display for Transport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -558,6 +602,17 @@ fn send_with_sendmail(program: &Path, message: &Message) -> Result<(), SendError
 /// the path. The file appears complete or not at all (written under a hidden name, then
 /// hard-linked), and an existing file is never replaced: a clash gets a `-2`, `-3`... suffix.
 pub fn write_to_folder(folder: &Path, message: &Message, message_id: &str) -> io::Result<PathBuf> {
+    write_to_folder_synced(folder, message, message_id, true)
+}
+
+/// `write_to_folder`, leaving the fsync to the caller when `sync` is false (a batch then
+/// makes all its files durable with one `sync_folder`).
+fn write_to_folder_synced(
+    folder: &Path,
+    message: &Message,
+    message_id: &str,
+    sync: bool,
+) -> io::Result<PathBuf> {
     fs::create_dir_all(folder)?;
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
     let id: String = message_id
@@ -582,7 +637,9 @@ pub fn write_to_folder(folder: &Path, message: &Message, message_id: &str) -> io
             .create_new(true)
             .open(&temp)?;
         file.write_all(&message.formatted())?;
-        file.sync_all()?;
+        if sync {
+            file.sync_all()?;
+        }
         for attempt in 1.. {
             let name = if attempt == 1 {
                 format!("{stem}.eml")

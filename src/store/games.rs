@@ -88,7 +88,7 @@ pub struct NewGame<'a> {
 
 impl Tx<'_> {
     pub fn insert_game(&self, g: &NewGame, now: DateTime<Utc>) -> anyhow::Result<i64> {
-        self.conn().execute(
+        self.exec(
             "INSERT INTO games (kind, options, status, event, start_position, seed, commitment, \
              move_secs, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?9)",
             params![
@@ -108,8 +108,7 @@ impl Tx<'_> {
 
     pub fn game(&self, id: i64) -> anyhow::Result<Option<GameRow>> {
         Ok(self
-            .conn()
-            .query_row(
+            .one(
                 &format!("SELECT {GAME_COLS} FROM games WHERE id = ?1"),
                 [id],
                 game_row,
@@ -119,7 +118,7 @@ impl Tx<'_> {
 
     /// Games, newest first; `status` filters when given.
     pub fn games(&self, status: Option<&str>) -> anyhow::Result<Vec<GameRow>> {
-        let mut st = self.conn().prepare(&format!(
+        let mut st = self.conn().prepare_cached(&format!(
             "SELECT {GAME_COLS} FROM games WHERE ?1 IS NULL OR status = ?1 ORDER BY id DESC"
         ))?;
         let rows = st.query_map([status], game_row)?;
@@ -128,7 +127,7 @@ impl Tx<'_> {
 
     /// Active games with a deadline at or before `now`, or a reminder due.
     pub fn games_with_deadline_before(&self, t: DateTime<Utc>) -> anyhow::Result<Vec<GameRow>> {
-        let mut st = self.conn().prepare(&format!(
+        let mut st = self.conn().prepare_cached(&format!(
             "SELECT {GAME_COLS} FROM games WHERE status = 'active' AND deadline IS NOT NULL \
              AND deadline <= ?1 ORDER BY deadline"
         ))?;
@@ -143,7 +142,7 @@ impl Tx<'_> {
         result: Option<&str>,
         now: DateTime<Utc>,
     ) -> anyhow::Result<()> {
-        self.conn().execute(
+        self.exec(
             "UPDATE games SET status = ?2, result = ?3, updated_at = ?4 WHERE id = ?1",
             params![id, status, result, ts(now)],
         )?;
@@ -151,7 +150,7 @@ impl Tx<'_> {
     }
 
     pub fn set_deadline(&self, id: i64, deadline: Option<DateTime<Utc>>) -> anyhow::Result<()> {
-        self.conn().execute(
+        self.exec(
             "UPDATE games SET deadline = ?2, reminded = 0 WHERE id = ?1",
             params![id, deadline.map(ts)],
         )?;
@@ -159,13 +158,12 @@ impl Tx<'_> {
     }
 
     pub fn set_reminded(&self, id: i64) -> anyhow::Result<()> {
-        self.conn()
-            .execute("UPDATE games SET reminded = 1 WHERE id = ?1", [id])?;
+        self.exec("UPDATE games SET reminded = 1 WHERE id = ?1", [id])?;
         Ok(())
     }
 
     pub fn set_salts(&self, id: i64, salts_json: &str) -> anyhow::Result<()> {
-        self.conn().execute(
+        self.exec(
             "UPDATE games SET salts = ?2 WHERE id = ?1",
             params![id, salts_json],
         )?;
@@ -173,28 +171,27 @@ impl Tx<'_> {
     }
 
     pub fn reveal_seed(&self, id: i64) -> anyhow::Result<()> {
-        self.conn()
-            .execute("UPDATE games SET seed_revealed = 1 WHERE id = ?1", [id])?;
+        self.exec("UPDATE games SET seed_revealed = 1 WHERE id = ?1", [id])?;
         Ok(())
     }
 
     /// The player with this address, created if new.
     pub fn player_id(&self, email: &str) -> anyhow::Result<i64> {
         let email = email.trim().to_ascii_lowercase();
-        self.conn().execute(
+        self.exec(
             "INSERT INTO players (email) VALUES (?1) ON CONFLICT(email) DO NOTHING",
             [&email],
         )?;
-        Ok(self
-            .conn()
-            .query_row("SELECT id FROM players WHERE email = ?1", [&email], |r| {
+        Ok(
+            self.one("SELECT id FROM players WHERE email = ?1", [&email], |r| {
                 r.get(0)
-            })?)
+            })?,
+        )
     }
 
     pub fn set_password_hash(&self, email: &str, hash: Option<&str>) -> anyhow::Result<()> {
         let id = self.player_id(email)?;
-        self.conn().execute(
+        self.exec(
             "UPDATE players SET password_hash = ?2 WHERE id = ?1",
             params![id, hash],
         )?;
@@ -203,8 +200,7 @@ impl Tx<'_> {
 
     pub fn password_hash(&self, email: &str) -> anyhow::Result<Option<String>> {
         Ok(self
-            .conn()
-            .query_row(
+            .one(
                 "SELECT password_hash FROM players WHERE email = ?1",
                 [email.trim().to_ascii_lowercase()],
                 |r| r.get(0),
@@ -215,7 +211,7 @@ impl Tx<'_> {
 
     pub fn set_vacation(&self, email: &str, until: Option<DateTime<Utc>>) -> anyhow::Result<()> {
         let id = self.player_id(email)?;
-        self.conn().execute(
+        self.exec(
             "UPDATE players SET vacation_until = ?2 WHERE id = ?1",
             params![id, until.map(ts)],
         )?;
@@ -229,7 +225,7 @@ impl Tx<'_> {
         player: Option<i64>,
         token: Option<&str>,
     ) -> anyhow::Result<()> {
-        self.conn().execute(
+        self.exec(
             "INSERT INTO seats (game_id, seat, player_id, token) VALUES (?1, ?2, ?3, ?4)",
             params![game, seat as i64, player, token],
         )?;
@@ -243,7 +239,7 @@ impl Tx<'_> {
         player: i64,
         token: &str,
     ) -> anyhow::Result<()> {
-        self.conn().execute(
+        self.exec(
             "UPDATE seats SET player_id = ?3, token = ?4 WHERE game_id = ?1 AND seat = ?2",
             params![game, seat as i64, player, token],
         )?;
@@ -251,7 +247,7 @@ impl Tx<'_> {
     }
 
     pub fn seats(&self, game: i64) -> anyhow::Result<Vec<SeatRow>> {
-        let mut st = self.conn().prepare(
+        let mut st = self.conn().prepare_cached(
             "SELECT s.seat, s.player_id, p.email, s.token, s.missed, s.draw_offer, \
              p.vacation_until FROM seats s LEFT JOIN players p ON p.id = s.player_id \
              WHERE s.game_id = ?1 ORDER BY s.seat",
@@ -274,8 +270,7 @@ impl Tx<'_> {
     /// The game and seat a secret reply token belongs to.
     pub fn seat_by_token(&self, token: &str) -> anyhow::Result<Option<(i64, usize)>> {
         Ok(self
-            .conn()
-            .query_row(
+            .one(
                 "SELECT game_id, seat FROM seats WHERE token = ?1",
                 [token],
                 |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)),
@@ -285,7 +280,7 @@ impl Tx<'_> {
 
     /// Games (and seats) where this address plays, newest first.
     pub fn seats_of(&self, email: &str) -> anyhow::Result<Vec<(i64, usize)>> {
-        let mut st = self.conn().prepare(
+        let mut st = self.conn().prepare_cached(
             "SELECT s.game_id, s.seat FROM seats s JOIN players p ON p.id = s.player_id \
              WHERE p.email = ?1 ORDER BY s.game_id DESC, s.seat",
         )?;
@@ -296,7 +291,7 @@ impl Tx<'_> {
     }
 
     pub fn set_token(&self, game: i64, seat: usize, token: &str) -> anyhow::Result<()> {
-        self.conn().execute(
+        self.exec(
             "UPDATE seats SET token = ?3 WHERE game_id = ?1 AND seat = ?2",
             params![game, seat as i64, token],
         )?;
@@ -304,7 +299,7 @@ impl Tx<'_> {
     }
 
     pub fn set_missed(&self, game: i64, seat: usize, missed: i64) -> anyhow::Result<()> {
-        self.conn().execute(
+        self.exec(
             "UPDATE seats SET missed = ?3 WHERE game_id = ?1 AND seat = ?2",
             params![game, seat as i64, missed],
         )?;
@@ -312,7 +307,7 @@ impl Tx<'_> {
     }
 
     pub fn set_draw_offer(&self, game: i64, seat: usize, on: bool) -> anyhow::Result<()> {
-        self.conn().execute(
+        self.exec(
             "UPDATE seats SET draw_offer = ?3 WHERE game_id = ?1 AND seat = ?2",
             params![game, seat as i64, on],
         )?;
@@ -320,15 +315,14 @@ impl Tx<'_> {
     }
 
     pub fn clear_draw_offers(&self, game: i64) -> anyhow::Result<()> {
-        self.conn()
-            .execute("UPDATE seats SET draw_offer = 0 WHERE game_id = ?1", [game])?;
+        self.exec("UPDATE seats SET draw_offer = 0 WHERE game_id = ?1", [game])?;
         Ok(())
     }
 
     pub fn moves(&self, game: i64) -> anyhow::Result<Vec<MoveRow>> {
-        let mut st = self
-            .conn()
-            .prepare("SELECT ply, actor, text, at FROM moves WHERE game_id = ?1 ORDER BY ply")?;
+        let mut st = self.conn().prepare_cached(
+            "SELECT ply, actor, text, at FROM moves WHERE game_id = ?1 ORDER BY ply",
+        )?;
         let rows = st.query_map([game], |r| {
             let at: String = r.get(3)?;
             Ok(MoveRow {
@@ -350,17 +344,17 @@ impl Tx<'_> {
         now: DateTime<Utc>,
         message: Option<i64>,
     ) -> anyhow::Result<i64> {
-        let ply: i64 = self.conn().query_row(
+        let ply: i64 = self.one(
             "SELECT COALESCE(MAX(ply), 0) + 1 FROM moves WHERE game_id = ?1",
             [game],
             |r| r.get(0),
         )?;
-        self.conn().execute(
+        self.exec(
             "INSERT INTO moves (game_id, ply, actor, text, at, message_id) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![game, ply, actor, text, ts(now), message],
         )?;
-        self.conn().execute(
+        self.exec(
             "UPDATE games SET updated_at = ?2 WHERE id = ?1",
             params![game, ts(now)],
         )?;
@@ -370,7 +364,7 @@ impl Tx<'_> {
     /// A seat's pending lines of a kind (`orders` for simultaneous turns, `plan` for
     /// conditional outcomes waiting for a roll).
     pub fn pending(&self, game: i64, kind: &str) -> anyhow::Result<Vec<(usize, Vec<String>)>> {
-        let mut st = self.conn().prepare(
+        let mut st = self.conn().prepare_cached(
             "SELECT seat, lines FROM pending WHERE game_id = ?1 AND kind = ?2 ORDER BY seat",
         )?;
         let rows = st.query_map(params![game, kind], |r| {
@@ -392,7 +386,7 @@ impl Tx<'_> {
         lines: &[String],
         now: DateTime<Utc>,
     ) -> anyhow::Result<()> {
-        self.conn().execute(
+        self.exec(
             "INSERT INTO pending (game_id, seat, kind, lines, at) VALUES (?1, ?2, ?3, ?4, ?5) \
              ON CONFLICT(game_id, seat, kind) DO UPDATE SET lines = ?4, at = ?5",
             params![
@@ -407,7 +401,7 @@ impl Tx<'_> {
     }
 
     pub fn clear_pending(&self, game: i64, kind: &str) -> anyhow::Result<()> {
-        self.conn().execute(
+        self.exec(
             "DELETE FROM pending WHERE game_id = ?1 AND kind = ?2",
             params![game, kind],
         )?;
@@ -421,7 +415,7 @@ impl Tx<'_> {
         now: DateTime<Utc>,
         text: &str,
     ) -> anyhow::Result<()> {
-        self.conn().execute(
+        self.exec(
             "INSERT INTO events (game_id, at, text) VALUES (?1, ?2, ?3)",
             params![game, ts(now), text],
         )?;
@@ -429,9 +423,9 @@ impl Tx<'_> {
     }
 
     pub fn events(&self, game: Option<i64>) -> anyhow::Result<Vec<(DateTime<Utc>, String)>> {
-        let mut st = self
-            .conn()
-            .prepare("SELECT at, text FROM events WHERE ?1 IS NULL OR game_id = ?1 ORDER BY id")?;
+        let mut st = self.conn().prepare_cached(
+            "SELECT at, text FROM events WHERE ?1 IS NULL OR game_id = ?1 ORDER BY id",
+        )?;
         let rows = st.query_map([game], |r| {
             let at: String = r.get(0)?;
             Ok((parse_ts(&at).unwrap_or_default(), r.get(1)?))

@@ -94,7 +94,7 @@ impl Tx<'_> {
         raw: &[u8],
         now: DateTime<Utc>,
     ) -> anyhow::Result<Option<i64>> {
-        let n = self.conn().execute(
+        let n = self.exec(
             "INSERT INTO messages (dedupe_key, raw, received_at) VALUES (?1, ?2, ?3) \
              ON CONFLICT(dedupe_key) DO NOTHING",
             params![key, raw, ts(now)],
@@ -104,8 +104,7 @@ impl Tx<'_> {
 
     pub fn message(&self, id: i64) -> anyhow::Result<Option<MessageRow>> {
         Ok(self
-            .conn()
-            .query_row(
+            .one(
                 "SELECT id, dedupe_key, raw, received_at, status, note, from_addr, game_id \
                  FROM messages WHERE id = ?1",
                 [id],
@@ -118,14 +117,14 @@ impl Tx<'_> {
     pub fn new_messages(&self) -> anyhow::Result<Vec<i64>> {
         let mut st = self
             .conn()
-            .prepare("SELECT id FROM messages WHERE status = 'new' ORDER BY id")?;
+            .prepare_cached("SELECT id FROM messages WHERE status = 'new' ORDER BY id")?;
         let rows = st.query_map([], |r| r.get(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
     /// Recent messages for the GM, newest first.
     pub fn messages(&self, limit: i64) -> anyhow::Result<Vec<MessageRow>> {
-        let mut st = self.conn().prepare(
+        let mut st = self.conn().prepare_cached(
             "SELECT id, dedupe_key, x'', received_at, status, note, from_addr, game_id \
              FROM messages ORDER BY id DESC LIMIT ?1",
         )?;
@@ -141,7 +140,7 @@ impl Tx<'_> {
         from: Option<&str>,
         game: Option<i64>,
     ) -> anyhow::Result<()> {
-        self.conn().execute(
+        self.exec(
             "UPDATE messages SET status = ?2, note = ?3, from_addr = ?4, game_id = ?5 \
              WHERE id = ?1",
             params![id, status, note, from, game],
@@ -151,7 +150,7 @@ impl Tx<'_> {
 
     /// Queues a mail; it is sent only after this transaction commits.
     pub fn enqueue(&self, m: &OutboxRow, now: DateTime<Utc>) -> anyhow::Result<i64> {
-        self.conn().execute(
+        self.exec(
             "INSERT INTO outbox (message_id, kind, game_id, from_addr, to_addr, reply_to, \
              subject, body, in_reply_to, refs, next_try_at, created_at) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)",
@@ -174,7 +173,7 @@ impl Tx<'_> {
 
     /// Pending mails whose next attempt is due.
     pub fn outbox_due(&self, now: DateTime<Utc>, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
-        let mut st = self.conn().prepare(&format!(
+        let mut st = self.conn().prepare_cached(&format!(
             "SELECT {OUT_COLS} FROM outbox WHERE status = 'pending' AND next_try_at <= ?1 \
              ORDER BY id LIMIT ?2"
         ))?;
@@ -184,7 +183,7 @@ impl Tx<'_> {
 
     /// The outbox for the GM, newest first; `status` filters.
     pub fn outbox(&self, status: Option<&str>, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
-        let mut st = self.conn().prepare(&format!(
+        let mut st = self.conn().prepare_cached(&format!(
             "SELECT {OUT_COLS} FROM outbox WHERE ?1 IS NULL OR status = ?1 \
              ORDER BY id DESC LIMIT ?2"
         ))?;
@@ -193,7 +192,7 @@ impl Tx<'_> {
     }
 
     pub fn mark_sent(&self, id: i64, now: DateTime<Utc>) -> anyhow::Result<()> {
-        self.conn().execute(
+        self.exec(
             "UPDATE outbox SET status = 'sent', sent_at = ?2, attempts = attempts + 1, \
              last_error = NULL WHERE id = ?1",
             params![id, ts(now)],
@@ -209,12 +208,12 @@ impl Tx<'_> {
         retry_at: Option<DateTime<Utc>>,
     ) -> anyhow::Result<()> {
         match retry_at {
-            Some(at) => self.conn().execute(
+            Some(at) => self.exec(
                 "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, next_try_at = ?3 \
                  WHERE id = ?1",
                 params![id, error, ts(at)],
             )?,
-            None => self.conn().execute(
+            None => self.exec(
                 "UPDATE outbox SET attempts = attempts + 1, last_error = ?2, status = 'failed' \
                  WHERE id = ?1",
                 params![id, error],
@@ -225,7 +224,7 @@ impl Tx<'_> {
 
     /// The GM asks for another try of a failed (or delayed) mail, now.
     pub fn retry_outbox(&self, id: i64, now: DateTime<Utc>) -> anyhow::Result<bool> {
-        let n = self.conn().execute(
+        let n = self.exec(
             "UPDATE outbox SET status = 'pending', next_try_at = ?2 \
              WHERE id = ?1 AND status != 'sent'",
             params![id, ts(now)],
@@ -235,7 +234,7 @@ impl Tx<'_> {
 
     /// How many replies this address was sent since `since` (the per-sender rate limit).
     pub fn replies_since(&self, addr: &str, since: DateTime<Utc>) -> anyhow::Result<i64> {
-        Ok(self.conn().query_row(
+        Ok(self.one(
             "SELECT COUNT(*) FROM replies_sent WHERE addr = ?1 AND at >= ?2",
             params![addr, ts(since)],
             |r| r.get(0),
@@ -243,7 +242,7 @@ impl Tx<'_> {
     }
 
     pub fn record_reply(&self, addr: &str, now: DateTime<Utc>) -> anyhow::Result<()> {
-        self.conn().execute(
+        self.exec(
             "INSERT INTO replies_sent (addr, at) VALUES (?1, ?2)",
             params![addr, ts(now)],
         )?;

@@ -65,6 +65,7 @@ impl Store {
     /// second process waits instead of failing.
     fn configure(conn: &Connection) -> anyhow::Result<()> {
         conn.busy_timeout(Duration::from_secs(30))?;
+        conn.set_prepared_statement_cache_capacity(128);
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
@@ -105,15 +106,31 @@ impl Tx<'_> {
         &self.tx
     }
 
+    /// Executes a statement, prepared once per connection and cached (parsing SQL again for
+    /// every message was a fifth of the mail path's time).
+    fn exec<P: rusqlite::Params>(&self, sql: &str, params: P) -> rusqlite::Result<usize> {
+        self.conn().prepare_cached(sql)?.execute(params)
+    }
+
+    /// Reads one row with a cached statement.
+    fn one<T, P: rusqlite::Params>(
+        &self,
+        sql: &str,
+        params: P,
+        f: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        self.conn().prepare_cached(sql)?.query_row(params, f)
+    }
+
     /// Opens a savepoint inside the transaction: `release` keeps its work, `rollback_to`
     /// undoes only it (one message of a batch).
     pub fn savepoint(&self) -> anyhow::Result<()> {
-        self.conn().execute_batch("SAVEPOINT item")?;
+        self.exec("SAVEPOINT item", [])?;
         Ok(())
     }
 
     pub fn release(&self) -> anyhow::Result<()> {
-        self.conn().execute_batch("RELEASE item")?;
+        self.exec("RELEASE item", [])?;
         Ok(())
     }
 
