@@ -1,0 +1,661 @@
+//! The seed author's 2-men endgame table: expectimax value iteration over every placement of
+//! one White and one Black gambling piece, built on the engine's own step paths (`walk`).
+//!
+//! Values are from White's view: +1 White wins, -1 Black wins, endless play 0. The side to move
+//! picks the die for a Gata, may promote a Cavalo standing in the promotion area before rolling
+//! or after its move, and (variant) may turn its Rinoceronte before or after.
+
+use std::fmt;
+
+use super::board::{Dir, Sq};
+use super::movegen::walk;
+use super::pieces::{cavalo_facings, Color, Kind, Piece};
+
+/// Sweeps stop once no value moved by more than this.
+const TOLERANCE: f64 = 1e-12;
+const MAX_SWEEPS: usize = 1_000_000;
+
+/// Which squares a side's piece may start on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SquareColour {
+    Light,
+    Dark,
+}
+
+/// One side's piece in a query: its kind, and optionally a fixed square, facing, square colour.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SideQuery {
+    pub kind: Kind,
+    pub square: Option<Sq>,
+    pub facing: Option<Dir>,
+    pub colour: Option<SquareColour>,
+}
+
+impl SideQuery {
+    /// Reads `Ga`, `Ga@a6`, `Ca@e5/N`.
+    pub fn parse(text: &str) -> Result<SideQuery, String> {
+        let (kind_text, place) = match text.split_once('@') {
+            Some((k, p)) => (k, Some(p)),
+            None => (text, None),
+        };
+        let kind = Kind::parse(kind_text.trim())
+            .filter(|k| k.is_gambling())
+            .ok_or_else(|| format!("'{kind_text}' is not a gambling piece (Ra Ca Fo Ga Go Ri)"))?;
+        let (mut square, mut facing) = (None, None);
+        if let Some(place) = place {
+            let (sq_text, f_text) = match place.split_once('/') {
+                Some((s, f)) => (s, Some(f)),
+                None => (place, None),
+            };
+            let sq = Sq::parse(sq_text.trim()).ok_or_else(|| format!("bad square '{sq_text}'"))?;
+            if !sq.is_playing() {
+                return Err(format!("{sq} is not in the playing area"));
+            }
+            square = Some(sq);
+            if let Some(f) = f_text {
+                facing = Some(Dir::parse(f.trim()).ok_or_else(|| format!("bad facing '{f}'"))?);
+            }
+        }
+        if facing.is_some() && !kind.has_facing() {
+            return Err(format!("a {} has no facing", kind.name()));
+        }
+        Ok(SideQuery {
+            kind,
+            square,
+            facing,
+            colour: None,
+        })
+    }
+
+    fn admits(&self, state: &PieceState) -> bool {
+        state.kind == self.kind
+            && self.square.is_none_or(|s| s == state.sq)
+            && self.facing.is_none_or(|f| Some(f) == state.facing)
+            && self
+                .colour
+                .is_none_or(|c| (c == SquareColour::Light) == state.sq.is_light())
+    }
+}
+
+/// What to analyse: both pieces and the side to move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Query {
+    pub white: SideQuery,
+    pub black: SideQuery,
+    pub white_to_move: bool,
+    /// The Rinoceronte variant (Cavalos may promote to one); implied by a Rinoceronte in play.
+    pub rinoceronte: bool,
+}
+
+impl Query {
+    /// Reads command-line style arguments: `--white PIECE[@SQ[/FACING]] --black ...
+    /// [--white-squares light|dark] [--black-squares light|dark] [--to-move white|black]
+    /// [--variant standard|rinoceronte]` (`--json` and other flags are the caller's).
+    pub fn from_args<S: AsRef<str>>(args: &[S]) -> Result<Query, String> {
+        let (mut white, mut black, mut to_move, mut variant) = (None, None, None, None);
+        let (mut white_colour, mut black_colour) = (None, None);
+        let mut it = args.iter().map(|a| a.as_ref());
+        while let Some(arg) = it.next() {
+            let (name, inline) = match arg.split_once('=') {
+                Some((n, v)) if n.starts_with("--") => (n, Some(v)),
+                _ => (arg, None),
+            };
+            let mut value = || {
+                inline
+                    .map(str::to_string)
+                    .or_else(|| it.next().map(str::to_string))
+                    .ok_or_else(|| format!("{name} needs a value"))
+            };
+            match name {
+                "--white" => white = Some(SideQuery::parse(&value()?)?),
+                "--black" => black = Some(SideQuery::parse(&value()?)?),
+                "--white-squares" => white_colour = Some(parse_colour(&value()?)?),
+                "--black-squares" => black_colour = Some(parse_colour(&value()?)?),
+                "--to-move" => to_move = Some(value()?),
+                "--variant" => variant = Some(value()?),
+                "--json" => {}
+                other => return Err(format!("unknown argument '{other}'")),
+            }
+        }
+        let mut white = white.ok_or("--white PIECE is required")?;
+        let mut black = black.ok_or("--black PIECE is required")?;
+        white.colour = white_colour;
+        black.colour = black_colour;
+        let white_to_move = match to_move.as_deref().map(str::to_ascii_lowercase).as_deref() {
+            None | Some("white") | Some("w") => true,
+            Some("black") | Some("b") => false,
+            Some(other) => return Err(format!("--to-move must be white or black, not '{other}'")),
+        };
+        let has_rino = white.kind == Kind::Rinoceronte || black.kind == Kind::Rinoceronte;
+        let rinoceronte = match variant.as_deref() {
+            None => has_rino,
+            Some("rinoceronte") => true,
+            Some("standard") if !has_rino => false,
+            Some("standard") => return Err("a Rinoceronte needs --variant rinoceronte".into()),
+            Some(other) => {
+                return Err(format!(
+                    "--variant must be standard or rinoceronte, not '{other}'"
+                ))
+            }
+        };
+        Ok(Query {
+            white,
+            black,
+            white_to_move,
+            rinoceronte,
+        })
+    }
+}
+
+fn parse_colour(text: &str) -> Result<SquareColour, String> {
+    match text.to_ascii_lowercase().as_str() {
+        "light" => Ok(SquareColour::Light),
+        "dark" => Ok(SquareColour::Dark),
+        _ => Err(format!("square colour must be light or dark, not '{text}'")),
+    }
+}
+
+/// One position's value and where the two pieces stand.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Extreme {
+    pub value: f64,
+    pub white: String,
+    pub black: String,
+}
+
+/// The answer to a query: how many positions, their average value, the worst and best.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Analysis {
+    pub positions: usize,
+    pub average: f64,
+    pub min: Extreme,
+    pub max: Extreme,
+}
+
+impl Analysis {
+    pub fn json(&self) -> serde_json::Value {
+        let ext =
+            |e: &Extreme| serde_json::json!({"value": e.value, "white": e.white, "black": e.black});
+        serde_json::json!({
+            "positions": self.positions,
+            "average": self.average,
+            "min": ext(&self.min),
+            "max": ext(&self.max),
+        })
+    }
+}
+
+impl fmt::Display for Analysis {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "positions: {}", self.positions)?;
+        writeln!(f, "average:   {:+.3}", self.average)?;
+        writeln!(
+            f,
+            "min:       {:+.3} (White {}, Black {})",
+            self.min.value, self.min.white, self.min.black
+        )?;
+        write!(
+            f,
+            "max:       {:+.3} (White {}, Black {})",
+            self.max.value, self.max.white, self.max.black
+        )
+    }
+}
+
+/// Solves the table the query needs and answers it. Errors when no position fits the query.
+pub fn analyze(query: &Query) -> Analysis {
+    Table::solve(query.white.kind, query.black.kind, query.rinoceronte).analyze(query)
+}
+
+/// A piece on a square of the playing area, with its facing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PieceState {
+    pub kind: Kind,
+    pub sq: Sq,
+    pub facing: Option<Dir>,
+}
+
+impl PieceState {
+    fn text(&self) -> String {
+        match self.facing {
+            Some(f) => format!("{}/{}", self.sq, f),
+            None => self.sq.to_string(),
+        }
+    }
+}
+
+/// The successor marks for a move that ends the game.
+const WIN_FOR_MOVER: u32 = u32::MAX;
+const LOSS_FOR_MOVER: u32 = u32::MAX - 1;
+
+/// Every state a side's piece can be in, by kind then square then facing.
+struct SideStates {
+    color: Color,
+    states: Vec<PieceState>,
+    index: Vec<u32>,
+}
+
+const NO_STATE: u32 = u32::MAX;
+
+impl SideStates {
+    fn new(color: Color, kinds: &[Kind]) -> SideStates {
+        let mut states = Vec::new();
+        let mut index = vec![NO_STATE; 7 * 64 * 9];
+        for &kind in kinds {
+            for sq in Sq::all().filter(|s| s.is_playing()) {
+                let facings: Vec<Option<Dir>> = match kind {
+                    Kind::Cavalo => cavalo_facings(color, sq).into_iter().map(Some).collect(),
+                    Kind::Rinoceronte => Dir::DIAGONAL.into_iter().map(Some).collect(),
+                    _ => vec![None],
+                };
+                for facing in facings {
+                    index[Self::key(kind, sq, facing)] = states.len() as u32;
+                    states.push(PieceState { kind, sq, facing });
+                }
+            }
+        }
+        SideStates {
+            color,
+            states,
+            index,
+        }
+    }
+    fn key(kind: Kind, sq: Sq, facing: Option<Dir>) -> usize {
+        let f = facing.map_or(8, |d| d as usize);
+        (kind as usize * 64 + sq.0 as usize) * 9 + f
+    }
+    /// The state for a piece ending a move here; a loss for its owner outside the playing area.
+    fn find(&self, kind: Kind, sq: Sq, facing: Option<Dir>) -> u32 {
+        if !sq.is_playing() {
+            return LOSS_FOR_MOVER;
+        }
+        let i = self.index[Self::key(kind, sq, facing)];
+        assert!(
+            i != NO_STATE,
+            "state {kind:?} {sq} {facing:?} missing from the table"
+        );
+        i
+    }
+    /// What one special move can make of this piece: promotion in the promotion area, a
+    /// Rinoceronte's quarter turn.
+    fn specials(&self, state: u32, rinoceronte: bool) -> Vec<u32> {
+        let s = self.states[state as usize];
+        match s.kind {
+            Kind::Cavalo if s.sq.is_promotion() => Kind::promotion_choices(rinoceronte)
+                .iter()
+                .flat_map(|&k| {
+                    let facings: Vec<Option<Dir>> = if k == Kind::Rinoceronte {
+                        Dir::DIAGONAL.into_iter().map(Some).collect()
+                    } else {
+                        vec![None]
+                    };
+                    facings.into_iter().map(move |f| (k, f))
+                })
+                .map(|(k, f)| self.find(k, s.sq, f))
+                .collect(),
+            Kind::Rinoceronte => {
+                let f = s.facing.expect("facing");
+                [true, false]
+                    .into_iter()
+                    .map(|cw| self.find(s.kind, s.sq, Some(f.turned(cw))))
+                    .collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// A piece's step paths on an empty board, by number of steps: each end state with the
+/// squares every path to it must cross (including the end), and the squares it can capture on.
+struct MoveTable {
+    ends: Vec<Vec<(u32, u64)>>,
+    captures: Vec<u64>,
+}
+
+impl MoveTable {
+    fn build(side: &SideStates, state: PieceState, orthogonal_only: bool) -> MoveTable {
+        let mut ends: Vec<Vec<(u32, u64)>> = vec![Vec::new(); 7];
+        let mut captures = vec![0u64; 7];
+        let piece = Piece::new(side.color, state.kind, state.facing);
+        let longest = state.kind.dice().iter().copied().max().unwrap_or(0) as u8;
+        walk(
+            piece,
+            state.sq,
+            longest,
+            orthogonal_only,
+            &|_| true,
+            &mut |end| {
+                let k = end.steps as usize;
+                if end.may_capture {
+                    captures[k] |= end.to.bit();
+                }
+                if end.may_move {
+                    let to = side.find(state.kind, end.to, end.facing);
+                    let crossed = end.via | end.to.bit();
+                    match ends[k].iter_mut().find(|(s, _)| *s == to) {
+                        Some((_, mask)) => *mask &= crossed,
+                        None => ends[k].push((to, crossed)),
+                    }
+                }
+            },
+        );
+        MoveTable { ends, captures }
+    }
+
+    /// The end states of a roll of `n` with the opponent on `enemy`, or `None` for a capture.
+    fn results(&self, n: usize, enemy: Sq, stay: u32) -> Option<Vec<u32>> {
+        if self.captures[n] & enemy.bit() != 0 {
+            return None;
+        }
+        for k in (1..=n).rev() {
+            let found: Vec<u32> = self.ends[k]
+                .iter()
+                .filter(|(_, mask)| mask & enemy.bit() == 0)
+                .map(|(s, _)| *s)
+                .collect();
+            if !found.is_empty() {
+                return Some(found);
+            }
+        }
+        Some(vec![stay])
+    }
+}
+
+/// A solved table: the value of every placement for both sides to move.
+pub struct Table {
+    white: SideStates,
+    black: SideStates,
+    /// `[to_move][white state][black state]`, White to move first.
+    values: Vec<f64>,
+    /// The sweeps value iteration took, added up over the layers.
+    pub sweeps: usize,
+}
+
+/// The kinds a side's piece can become: a Cavalo promotes.
+fn closure(kind: Kind, rinoceronte: bool) -> Vec<Kind> {
+    if kind == Kind::Cavalo {
+        let mut kinds = vec![Kind::Cavalo];
+        kinds.extend_from_slice(Kind::promotion_choices(rinoceronte));
+        kinds
+    } else {
+        vec![kind]
+    }
+}
+
+impl Table {
+    pub fn solve(white_kind: Kind, black_kind: Kind, rinoceronte: bool) -> Table {
+        let white = SideStates::new(Color::White, &closure(white_kind, rinoceronte));
+        let black = SideStates::new(Color::Black, &closure(black_kind, rinoceronte));
+        let (nw, nb) = (white.states.len(), black.states.len());
+        let graph = Graph::build(&white, &black, rinoceronte);
+        let mut values = vec![0.0f64; 2 * nw * nb];
+        // A piece only ever changes kind by promoting a Cavalo, so the pairs of kinds form
+        // layers: solve the pairs without a Cavalo first, then those with one, then two; each
+        // layer only looks at itself and the layers already solved.
+        let mut components: std::collections::BTreeMap<(usize, Kind, Kind), Vec<u32>> =
+            Default::default();
+        for s in 0..2 * nw * nb {
+            if !graph.live[s] {
+                continue;
+            }
+            let (w, b) = ((s % (nw * nb)) / nb, s % nb);
+            let kinds = (white.states[w].kind, black.states[b].kind);
+            let cavalos =
+                usize::from(kinds.0 == Kind::Cavalo) + usize::from(kinds.1 == Kind::Cavalo);
+            components
+                .entry((cavalos, kinds.0, kinds.1))
+                .or_default()
+                .push(s as u32);
+        }
+        let mut sweeps = 0;
+        for states in components.values() {
+            for _ in 0..MAX_SWEEPS {
+                sweeps += 1;
+                if graph.sweep(&mut values, states, nw * nb) < TOLERANCE {
+                    break;
+                }
+            }
+        }
+        Table {
+            white,
+            black,
+            values,
+            sweeps,
+        }
+    }
+
+    pub fn analyze(&self, query: &Query) -> Analysis {
+        let (nw, nb) = (self.white.states.len(), self.black.states.len());
+        let offset = if query.white_to_move { 0 } else { nw * nb };
+        let mut count = 0usize;
+        let mut sum = 0.0;
+        let mut min: Option<(f64, usize, usize)> = None;
+        let mut max: Option<(f64, usize, usize)> = None;
+        // Positions related by a symmetry of the board have equal values (up to rounding);
+        // among them name the one the seed names: White's piece on the lowest file, then on
+        // the highest rank for a minimum and the lowest for a maximum, then Black's piece on
+        // the lowest file and rank.
+        const TIE: f64 = 1e-9;
+        let place = |w: usize, b: usize, high_rank_first: bool| {
+            let (ws, bs) = (self.white.states[w].sq, self.black.states[b].sq);
+            let wr = if high_rank_first {
+                -ws.rank()
+            } else {
+                ws.rank()
+            };
+            (ws.file(), wr, bs.file(), bs.rank())
+        };
+        for (w, ws) in self.white.states.iter().enumerate() {
+            if !query.white.admits(ws) {
+                continue;
+            }
+            for (b, bs) in self.black.states.iter().enumerate() {
+                if bs.sq == ws.sq || !query.black.admits(bs) {
+                    continue;
+                }
+                let v = self.values[offset + w * nb + b];
+                count += 1;
+                sum += v;
+                let better_min = min.is_none_or(|(m, mw, mb)| {
+                    v < m - TIE || (v <= m + TIE && place(w, b, true) < place(mw, mb, true))
+                });
+                if better_min {
+                    min = Some((v, w, b));
+                }
+                let better_max = max.is_none_or(|(m, mw, mb)| {
+                    v > m + TIE || (v >= m - TIE && place(w, b, false) < place(mw, mb, false))
+                });
+                if better_max {
+                    max = Some((v, w, b));
+                }
+            }
+        }
+        let ext = |e: Option<(f64, usize, usize)>| match e {
+            Some((value, w, b)) => Extreme {
+                value,
+                white: self.white.states[w].text(),
+                black: self.black.states[b].text(),
+            },
+            None => Extreme {
+                value: 0.0,
+                white: String::new(),
+                black: String::new(),
+            },
+        };
+        Analysis {
+            positions: count,
+            average: if count == 0 { 0.0 } else { sum / count as f64 },
+            min: ext(min),
+            max: ext(max),
+        }
+    }
+
+    /// The value of one position (White's view).
+    pub fn value(&self, white: PieceState, black: PieceState, white_to_move: bool) -> f64 {
+        let (nw, nb) = (self.white.states.len(), self.black.states.len());
+        let w = self.white.find(white.kind, white.sq, white.facing) as usize;
+        let b = self.black.find(black.kind, black.sq, black.facing) as usize;
+        let offset = if white_to_move { 0 } else { nw * nb };
+        self.values[offset + w * nb + b]
+    }
+}
+
+/// Every state's choices in compressed rows: state -> options (a piece and die) -> rolls ->
+/// successor states (indices into the value array, or a game end).
+struct Graph {
+    state_options: Vec<u32>,
+    option_rolls: Vec<u32>,
+    roll_successors: Vec<u32>,
+    successors: Vec<u32>,
+    /// States with both pieces on one square are skipped.
+    live: Vec<bool>,
+}
+
+impl Graph {
+    fn build(white: &SideStates, black: &SideStates, rinoceronte: bool) -> Graph {
+        let (nw, nb) = (white.states.len(), black.states.len());
+        // The Gata has a second table for rolls of 5 and 6, when it steps only orthogonally.
+        let tables = |side: &SideStates| -> Vec<Vec<MoveTable>> {
+            side.states
+                .iter()
+                .map(|&s| {
+                    let mut t = vec![MoveTable::build(side, s, false)];
+                    if s.kind == Kind::Gata {
+                        t.push(MoveTable::build(side, s, true));
+                    }
+                    t
+                })
+                .collect()
+        };
+        let white_tables = tables(white);
+        let black_tables = tables(black);
+        let mut g = Graph {
+            state_options: vec![0],
+            option_rolls: vec![0],
+            roll_successors: vec![0],
+            successors: Vec::new(),
+            live: Vec::with_capacity(2 * nw * nb),
+        };
+        for white_moves in [true, false] {
+            for w in 0..nw {
+                for b in 0..nb {
+                    let live = white.states[w].sq != black.states[b].sq;
+                    g.live.push(live);
+                    if live {
+                        let (side, tabs, mover, enemy) = if white_moves {
+                            (white, &white_tables, w, black.states[b].sq)
+                        } else {
+                            (black, &black_tables, b, white.states[w].sq)
+                        };
+                        // The successor index: the other side to move, the mover's new state.
+                        let next = |s: u32| -> u32 {
+                            if s >= LOSS_FOR_MOVER {
+                                s
+                            } else if white_moves {
+                                (nw * nb + s as usize * nb + b) as u32
+                            } else {
+                                (w * nb + s as usize) as u32
+                            }
+                        };
+                        g.add_state(side, tabs, mover as u32, enemy, rinoceronte, &next);
+                    }
+                    g.state_options.push(g.option_rolls.len() as u32 - 1);
+                }
+            }
+        }
+        g
+    }
+
+    fn add_state(
+        &mut self,
+        side: &SideStates,
+        tables: &[Vec<MoveTable>],
+        mover: u32,
+        enemy: Sq,
+        rinoceronte: bool,
+        next: &dyn Fn(u32) -> u32,
+    ) {
+        let mut starts = vec![(mover, false)];
+        starts.extend(
+            side.specials(mover, rinoceronte)
+                .into_iter()
+                .map(|s| (s, true)),
+        );
+        for (piece, special_used) in starts {
+            let kind = side.states[piece as usize].kind;
+            for &die in kind.dice() {
+                for roll in 1..=die as usize {
+                    let table =
+                        &tables[piece as usize][usize::from(kind == Kind::Gata && roll >= 5)];
+                    let mut succ: Vec<u32> = match table.results(roll, enemy, piece) {
+                        None => vec![WIN_FOR_MOVER],
+                        Some(ends) => {
+                            let mut all = Vec::new();
+                            for e in ends {
+                                all.push(e);
+                                if !special_used && e != LOSS_FOR_MOVER {
+                                    all.extend(side.specials(e, rinoceronte));
+                                }
+                            }
+                            all.into_iter().map(next).collect()
+                        }
+                    };
+                    succ.sort_unstable();
+                    succ.dedup();
+                    self.successors.extend(succ);
+                    self.roll_successors.push(self.successors.len() as u32);
+                }
+                self.option_rolls
+                    .push(self.roll_successors.len() as u32 - 1);
+            }
+        }
+    }
+
+    /// One Gauss-Seidel sweep; returns the largest change.
+    fn sweep(&self, values: &mut [f64], states: &[u32], half: usize) -> f64 {
+        let mut delta: f64 = 0.0;
+        for &s in states {
+            let s = s as usize;
+            let white_moves = s < half;
+            let (win, loss) = if white_moves {
+                (1.0, -1.0)
+            } else {
+                (-1.0, 1.0)
+            };
+            let mut best = f64::NAN;
+            let options = self.state_options[s] as usize..self.state_options[s + 1] as usize;
+            for o in options {
+                let rolls = self.option_rolls[o] as usize..self.option_rolls[o + 1] as usize;
+                let n = rolls.len() as f64;
+                let mut total = 0.0;
+                for r in rolls {
+                    let succ = &self.successors
+                        [self.roll_successors[r] as usize..self.roll_successors[r + 1] as usize];
+                    let mut roll_best = f64::NAN;
+                    for &t in succ {
+                        let v = match t {
+                            WIN_FOR_MOVER => win,
+                            LOSS_FOR_MOVER => loss,
+                            _ => values[t as usize],
+                        };
+                        roll_best = pick(white_moves, roll_best, v);
+                    }
+                    total += roll_best;
+                }
+                best = pick(white_moves, best, total / n);
+            }
+            delta = delta.max((values[s] - best).abs());
+            values[s] = best;
+        }
+        delta
+    }
+}
+
+/// The better of two values for the side to move (NaN = nothing yet).
+fn pick(white_moves: bool, a: f64, b: f64) -> f64 {
+    if a.is_nan() || (white_moves && b > a) || (!white_moves && b < a) {
+        b
+    } else {
+        a
+    }
+}
