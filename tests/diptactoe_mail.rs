@@ -1,0 +1,172 @@
+//! Dip-Tac-Toe by email: four players, orders confirmed privately, press, deadlines on a fixed
+//! clock, a player who never orders, and a claimed victory.
+
+mod common;
+
+use chrono::Duration;
+use common::{only_to, World};
+use pbem::games::GameKind;
+
+const PLAYERS: [(&str, &str); 4] = [
+    ("BLUE", "blue@example.org"),
+    ("RED", "red@example.org"),
+    ("GREEN", "green@example.org"),
+    ("YELLOW", "yellow@example.org"),
+];
+
+fn order(w: &mut World, game: i64, seat: usize, body: &str) {
+    let to = w.seat_address(game, seat);
+    let raw = w.mail(
+        PLAYERS[seat].1,
+        &to,
+        &format!("Re: [pbem #{game}] Dip-Tac-Toe"),
+        body,
+    );
+    assert_eq!(w.deliver(&raw).unwrap().status, "done", "{body}");
+}
+
+#[test]
+fn a_four_player_game_by_mail() {
+    let mut w = World::new();
+    let id = w.game(GameKind::DipTacToe, &PLAYERS, &[], None, Some(2 * 86400));
+    let welcome = w.new_mail();
+    assert_eq!(welcome.iter().filter(|m| m.kind == "welcome").count(), 4);
+
+    // Turn 1. BLUE orders, then changes its mind; press goes to RED, named.
+    order(
+        &mut w,
+        id,
+        0,
+        "I.A.1 - II.F.2\nPRESS TO RED: shall we leave level I to me?",
+    );
+    let mail = w.new_mail();
+    let press = only_to(&mail, "red@example.org");
+    assert_eq!(press.kind, "press");
+    assert!(press.body.contains("press from BLUE"), "{}", press.body);
+    assert!(press.body.contains("leave level I to me"), "{}", press.body);
+    let confirm = only_to(&mail, "blue@example.org");
+    assert!(
+        confirm.body.contains("ok: I.A.1 - II.F.2"),
+        "{}",
+        confirm.body
+    );
+    order(&mut w, id, 0, "Reserve - I.A.2");
+    let mail = w.new_mail();
+    let confirm = only_to(&mail, "blue@example.org");
+    assert!(
+        confirm.body.contains("replace any you sent before"),
+        "{}",
+        confirm.body
+    );
+    order(&mut w, id, 1, "Reserve - II.H.2");
+    let mail = w.new_mail();
+    // A player never sees another player's orders before adjudication.
+    assert!(!only_to(&mail, "red@example.org").body.contains("I.A.2"));
+    order(&mut w, id, 2, "R-M3");
+    w.new_mail();
+    order(&mut w, id, 2, "I.E.1 - I.A.2");
+    let mail = w.new_mail();
+    let green = only_to(&mail, "green@example.org");
+    assert!(green.body.contains("void: I.E.1 - I.A.2"), "{}", green.body);
+    order(&mut w, id, 2, "R-M3");
+    w.new_mail();
+
+    // A day before the deadline, the player who has not ordered is reminded.
+    w.now += Duration::hours(25);
+    assert_eq!(w.timers(), 1);
+    let mail = w.new_mail();
+    assert_eq!(mail.len(), 1);
+    assert_eq!(only_to(&mail, "yellow@example.org").kind, "reminder");
+
+    // The deadline passes: the turn is adjudicated; everybody gets the same report.
+    w.now += Duration::hours(24);
+    assert_eq!(w.timers(), 1);
+    let mail = w.new_mail();
+    let reports: Vec<_> = mail.iter().filter(|m| m.kind == "turn_report").collect();
+    assert_eq!(reports.len(), 4, "{mail:#?}");
+    let strip = |b: &str| b.lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert!(reports
+        .iter()
+        .all(|r| strip(&r.body) == strip(&reports[0].body)));
+    assert!(reports[0].body.contains("I.A.2"), "{}", reports[0].body);
+    let g = w.load(id);
+    assert_eq!(g.moves.len(), 1);
+    assert!(
+        g.game.position_tag().contains("I.A.2"),
+        "{}",
+        g.game.position_tag()
+    );
+
+    // Turns 2 and 3: BLUE builds file A on level I and claims; YELLOW never orders.
+    order(&mut w, id, 0, "R-I.A.3");
+    order(&mut w, id, 1, "R-II.H.3");
+    order(&mut w, id, 2, "R-III.M.2");
+    w.now += Duration::days(2);
+    w.timers();
+    w.new_mail();
+    order(&mut w, id, 0, "R - I.A.4\nFour!");
+    order(&mut w, id, 1, "R-II.H.4");
+    order(&mut w, id, 2, "R-III.M.1");
+    w.now += Duration::days(2);
+    w.timers();
+    let mail = w.new_mail();
+    let g = w.load(id);
+    assert_eq!(g.row.status, "finished", "{}", g.game.position_tag());
+    assert_eq!(
+        g.game.outcome_text().unwrap().split(':').next().unwrap(),
+        "BLUE wins"
+    );
+    let over: Vec<_> = mail.iter().filter(|m| m.kind == "game_over").collect();
+    assert_eq!(over.len(), 4);
+    assert!(
+        over[0].body.contains("[Result \"BLUE\"]"),
+        "{}",
+        over[0].body
+    );
+    // YELLOW missed three turns in a row: the GM was told.
+    let notices: Vec<_> = mail.iter().filter(|m| m.kind == "gm_notice").collect();
+    assert_eq!(notices.len(), 1, "{mail:#?}");
+    assert!(notices[0].body.contains("YELLOW"), "{}", notices[0].body);
+    // The export replays to the same end.
+    let export = pbem::gm::export(&g).unwrap();
+    let again = pbem::records::Record::parse(&export)
+        .unwrap()
+        .replay()
+        .unwrap();
+    assert_eq!(again.game.position_tag(), g.game.position_tag());
+}
+
+#[test]
+fn all_orders_in_resolve_the_turn_early_after_a_short_delay() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::DipTacToe,
+        &PLAYERS,
+        &[("press", "anonymous")],
+        None,
+        Some(2 * 86400),
+    );
+    w.new_mail();
+    order(&mut w, id, 3, "PRESS TO ALL: hello from nobody");
+    let mail = w.new_mail();
+    let press: Vec<_> = mail.iter().filter(|m| m.kind == "press").collect();
+    assert_eq!(press.len(), 3);
+    assert!(press[0].body.contains("anonymous"), "{}", press[0].body);
+    assert!(!press[0].body.contains("YELLOW"), "{}", press[0].body);
+    for (seat, o) in ["R-I.B.2", "R-II.G.2", "R-III.L.3", "R-IV.P.3"]
+        .iter()
+        .enumerate()
+    {
+        order(&mut w, id, seat, o);
+    }
+    let deadline = w.load(id).row.deadline.unwrap();
+    assert_eq!(
+        deadline,
+        w.now + Duration::seconds(w.cfg.early_resolve_secs)
+    );
+    w.now += Duration::minutes(5);
+    assert_eq!(w.timers(), 0, "still time to change one's mind");
+    w.now += Duration::minutes(6);
+    assert_eq!(w.timers(), 1);
+    assert_eq!(w.load(id).moves.len(), 1);
+}
