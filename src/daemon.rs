@@ -64,14 +64,17 @@ impl Daemon {
             templates: &self.templates,
             now: Utc::now(),
         };
-        let id = inbox::store_raw(&mut self.store, raw, &ctx)?;
-        crate::fault::point("ingest:after-store");
-        // This message and any an earlier run stored but did not finish (a crash, a retry
-        // by the MTA after a lost answer): each is processed exactly once.
-        if let Err(e) = inbox::process_batch(&mut self.store, &ctx, BATCH) {
-            tracing::error!(error = %format!("{e:#}"), "processing failed; the messages stay new");
-        }
+        // Stored and processed in one commit (one fsync): a crash before it leaves nothing,
+        // and the MTA, which saw no exit 0, delivers again.
+        let id = inbox::store_and_process(&mut self.store, raw, &ctx)?;
         crate::fault::point("process:after-commit");
+        // Any message an earlier run stored but did not finish is processed exactly once.
+        let unfinished = !self.store.tx(|tx| tx.new_messages())?.is_empty();
+        if unfinished {
+            if let Err(e) = inbox::process_batch(&mut self.store, &ctx, BATCH) {
+                tracing::error!(error = %format!("{e:#}"), "processing failed; the messages stay new");
+            }
+        }
         if let Err(e) = sender::drain(&mut self.store, &self.cfg, &self.transport, &Utc::now) {
             tracing::error!(error = %format!("{e:#}"), "sending failed; the outbox keeps the mail");
         }

@@ -96,6 +96,30 @@ fn process_in(
     Ok(Some(h))
 }
 
+/// Stores a raw message and processes it in the same transaction. Processing runs in a
+/// savepoint: if it fails, the raw message still commits (status `new`) for a later pass.
+/// `None` when the message was stored before.
+pub fn store_and_process(store: &mut Store, raw: &[u8], ctx: &Ctx) -> anyhow::Result<Option<i64>> {
+    let inb = inbound::parse(raw);
+    let key = dedupe_key(&inb);
+    store.tx(|tx| {
+        let Some(id) = tx.insert_message(&key, raw, ctx.now)? else {
+            return Ok(None);
+        };
+        fault::point("ingest:after-store");
+        tx.savepoint()?;
+        match process_in(tx, ctx, id, None) {
+            Ok(_) => tx.release()?,
+            Err(e) => {
+                tx.rollback_to()?;
+                tracing::error!(id, error = %format!("{e:#}"), "processing failed; the message stays new");
+            }
+        }
+        fault::point("process:before-commit");
+        Ok(Some(id))
+    })
+}
+
 /// Stores many raw messages in one transaction (durable together); `true` for each new one.
 pub fn store_raw_batch(
     store: &mut Store,
