@@ -83,6 +83,17 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The d4 d6 chess 2-men endgame tablebase: `pbem analyze d4d6 --white Ga --black Ra
+    /// [--white-squares light|dark] [--black-squares ...] [--to-move white|black]
+    /// [--variant rinoceronte] [--json]`; pieces Ra Ca Fo Ga Go Ri, optionally `Ga@a6`,
+    /// `Ca@e5/N`.
+    Analyze {
+        /// The game (d4d6).
+        game: String,
+        /// The query (see above).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Recompute every dice roll of an exported record from its revealed seed.
     Verify { file: PathBuf },
     /// Measure the mail path (see README).
@@ -278,6 +289,25 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             Ok(0)
         }
         Command::Verify { file } => verify(&file),
+        Command::Analyze { game, args } => {
+            if GameKind::parse(&game) != Some(GameKind::D4D6) {
+                anyhow::bail!("analyze knows d4d6 only (its 2-men endgame tablebase)");
+            }
+            let query = match crate::games::d4d6::tablebase::Query::from_args(&args) {
+                Ok(q) => q,
+                Err(e) => {
+                    eprintln!("pbem analyze d4d6: {e}");
+                    return Ok(1);
+                }
+            };
+            let analysis = crate::games::d4d6::tablebase::analyze(&query);
+            if args.iter().any(|a| a == "--json") {
+                println!("{}", serde_json::to_string(&analysis.json())?);
+            } else {
+                println!("{analysis}");
+            }
+            Ok(0)
+        }
         Command::Adjudicate { game, file, json } => {
             if GameKind::parse(&game) != Some(GameKind::DipTacToe) {
                 anyhow::bail!(
