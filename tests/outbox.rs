@@ -1,0 +1,102 @@
+//! The outbox: transient failures retry with backoff, permanent ones are marked, the GM retries.
+
+mod common;
+
+use chrono::Duration;
+use common::World;
+use pbem::games::GameKind;
+use pbem::mail::outbound::Transport;
+use pbem::sender;
+
+#[test]
+fn transient_failures_back_off_then_fail_and_the_gm_can_retry() {
+    let mut w = World::new();
+    w.cfg.max_attempts = 3;
+    w.cfg.retry_base_secs = 60;
+    w.game(
+        GameKind::DiceRink,
+        &[("A", "alice@example.org"), ("B", "bob@example.org")],
+        &[],
+        None,
+        None,
+    );
+    // Nothing listens on port 1: a connection failure, which is transient.
+    let down = Transport::from_url("smtp://127.0.0.1:1", None).unwrap();
+    let t0 = w.now;
+    let d = sender::drain(&mut w.store, &w.cfg, &down, &|| t0).unwrap();
+    assert_eq!((d.sent, d.retrying, d.failed), (0, 2, 0));
+    let rows = w.store.tx(|tx| tx.outbox(None, 10)).unwrap();
+    assert!(rows
+        .iter()
+        .all(|r| r.status == "pending" && r.attempts == 1));
+    assert!(rows
+        .iter()
+        .all(|r| r.next_try_at == Some(t0 + Duration::seconds(60))));
+    assert!(rows[0].last_error.is_some());
+    // Not due yet: nothing is tried.
+    let d = sender::drain(&mut w.store, &w.cfg, &down, &|| t0 + Duration::seconds(30)).unwrap();
+    assert_eq!(d, sender::Drained::default());
+    // Second failure: the delay doubles.
+    let t1 = t0 + Duration::seconds(61);
+    sender::drain(&mut w.store, &w.cfg, &down, &|| t1).unwrap();
+    let rows = w.store.tx(|tx| tx.outbox(None, 10)).unwrap();
+    assert!(rows
+        .iter()
+        .all(|r| r.next_try_at == Some(t1 + Duration::seconds(120))));
+    // Third: out of attempts, marked failed for the GM.
+    let t2 = t1 + Duration::seconds(121);
+    let d = sender::drain(&mut w.store, &w.cfg, &down, &|| t2).unwrap();
+    assert_eq!(d.failed, 2);
+    let failed = w.store.tx(|tx| tx.outbox(Some("failed"), 10)).unwrap();
+    assert_eq!(failed.len(), 2);
+    // The GM retries; with a working transport they go out.
+    let n = w
+        .store
+        .tx(|tx| {
+            let mut n = 0;
+            for r in &failed {
+                n += usize::from(tx.retry_outbox(r.id, t2)?);
+            }
+            Ok(n)
+        })
+        .unwrap();
+    assert_eq!(n, 2);
+    let up = Transport::from_url(&w.cfg.transport, None).unwrap();
+    let d = sender::drain(&mut w.store, &w.cfg, &up, &|| t2).unwrap();
+    assert_eq!(d.sent, 2);
+    assert_eq!(
+        std::fs::read_dir(w.dir.path().join("out")).unwrap().count(),
+        2
+    );
+}
+
+#[test]
+fn a_permanent_failure_is_marked_at_once() {
+    let mut w = World::new();
+    w.game(
+        GameKind::DiceRink,
+        &[("A", "alice@example.org"), ("B", "bob@example.org")],
+        &[],
+        None,
+        None,
+    );
+    // A sendmail that refuses the address (EX_NOUSER) is a permanent failure.
+    let script = w.dir.path().join("sendmail");
+    std::fs::write(&script, "#!/bin/sh\ncat >/dev/null\nexit 67\n").unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&script)
+        .status()
+        .unwrap();
+    let t = Transport::from_url(&format!("sendmail:{}", script.display()), None).unwrap();
+    let now = w.now;
+    let d = sender::drain(&mut w.store, &w.cfg, &t, &|| now).unwrap();
+    assert_eq!(d.failed, 2);
+    assert_eq!(
+        w.store
+            .tx(|tx| tx.outbox(Some("failed"), 10))
+            .unwrap()
+            .len(),
+        2
+    );
+}
