@@ -265,13 +265,18 @@ impl D4d6 {
     }
 
     fn play_roll(&mut self, text: &str) -> Result<String, PlyError> {
-        let values: Vec<u32> = text
-            .trim()
-            .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+        let t = text.trim();
+        let numbers = match t.get(..4) {
+            Some(w) if w.eq_ignore_ascii_case("roll") => &t[4..],
+            _ => t,
+        };
+        let values: Vec<u32> = numbers
             .split_whitespace()
             .map(|v| v.parse::<u32>())
             .collect::<Result<_, _>>()
-            .map_err(|_| PlyError::Syntax(format!("a roll is like 'roll 3', not '{text}'")))?;
+            .ok()
+            .filter(|v: &Vec<u32>| !v.is_empty())
+            .ok_or_else(|| PlyError::Syntax(format!("a roll is like 'roll 3', not '{text}'")))?;
         match self.phase.clone() {
             Phase::Facings => {
                 let facings: Vec<Dir> = values.iter().filter_map(|&v| facing_of_roll(v)).collect();
@@ -529,7 +534,12 @@ impl Rules for D4d6 {
                     _ => next.play_choice(text)?,
                 }
             }
-            Actor::Chance => next.play_roll(text)?,
+            Actor::Chance => {
+                if !matches!(self.to_act(), ToAct::Chance(_)) {
+                    return Err(not_your_turn("no roll is due"));
+                }
+                next.play_roll(text)?
+            }
         };
         let turn_starts = matches!(self.phase, Phase::Declare) && !self.special_used;
         if turn_starts || self.phase == Phase::Facings {
