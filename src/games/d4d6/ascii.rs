@@ -42,9 +42,9 @@ pub fn render(pos: &Position, marked: &[Sq], notes: &[String]) -> String {
         out.push_str(&format!(" {}\n", rank + 1));
     }
     out.push_str(files);
-    out.push_str("WHITE in capitals, black in small letters; ~ waiting area, @ teleport;\n");
-    out.push_str("Ra Rato, Ca Cavalo, Fo Formiga, Ga Gata, Go Gato, Gu Guarda, Ri Rinoceronte;\n");
-    out.push_str("N E S W: facing; * last move.\n");
+    out.push_str("WHITE in capitals, black in small letters; ~ waiting area, @ teleport\n");
+    out.push_str("Ra Rato Ca Cavalo Fo Formiga Ga Gata Go Gato Gu Guarda Ri Rinoceronte\n");
+    out.push_str("N E S W: facing; * last move\n");
     for n in notes {
         out.push_str(n);
         out.push('\n');
