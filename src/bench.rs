@@ -281,7 +281,8 @@ fn path_run(
     daemon.pass()?; // the welcome mails
     let new = dir.join("Maildir/new");
     let mut latencies = Vec::with_capacity(raws.len());
-    let start = Instant::now();
+    // The MTA's delivery into new/ is not pbem's work: only the passes are timed.
+    let mut total = Duration::ZERO;
     for (w, chunk) in raws.chunks(wave.max(1)).enumerate() {
         for (i, raw) in chunk.iter().enumerate() {
             std::fs::write(new.join(format!("{w:06}.{i:06}.bench")), raw)?;
@@ -289,6 +290,7 @@ fn path_run(
         let t = Instant::now();
         let p = daemon.pass()?;
         let took = t.elapsed();
+        total += took;
         if p.processed != chunk.len() {
             anyhow::bail!(
                 "wave {w}: {} of {} mails processed",
@@ -298,7 +300,6 @@ fn path_run(
         }
         latencies.extend(std::iter::repeat_n(took, chunk.len()));
     }
-    let total = start.elapsed();
     let failed = daemon.store.tx(|tx| tx.outbox(Some("failed"), 1))?;
     if !failed.is_empty() {
         anyhow::bail!("a reply failed to send: {:?}", failed[0].last_error);

@@ -66,6 +66,12 @@ impl Store {
     fn configure(conn: &Connection) -> anyhow::Result<()> {
         conn.busy_timeout(Duration::from_secs(30))?;
         conn.set_prepared_statement_cache_capacity(128);
+        // The bundled SQLite has STAT4, which re-prepares a cached statement whenever a bound
+        // value changes; a stable plan (QPSG) keeps cached statements cached.
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
+            true,
+        )?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
