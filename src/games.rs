@@ -279,12 +279,21 @@ impl fmt::Display for GameKind {
 }
 
 /// Options every game takes, handled by the GM layer rather than the rules (games never see them).
-pub const COMMON_OPTIONS: &[OptionSpec] = &[OptionSpec {
-    name: "timeout",
-    default: "notify",
-    values: &["notify", "forfeit"],
-    help: "when a player's move time runs out: tell the GM, or the player forfeits",
-}];
+pub const COMMON_OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "timeout",
+        default: "notify",
+        values: &["notify", "forfeit"],
+        help: "when a player's move time runs out: tell the GM, or the player forfeits",
+    },
+    OptionSpec {
+        name: "grace",
+        default: "0",
+        values: &[],
+        help: "once a deadline passes with moves or orders missing, wait this much longer \
+               (e.g. 12h) and remind the late players before acting",
+    },
+];
 
 /// Splits options into the game's own and the common ones, checking both.
 fn game_options(kind: GameKind, options: &Options) -> Result<Options, String> {

@@ -65,6 +65,9 @@ pub fn create_game(
     now: DateTime<Utc>,
 ) -> anyhow::Result<i64> {
     let kind = spec.kind.ok_or_else(|| anyhow!("which game?"))?;
+    if let Some(g) = spec.options.get("grace") {
+        crate::cli::parse_duration(g).map_err(|e| anyhow!("option grace: {e}"))?;
+    }
     let game = match &spec.position {
         Some(p) => AnyGame::from_position(kind, &spec.options, p),
         None => AnyGame::new(kind, &spec.options),

@@ -46,6 +46,18 @@ fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow
         }
         return Ok(0);
     }
+    if !g.row.graced {
+        let grace = gamelog::options_of(&g.row)?
+            .get("grace")
+            .and_then(|v| crate::cli::parse_duration(v).ok())
+            .unwrap_or(0);
+        if grace > 0 && !owing(tx, &g)?.0.is_empty() {
+            tx.grant_grace(id, deadline + Duration::seconds(grace))?;
+            let g = gamelog::load(tx, id)?;
+            remind(tx, ctx, &g)?;
+            return Ok(1);
+        }
+    }
     match g.game.to_act() {
         ToAct::Orders(seats) => adjudicate(tx, ctx, &mut g, &seats, dice),
         ToAct::Seat(seat) => {
@@ -66,9 +78,13 @@ fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow
             let name = g.game.seat_name(seat).to_string();
             let options = gamelog::options_of(&g.row)?;
             if options.get(TIMEOUT_OPTION).map(String::as_str) == Some("forfeit") {
-                let mut played = gm::play_with(tx, &mut g, Actor::Seat(seat), ctx.now, |game| game.resign(seat))?
-                    .map_err(|e| anyhow::anyhow!("{name} cannot forfeit: {e}"))?;
-                played.reports.push(format!("{name} ran out of time and forfeits the game."));
+                let mut played = gm::play_with(tx, &mut g, Actor::Seat(seat), ctx.now, |game| {
+                    game.resign(seat)
+                })?
+                .map_err(|e| anyhow::anyhow!("{name} cannot forfeit: {e}"))?;
+                played
+                    .reports
+                    .push(format!("{name} ran out of time and forfeits the game."));
                 compose::announce(tx, ctx, &g, &played, None)?;
                 compose::to_gm(
                     tx,
@@ -103,7 +119,16 @@ fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow
 
 /// A reminder to every seat that still owes a move or orders.
 fn remind(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
-    let (owing, orders): (Vec<usize>, bool) = match g.game.to_act() {
+    let (seats, orders) = owing(tx, g)?;
+    for s in seats {
+        compose::to_seat(tx, ctx, g, s, "reminder", json!({"orders": orders}), None)?;
+    }
+    Ok(())
+}
+
+/// The seats that still owe a move or orders, and whether it is orders.
+fn owing(tx: &Tx, g: &Loaded) -> anyhow::Result<(Vec<usize>, bool)> {
+    Ok(match g.game.to_act() {
         ToAct::Seat(s) => (vec![s], false),
         ToAct::Orders(seats) => {
             let sent = tx.pending(g.row.id, "orders")?;
@@ -116,11 +141,7 @@ fn remind(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
             )
         }
         _ => (vec![], false),
-    };
-    for s in owing {
-        compose::to_seat(tx, ctx, g, s, "reminder", json!({"orders": orders}), None)?;
-    }
-    Ok(())
+    })
 }
 
 /// The deadline of a simultaneous turn: adjudicate what was ordered; seats that sent nothing

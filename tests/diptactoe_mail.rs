@@ -170,3 +170,36 @@ fn all_orders_in_resolve_the_turn_early_after_a_short_delay() {
     assert_eq!(w.timers(), 1);
     assert_eq!(w.load(id).moves.len(), 1);
 }
+
+#[test]
+fn a_grace_period_reminds_the_late_player_once_before_adjudicating() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::DipTacToe,
+        &PLAYERS,
+        &[("grace", "12h")],
+        None,
+        Some(86400),
+    );
+    w.new_mail();
+    for (seat, o) in ["R-I.B.2", "R-II.G.2", "R-III.L.3"].iter().enumerate() {
+        order(&mut w, id, seat, o);
+    }
+    w.new_mail();
+    w.now += Duration::hours(24);
+    w.timers();
+    let mail = w.new_mail();
+    assert_eq!(only_to(&mail, "yellow@example.org").kind, "reminder");
+    assert_eq!(mail.len(), 1);
+    assert_eq!(w.load(id).row.deadline, Some(w.now + Duration::hours(12)));
+    assert!(w.load(id).moves.is_empty());
+    w.now += Duration::hours(12);
+    w.timers();
+    assert_eq!(
+        w.load(id).moves.len(),
+        1,
+        "adjudicated after the grace period"
+    );
+    // The next turn has its own grace again.
+    assert!(!w.load(id).row.graced);
+}

@@ -25,6 +25,8 @@ pub struct GameRow {
     pub deadline: Option<DateTime<Utc>>,
     pub reminded: bool,
     pub created_at: DateTime<Utc>,
+    /// The current deadline was already extended by the game's grace period.
+    pub graced: bool,
 }
 
 /// A seat and the player in it.
@@ -50,7 +52,7 @@ pub struct MoveRow {
 }
 
 const GAME_COLS: &str = "id, kind, options, status, event, start_position, result, seed, \
-     commitment, salts, seed_revealed, move_secs, deadline, reminded, created_at";
+     commitment, salts, seed_revealed, move_secs, deadline, reminded, created_at, graced";
 
 fn game_row(r: &Row) -> rusqlite::Result<GameRow> {
     let deadline: Option<String> = r.get(12)?;
@@ -71,6 +73,7 @@ fn game_row(r: &Row) -> rusqlite::Result<GameRow> {
         deadline: deadline.and_then(|d| parse_ts(&d).ok()),
         reminded: r.get(13)?,
         created_at: parse_ts(&created).unwrap_or_default(),
+        graced: r.get(15)?,
     })
 }
 
@@ -151,8 +154,17 @@ impl Tx<'_> {
 
     pub fn set_deadline(&self, id: i64, deadline: Option<DateTime<Utc>>) -> anyhow::Result<()> {
         self.exec(
-            "UPDATE games SET deadline = ?2, reminded = 0 WHERE id = ?1",
+            "UPDATE games SET deadline = ?2, reminded = 0, graced = 0 WHERE id = ?1",
             params![id, deadline.map(ts)],
+        )?;
+        Ok(())
+    }
+
+    /// Moves the deadline by a grace period, once: `graced` stops a second one.
+    pub fn grant_grace(&self, id: i64, deadline: DateTime<Utc>) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE games SET deadline = ?2, graced = 1 WHERE id = ?1",
+            params![id, ts(deadline)],
         )?;
         Ok(())
     }

@@ -105,6 +105,10 @@ const MIGRATIONS: &[&str] = &[
         text    TEXT NOT NULL
     );
     "#,
+    // 2: a deadline's grace period, applied once per deadline.
+    r#"
+    ALTER TABLE games ADD COLUMN graced INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];
 
 /// The schema version this build writes.
