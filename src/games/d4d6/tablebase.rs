@@ -202,7 +202,7 @@ impl fmt::Display for Analysis {
     }
 }
 
-/// Solves the table the query needs and answers it. Errors when no position fits the query.
+/// Solves the table the query needs and answers it (0 positions when none fits the query).
 pub fn analyze(query: &Query) -> Analysis {
     Table::solve(query.white.kind, query.black.kind, query.rinoceronte).analyze(query)
 }
