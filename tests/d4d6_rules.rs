@@ -288,3 +288,13 @@ fn turn_order_and_numbering() {
     assert!(board.lines().all(|l| l.chars().count() <= 72), "{board}");
     assert!(board.contains("caS") && board.contains("CAN"));
 }
+
+#[test]
+fn the_seeds_fortress_cavalo_stays_put_on_every_roll() {
+    // The Cavalo on b6 faces west: a6 holds its own Guarda, a7 is outside the playing area
+    // and a5 holds its own Rato (protected by the Guarda). It may still be chosen.
+    let g = game("W:Cab6/W,Gua6,Raa5 B:Gad4,God3,Fof5 w");
+    for roll in 1..=4 {
+        assert_eq!(outcomes(&g, "Cab6", roll), set(&["stay"]), "roll {roll}");
+    }
+}

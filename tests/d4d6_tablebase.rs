@@ -123,4 +123,6 @@ fn bad_queries_are_refused() {
     assert!(Query::from_args(&["--white", "Ga@b7", "--black", "Ra"]).is_err());
     assert!(Query::from_args(&["--white", "Ga", "--black", "Ra", "--to-move", "red"]).is_err());
     assert!(Query::from_args(&["--white", "Ga"]).is_err());
+    assert!(Query::from_args(&["--white", "Ca@g6/N", "--black", "Ra"]).is_err());
+    assert!(Query::from_args(&["--white", "Ca@g3/W", "--black", "Ra"]).is_ok());
 }

@@ -67,6 +67,26 @@ impl SideQuery {
         })
     }
 
+    /// A fixed facing must be one the table holds for that colour and square.
+    fn check_facing(&self, color: Color) -> Result<(), String> {
+        let (Some(sq), Some(f)) = (self.square, self.facing) else {
+            return Ok(());
+        };
+        let ok = match self.kind {
+            Kind::Cavalo => cavalo_facings(color, sq).contains(&f),
+            _ => !f.is_orthogonal(),
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "a {} {} on {sq} cannot face {f}",
+                color_name(color),
+                self.kind.name()
+            ))
+        }
+    }
+
     fn admits(&self, state: &PieceState) -> bool {
         state.kind == self.kind
             && self.square.is_none_or(|s| s == state.sq)
@@ -117,8 +137,11 @@ impl Query {
                 other => return Err(format!("unknown argument '{other}'")),
             }
         }
-        let mut white = white.ok_or("--white PIECE is required")?;
-        let mut black = black.ok_or("--black PIECE is required")?;
+        let mut white: SideQuery = white.ok_or("--white PIECE is required")?;
+        let mut black: SideQuery = black.ok_or("--black PIECE is required")?;
+        for (side, color) in [(&white, Color::White), (&black, Color::Black)] {
+            side.check_facing(color)?;
+        }
         white.colour = white_colour;
         black.colour = black_colour;
         let white_to_move = match to_move.as_deref().map(str::to_ascii_lowercase).as_deref() {
@@ -144,6 +167,13 @@ impl Query {
             white_to_move,
             rinoceronte,
         })
+    }
+}
+
+fn color_name(color: Color) -> &'static str {
+    match color {
+        Color::White => "White",
+        Color::Black => "Black",
     }
 }
 
