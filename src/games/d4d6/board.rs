@@ -220,7 +220,8 @@ mod tests {
     #[test]
     fn colours_follow_chess() {
         assert!(!sq("a1").is_light());
-        assert!(sq("a6").is_light() && !sq("d3").is_light() && sq("h1").is_light());
+        assert!(sq("a6").is_light() && sq("d3").is_light() && sq("h1").is_light());
+        assert!(!sq("d4").is_light() && !sq("h8").is_light());
     }
 
     #[test]
