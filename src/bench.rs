@@ -277,32 +277,72 @@ fn path_run(
     }
     let ids = make_games(&mut store, &cfg, games)?;
     let raws = make_mails(&cfg, &ids, mails)?;
-    let mut daemon = Daemon::new(store, cfg)?;
+    let db = dir.join("pbem.sqlite");
+    let mut daemon = Daemon::new(&db, store, cfg.clone())?;
     daemon.pass()?; // the welcome mails
-    let new = dir.join("Maildir/new");
-    let mut latencies = Vec::with_capacity(raws.len());
-    // The MTA's delivery into new/ is not pbem's work: only the passes are timed.
-    let mut total = Duration::ZERO;
+                    // The MTA's part, untimed: each mail written into tmp/; delivering it is a rename into new/.
+    let (tmp, new) = (dir.join("Maildir/tmp"), dir.join("Maildir/new"));
+    let mut waves = Vec::new();
     for (w, chunk) in raws.chunks(wave.max(1)).enumerate() {
+        let mut names = Vec::new();
         for (i, raw) in chunk.iter().enumerate() {
-            std::fs::write(new.join(format!("{w:06}.{i:06}.bench")), raw)?;
+            let name = format!("{w:06}.{i:06}.bench");
+            std::fs::write(tmp.join(&name), raw)?;
+            names.push(name);
         }
-        let t = Instant::now();
-        let p = daemon.pass()?;
-        let took = t.elapsed();
-        total += took;
-        if p.processed != chunk.len() {
+        waves.push(names);
+    }
+    // pbem's part, timed: passes on this thread, sending on the background sender's.
+    let sender = crate::daemon::BackgroundSender::start(&db, &cfg, daemon.stop.clone())?;
+    let mut arrived = std::collections::HashMap::new();
+    let start = Instant::now();
+    for (w, names) in waves.iter().enumerate() {
+        let at = Utc::now();
+        for name in names {
+            std::fs::rename(tmp.join(name), new.join(name))?;
+        }
+        for n in names {
+            arrived.insert(n.clone(), at);
+        }
+        let p = daemon.pass_without_sending()?;
+        sender.wake();
+        if p.processed != names.len() {
             anyhow::bail!(
                 "wave {w}: {} of {} mails processed",
                 p.processed,
-                chunk.len()
+                names.len()
             );
         }
-        latencies.extend(std::iter::repeat_n(took, chunk.len()));
     }
-    let failed = daemon.store.tx(|tx| tx.outbox(Some("failed"), 1))?;
-    if !failed.is_empty() {
-        anyhow::bail!("a reply failed to send: {:?}", failed[0].last_error);
+    sender.finish()?;
+    let total = start.elapsed();
+    let sent = daemon.store.tx(|tx| tx.outbox(None, i64::MAX))?;
+    if let Some(bad) = sent.iter().find(|r| r.status != "sent") {
+        anyhow::bail!("a reply was not sent: {:?}", bad.last_error);
+    }
+    // Latency of a mail: from its arrival in new/ to the last of its replies being sent.
+    let mut done_at: std::collections::HashMap<String, chrono::DateTime<Utc>> = Default::default();
+    for r in &sent {
+        if let (Some(irt), Some(at)) = (&r.in_reply_to, r.sent_at) {
+            let e = done_at.entry(irt.clone()).or_insert(at);
+            *e = (*e).max(at);
+        }
+    }
+    let mut latencies = Vec::with_capacity(raws.len());
+    for (names, chunk) in waves.iter().zip(raws.chunks(wave.max(1))) {
+        for (name, raw) in names.iter().zip(chunk) {
+            let id = crate::mail::inbound::parse(raw)
+                .message_id
+                .unwrap_or_default();
+            let done = done_at
+                .get(&format!("<{id}>"))
+                .ok_or_else(|| anyhow!("no reply to {id}"))?;
+            let ms = (*done - arrived[name])
+                .num_microseconds()
+                .unwrap_or(0)
+                .max(0) as u64;
+            latencies.push(Duration::from_micros(ms));
+        }
     }
     latencies.sort();
     Ok(PathFigures {

@@ -223,7 +223,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Ingest => ingest(&db, cfg),
         Command::Serve { once } => {
             let store = Store::open(&db, true)?;
-            let mut d = Daemon::new(store, cfg)?;
+            let mut d = Daemon::new(&db, store, cfg)?;
             let p = d.serve(once)?;
             if once {
                 println!(
@@ -703,7 +703,7 @@ fn ingest(db: &Path, cfg: Config) -> anyhow::Result<Exit> {
             return Ok(EX_TEMPFAIL);
         }
     };
-    let mut d = match Daemon::new(store, cfg) {
+    let mut d = match Daemon::new(db, store, cfg) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("pbem ingest: {e:#}");

@@ -1,7 +1,8 @@
 //! The daemon: the one place that reads the clock and sleeps; Maildir intake, timers and the outbox sender in a loop.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -33,6 +34,8 @@ pub struct Pass {
 
 /// Everything a pass needs.
 pub struct Daemon {
+    /// The database file, for the background sender's own connection.
+    pub db: PathBuf,
     pub store: Store,
     pub cfg: Config,
     pub templates: Templates,
@@ -41,11 +44,12 @@ pub struct Daemon {
 }
 
 impl Daemon {
-    pub fn new(store: Store, cfg: Config) -> anyhow::Result<Daemon> {
+    pub fn new(db: &Path, store: Store, cfg: Config) -> anyhow::Result<Daemon> {
         let templates = Templates::load(cfg.templates_dir.as_deref())?;
         let transport = Transport::from_url(&cfg.transport, cfg.tls_ca_file.as_deref())
             .map_err(|e| anyhow::anyhow!("transport = \"{}\": {e}", cfg.transport))?;
         Ok(Daemon {
+            db: db.to_path_buf(),
             store,
             cfg,
             templates,
@@ -83,6 +87,16 @@ impl Daemon {
 
     /// One pass: the Maildir, every stored message not yet processed, the timers, the outbox.
     pub fn pass(&mut self) -> anyhow::Result<Pass> {
+        let mut pass = self.pass_without_sending()?;
+        let d = sender::drain(&mut self.store, &self.cfg, &self.transport, &Utc::now)?;
+        pass.sent = d.sent;
+        pass.retrying = d.retrying;
+        pass.failed = d.failed;
+        Ok(pass)
+    }
+
+    /// A pass that leaves the outbox to a `BackgroundSender`.
+    pub fn pass_without_sending(&mut self) -> anyhow::Result<Pass> {
         let mut pass = Pass::default();
         if let Some(dir) = self.cfg.maildir.clone() {
             self.intake(&dir, &mut pass)?;
@@ -101,10 +115,6 @@ impl Daemon {
             }
         }
         pass.timers = timers::run(&mut self.store, &ctx, None)?;
-        let d = sender::drain(&mut self.store, &self.cfg, &self.transport, &Utc::now)?;
-        pass.sent = d.sent;
-        pass.retrying = d.retrying;
-        pass.failed = d.failed;
         Ok(pass)
     }
 
@@ -156,32 +166,113 @@ impl Daemon {
         Ok(())
     }
 
-    /// Runs passes until SIGINT or SIGTERM (finishing the message in hand), or once.
+    /// Runs passes until SIGINT or SIGTERM (finishing the message in hand), or once. A
+    /// running daemon sends from a second thread, woken after each pass.
     pub fn serve(&mut self, once: bool) -> anyhow::Result<Pass> {
         signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&self.stop))?;
         signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&self.stop))?;
+        if once {
+            return self.pass();
+        }
+        let sender = BackgroundSender::start(&self.db, &self.cfg, Arc::clone(&self.stop))?;
         let mut total = Pass::default();
-        loop {
-            let p = self.pass()?;
-            if p.stored + p.processed + p.timers + p.sent + p.failed > 0 {
+        let result = loop {
+            let p = match self.pass_without_sending() {
+                Ok(p) => p,
+                Err(e) => break Err(e),
+            };
+            sender.wake();
+            if p.stored + p.processed + p.timers > 0 {
                 tracing::info!(?p, "pass");
             }
             total.stored += p.stored;
             total.duplicates += p.duplicates;
             total.processed += p.processed;
             total.timers += p.timers;
-            total.sent += p.sent;
-            total.retrying += p.retrying;
-            total.failed += p.failed;
-            if once || self.stop.load(Ordering::SeqCst) {
-                return Ok(total);
+            if self.stop.load(Ordering::SeqCst) {
+                break Ok(());
             }
             for _ in 0..(self.cfg.poll_secs * 10).max(1) {
                 if self.stop.load(Ordering::SeqCst) {
-                    return Ok(total);
+                    break;
                 }
                 std::thread::sleep(std::time::Duration::from_millis(100));
             }
+        };
+        let d = sender.finish()?;
+        total.sent = d.sent;
+        total.retrying = d.retrying;
+        total.failed = d.failed;
+        result.map(|_| total)
+    }
+}
+
+/// The outbox sender on its own thread and database connection, so slow SMTP or file
+/// creation never holds up reading and playing mail. It drains after each `wake` (and every
+/// poll interval, for retries), and once more when finished.
+pub struct BackgroundSender {
+    wake: Option<mpsc::Sender<()>>,
+    handle: Option<std::thread::JoinHandle<anyhow::Result<sender::Drained>>>,
+}
+
+impl BackgroundSender {
+    pub fn start(
+        db: &Path,
+        cfg: &Config,
+        stop: Arc<AtomicBool>,
+    ) -> anyhow::Result<BackgroundSender> {
+        let mut store = Store::open(db, false)?;
+        let transport = Transport::from_url(&cfg.transport, cfg.tls_ca_file.as_deref())
+            .map_err(|e| anyhow::anyhow!("transport = \"{}\": {e}", cfg.transport))?;
+        let cfg = cfg.clone();
+        let (wake, rx) = mpsc::channel::<()>();
+        let handle = std::thread::spawn(move || {
+            let mut total = sender::Drained::default();
+            let poll = std::time::Duration::from_secs(cfg.poll_secs.max(1));
+            loop {
+                match sender::drain(&mut store, &cfg, &transport, &Utc::now) {
+                    Ok(d) => {
+                        total.sent += d.sent;
+                        total.retrying += d.retrying;
+                        total.failed += d.failed;
+                    }
+                    Err(e) => {
+                        tracing::error!(error = %format!("{e:#}"), "sending failed; the outbox keeps the mail")
+                    }
+                }
+                match rx.recv_timeout(poll) {
+                    Ok(()) => while rx.try_recv().is_ok() {},
+                    Err(mpsc::RecvTimeoutError::Timeout) if !stop.load(Ordering::SeqCst) => {}
+                    Err(_) => break,
+                }
+            }
+            // A last drain: what the final pass committed goes out before exit.
+            let d = sender::drain(&mut store, &cfg, &transport, &Utc::now)?;
+            total.sent += d.sent;
+            total.retrying += d.retrying;
+            total.failed += d.failed;
+            Ok(total)
+        });
+        Ok(BackgroundSender {
+            wake: Some(wake),
+            handle: Some(handle),
+        })
+    }
+
+    /// New mail was committed: send it.
+    pub fn wake(&self) {
+        if let Some(w) = &self.wake {
+            let _ = w.send(());
+        }
+    }
+
+    /// Sends what is left and stops the thread.
+    pub fn finish(mut self) -> anyhow::Result<sender::Drained> {
+        self.wake.take();
+        match self.handle.take().map(|h| h.join()) {
+            Some(Ok(r)) => r,
+            Some(Err(_)) => anyhow::bail!("the sender thread panicked"),
+            None => Ok(sender::Drained::default()),
         }
     }
 }

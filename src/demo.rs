@@ -32,8 +32,12 @@ pub fn run(dir: Option<&Path>) -> anyhow::Result<i32> {
     cfg.transport = format!("dir:{}", outbox.display());
     cfg.maildir = None;
     cfg.templates_dir = None;
-    println!("pbem demo in {}: database pbem.sqlite, mail in outbox/\n", dir.display());
-    let mut store = Store::open(&dir.join("pbem.sqlite"), true)?;
+    println!(
+        "pbem demo in {}: database pbem.sqlite, mail in outbox/\n",
+        dir.display()
+    );
+    let db_path = dir.join("pbem.sqlite");
+    let mut store = Store::open(&db_path, true)?;
     let plies = script()?;
     let spec = GameSpec {
         kind: Some(GameKind::DiceRink),
@@ -57,7 +61,7 @@ pub fn run(dir: Option<&Path>) -> anyhow::Result<i32> {
         crate::inbox::welcome_all(tx, &ctx, &g)?;
         Ok(id)
     })?;
-    let mut daemon = Daemon::new(store, cfg.clone())?;
+    let mut daemon = Daemon::new(&db_path, store, cfg.clone())?;
     daemon.serve(true)?;
     let mut shown = print_new_mail(&mut daemon, 0)?;
     for (n, ply) in plies.iter().enumerate() {

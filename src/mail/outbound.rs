@@ -391,18 +391,34 @@ impl Transport {
             // A filesystem sync costs more than a few fsyncs.
             return mails.iter().map(|m| self.send(m)).collect();
         }
-        let mut results: Vec<Result<(), SendError>> = mails
-            .iter()
-            .map(|m| {
-                let message = build(m).map_err(|e| SendError::permanent(e.to_string()))?;
-                write_to_folder_synced(folder, &message, &m.message_id, false)
-                    .map(|_| ())
-                    .map_err(|e| SendError {
-                        transient: true,
-                        message: format!("cannot write into {}: {e}", folder.display()),
+        let write = |m: &OutMail| -> Result<(), SendError> {
+            let message = build(m).map_err(|e| SendError::permanent(e.to_string()))?;
+            write_to_folder_synced(folder, &message, &m.message_id, false)
+                .map(|_| ())
+                .map_err(|e| SendError {
+                    transient: true,
+                    message: format!("cannot write into {}: {e}", folder.display()),
+                })
+        };
+        // Creating a file is mostly the kernel's inode allocation: two threads halve it.
+        let half = mails.len().div_ceil(2);
+        let (first, second) = mails.split_at(half);
+        let mut results: Vec<Result<(), SendError>> = std::thread::scope(|scope| {
+            let other = scope.spawn(|| second.iter().map(write).collect::<Vec<_>>());
+            let mut out: Vec<_> = first.iter().map(write).collect();
+            out.extend(other.join().unwrap_or_else(|_| {
+                second
+                    .iter()
+                    .map(|_| {
+                        Err(SendError {
+                            transient: true,
+                            message: "the writer thread panicked".into(),
+                        })
                     })
-            })
-            .collect();
+                    .collect()
+            }));
+            out
+        });
         if results.iter().any(Result::is_ok) {
             if let Err(e) = sync_folder(folder) {
                 for r in results.iter_mut().filter(|r| r.is_ok()) {
