@@ -106,7 +106,7 @@ mod tests {
             t.render(kind, &ctx).unwrap();
         }
         let body = t.render("move_accepted", &ctx).unwrap();
-        assert!(body.contains("ok 5w6  (read as 5W6)"), "{body}");
+        assert!(body.contains("ok: 5w6  (read as 5W6)"), "{body}");
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("help.txt"), "Hilfe: {{ games }}").unwrap();
         let t = Templates::load(Some(dir.path())).unwrap();
