@@ -79,7 +79,9 @@ impl Record {
             movetext.push('\n');
         }
         let stripped = strip_comments(&movetext)?;
-        let number = regex::Regex::new(r"^(\d+)(\.{1,3})(.*)$").expect("static regex");
+        static NUMBER: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+        let number = NUMBER
+            .get_or_init(|| regex::Regex::new(r"^(\d+)(\.{1,3})(.*)$").expect("static regex"));
         let mut group = String::new();
         for tok in stripped.split_whitespace() {
             let mut rest = tok;

@@ -72,9 +72,18 @@ impl Store {
             rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG,
             true,
         )?;
+        // A `pbem ingest` process per mail must not checkpoint and delete the WAL at every
+        // exit (then recreate and fsync it at the next start): the WAL stays, and SQLite's
+        // automatic checkpoint folds it in, early (64 pages), because each new process must
+        // read the whole WAL to rebuild its index.
+        conn.set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        )?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.pragma_update(None, "wal_autocheckpoint", 64)?;
         Ok(())
     }
 
@@ -88,6 +97,16 @@ impl Store {
         let out = f(&t)?;
         t.tx.commit()?;
         Ok(out)
+    }
+
+    /// Runs `f` in a transaction whose commit need not survive a power cut (no fsync): for
+    /// writes whose loss is harmless by design, such as marking mail sent (a lost mark only
+    /// sends the mail again: at least once).
+    pub fn tx_lazy<T>(&mut self, f: impl FnOnce(&Tx) -> anyhow::Result<T>) -> anyhow::Result<T> {
+        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
+        let out = self.tx(f);
+        self.conn.pragma_update(None, "synchronous", "FULL")?;
+        out
     }
 
     /// The raw durable commit rate baseline: one-row transactions with the same pragmas
