@@ -400,25 +400,8 @@ impl Transport {
                     message: format!("cannot write into {}: {e}", folder.display()),
                 })
         };
-        // Creating a file is mostly the kernel's inode allocation: two threads halve it.
-        let half = mails.len().div_ceil(2);
-        let (first, second) = mails.split_at(half);
-        let mut results: Vec<Result<(), SendError>> = std::thread::scope(|scope| {
-            let other = scope.spawn(|| second.iter().map(write).collect::<Vec<_>>());
-            let mut out: Vec<_> = first.iter().map(write).collect();
-            out.extend(other.join().unwrap_or_else(|_| {
-                second
-                    .iter()
-                    .map(|_| {
-                        Err(SendError {
-                            transient: true,
-                            message: "the writer thread panicked".into(),
-                        })
-                    })
-                    .collect()
-            }));
-            out
-        });
+        // One thread: two writers in one folder only contend for its lock.
+        let mut results: Vec<Result<(), SendError>> = mails.iter().map(write).collect();
         if results.iter().any(Result::is_ok) {
             if let Err(e) = sync_folder(folder) {
                 for r in results.iter_mut().filter(|r| r.is_ok()) {
@@ -663,10 +646,18 @@ fn write_to_folder_synced(
                 format!("{stem}-{attempt}.eml")
             };
             let path = folder.join(name);
-            match fs::hard_link(&temp, &path) {
+            // Rename without replacing: the file appears whole under its name, never over
+            // another (one directory operation, where a link and an unlink were two).
+            match rustix::fs::renameat_with(
+                rustix::fs::CWD,
+                &temp,
+                rustix::fs::CWD,
+                &path,
+                rustix::fs::RenameFlags::NOREPLACE,
+            ) {
                 Ok(()) => return Ok(path),
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
+                Err(e) if e == rustix::io::Errno::EXIST => continue,
+                Err(e) => return Err(e.into()),
             }
         }
         unreachable!("the attempt counter is unbounded")
