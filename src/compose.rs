@@ -36,6 +36,7 @@ pub fn game_json(g: &Loaded) -> Value {
         "deadline": g.row.deadline.map(|d| d.format("%Y-%m-%d %H:%M UTC").to_string()),
         "ply": g.moves.len() + 1,
         "commitment": g.row.commitment,
+        "salts": crate::gm::salts(&g.row).unwrap_or_default(),
         "seed": if g.row.seed_revealed { g.row.seed.clone() } else { None },
         "result": g.game.outcome_text(),
     })

@@ -7,7 +7,7 @@ use crate::dice::{DiceSource, Seed, SeededDice};
 use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, AnyGame, GameKind, Options, Outcome, PlyError, ToAct};
 use crate::records;
-use crate::store::{NewGame, Tx};
+use crate::store::{GameRow, NewGame, Tx};
 
 /// What the GM asks for when creating a game.
 #[derive(Debug, Clone, Default)]
@@ -363,6 +363,16 @@ pub fn store_plan(
     tx.set_pending(game, seat, "plan", &lines, now)
 }
 
+/// The salts players sent, as stored: (seat, salt) pairs in arrival order.
+pub fn salt_pairs(row: &GameRow) -> anyhow::Result<Vec<(usize, String)>> {
+    serde_json::from_str(&row.salts).map_err(|e| anyhow!("game {}: bad stored salts: {e}", row.id))
+}
+
+/// The salts in the documented order that goes into every roll (`dice::salts_in_order`).
+pub fn salts(row: &GameRow) -> anyhow::Result<Vec<String>> {
+    Ok(crate::dice::salts_in_order(&salt_pairs(row)?))
+}
+
 /// The game's own seeded dice, continuing after the rolls already in its log.
 pub fn seeded_dice(g: &Loaded) -> anyhow::Result<SeededDice> {
     let seed = g
@@ -371,7 +381,7 @@ pub fn seeded_dice(g: &Loaded) -> anyhow::Result<SeededDice> {
         .as_deref()
         .ok_or_else(|| anyhow!("game {} has no dice seed", g.row.id))?;
     let seed = Seed::from_hex(seed)?;
-    let salts: Vec<String> = serde_json::from_str(&g.row.salts)?;
+    let salts = salts(&g.row)?;
     Ok(SeededDice::new(
         &seed,
         &salts,
@@ -435,8 +445,7 @@ pub fn export(g: &Loaded) -> anyhow::Result<String> {
     }
     if let Some(c) = &g.row.commitment {
         tags.push(("DiceCommitment".into(), c.clone()));
-        let salts: Vec<String> = serde_json::from_str(&g.row.salts)?;
-        tags.push(("DiceSalts".into(), serde_json::to_string(&salts)?));
+        tags.push(("DiceSalts".into(), serde_json::to_string(&salts(&g.row)?)?));
         if g.row.seed_revealed {
             if let Some(s) = &g.row.seed {
                 tags.push(("DiceSeed".into(), s.clone()));

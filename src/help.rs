@@ -31,6 +31,6 @@ pub fn notation(kind: GameKind) -> &'static str {
     match kind {
         GameKind::DiceRink => include_str!("../notation/dicerink.md"),
         GameKind::DipTacToe => include_str!("../notation/diptactoe.md"),
-        GameKind::D4D6 => summary(kind),
+        GameKind::D4D6 => include_str!("../notation/d4d6.md"),
     }
 }

@@ -841,13 +841,10 @@ fn run_command(
             match crate::dice::normalize_salt(salt) {
                 Err(e) => s.lines.push(Line::no(&text, e)),
                 Ok(norm) => {
-                    let mut salts: Vec<String> = serde_json::from_str(&g.row.salts)?;
-                    let entry = format!("{}:{norm}", g.game.seat_name(seat));
-                    if !salts.contains(&entry) {
-                        salts.push(entry);
-                    }
-                    salts.sort();
-                    tx.set_salts(g.row.id, &serde_json::to_string(&salts)?)?;
+                    let mut pairs = gm::salt_pairs(&g.row)?;
+                    pairs.push((seat, norm));
+                    tx.set_salts(g.row.id, &serde_json::to_string(&pairs)?)?;
+                    let salts = crate::dice::salts_in_order(&pairs);
                     s.lines.push(Line::ok(
                         &text,
                         Some(format!("salt recorded; salts now: {}", salts.join(" | "))),

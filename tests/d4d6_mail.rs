@@ -1,0 +1,174 @@
+//! d4 d6 chess by email: the GM's roll, a two-phase choice, a forced outcome, a one-message
+//! conditional turn, and dice that `pbem verify` checks against the revealed seed.
+
+mod common;
+
+use common::{only_to, World};
+use pbem::dice::ScriptedDice;
+use pbem::games::{GameKind, ToAct};
+
+const WHITE: &str = "white@example.org";
+const BLACK: &str = "black@example.org";
+
+fn example_game(w: &mut World) -> i64 {
+    let pos = std::fs::read_to_string("tests/data/d4d6/seed_example.pos").unwrap();
+    let id = w.game(
+        GameKind::D4D6,
+        &[("WHITE", WHITE), ("BLACK", BLACK)],
+        &[],
+        Some(pos.trim()),
+        None,
+    );
+    w.new_mail();
+    id
+}
+
+fn send(w: &mut World, game: i64, seat: usize, body: &str, dice: &[u32]) {
+    let (from, to) = (
+        if seat == 0 { WHITE } else { BLACK },
+        w.seat_address(game, seat),
+    );
+    let raw = w.mail(from, &to, &format!("Re: [pbem #{game}] d4 d6 chess"), body);
+    let mut d = ScriptedDice::new(dice.to_vec());
+    assert_eq!(
+        w.deliver_with_dice(&raw, Some(&mut d)).unwrap().status,
+        "done",
+        "{body}"
+    );
+    assert_eq!(d.remaining(), 0, "{body}: not every scripted roll was used");
+}
+
+#[test]
+fn a_roll_with_a_real_choice_is_mailed_and_the_choice_awaited() {
+    let mut w = World::new();
+    let id = example_game(&mut w);
+    send(&mut w, id, 0, "Fo b6", &[1]);
+    let g = w.load(id);
+    let texts: Vec<&str> = g.moves.iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(texts, ["Fob6", "roll 1"]);
+    assert_eq!(g.game.to_act(), ToAct::Seat(0), "White chooses");
+    let mail = w.new_mail();
+    let reply = only_to(&mail, WHITE);
+    for outcome in ["b6-a6", "b6xb5", "b6xc6"] {
+        assert!(reply.body.contains(outcome), "{}", reply.body);
+    }
+    let report = only_to(&mail, BLACK);
+    assert!(report.body.contains("roll 1"), "{}", report.body);
+    send(&mut w, id, 0, "b6xc6", &[]);
+    let g = w.load(id);
+    assert_eq!(g.moves.last().unwrap().text, "b6xc6");
+    assert_eq!(g.game.to_act(), ToAct::Seat(1));
+    let mail = w.new_mail();
+    assert!(only_to(&mail, BLACK).body.contains("It is your move"));
+}
+
+#[test]
+fn a_forced_outcome_is_played_without_asking() {
+    let mut w = World::new();
+    let id = example_game(&mut w);
+    send(&mut w, id, 0, "Ca e5", &[3]);
+    let g = w.load(id);
+    let texts: Vec<&str> = g.moves.iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(texts, ["Cae5", "roll 3", "e5xc7/S"]);
+    assert_eq!(g.game.to_act(), ToAct::Seat(1));
+}
+
+#[test]
+fn a_conditional_turn_in_one_message() {
+    let mut w = World::new();
+    let id = example_game(&mut w);
+    send(&mut w, id, 0, "Ga d8 d4\n1-4: d8xc7 | stay", &[2]);
+    let g = w.load(id);
+    let texts: Vec<&str> = g.moves.iter().map(|m| m.text.as_str()).collect();
+    assert_eq!(texts, ["Gad8:d4", "roll 2", "d8xc7"]);
+    assert_eq!(g.game.to_act(), ToAct::Seat(1));
+    // A roll the plan does not cover falls back to asking.
+    let id = example_game(&mut w);
+    send(&mut w, id, 0, "Fo b6\n2-6: b6-a6", &[1]);
+    let g = w.load(id);
+    assert_eq!(
+        g.game.to_act(),
+        ToAct::Seat(0),
+        "roll 1 has no line: White is asked"
+    );
+    assert_eq!(g.moves.len(), 2);
+}
+
+#[test]
+fn salts_and_the_revealed_seed_let_anyone_verify_the_rolls() {
+    let mut w = World::new();
+    let id = example_game(&mut w);
+    let (tw, tb) = (w.seat_address(id, 0), w.seat_address(id, 1));
+    let raw = w.mail(WHITE, &tw, "salt", "SALT white's lucky pebble");
+    w.deliver(&raw).unwrap();
+    let raw = w.mail(BLACK, &tb, "salt", "SALT 42");
+    w.deliver(&raw).unwrap();
+    let salts = pbem::gm::salts(&w.load(id).row).unwrap();
+    // The documented order: by seat, then by bytes.
+    assert_eq!(salts, ["white's lucky pebble", "42"]);
+    // Play a few turns with the game's own seeded dice (no script), choosing legal outcomes.
+    for _ in 0..6 {
+        let g = w.load(id);
+        let ToAct::Seat(seat) = g.game.to_act() else {
+            break;
+        };
+        let ply = g
+            .game
+            .legal_plies()
+            .into_iter()
+            .next()
+            .expect("a legal ply");
+        let (from, to) = (
+            if seat == 0 { WHITE } else { BLACK },
+            w.seat_address(id, seat),
+        );
+        let raw = w.mail(from, &to, "Re: move", &ply);
+        w.deliver(&raw).unwrap();
+    }
+    // After the first ply salts are fixed.
+    let raw = w.mail(WHITE, &tw, "salt", "SALT too late");
+    w.deliver(&raw).unwrap();
+    assert_eq!(pbem::gm::salts(&w.load(id).row).unwrap().len(), 2);
+    let raw = w.mail(BLACK, &tb, "bye", "RESIGN");
+    w.deliver(&raw).unwrap();
+    let g = w.load(id);
+    assert_eq!(g.row.status, "finished");
+    assert!(!g.rolls.is_empty(), "the GM rolled");
+    let record = pbem::gm::export(&g).unwrap();
+    assert!(record.contains("[DiceSeed \""), "{record}");
+    assert!(
+        record.contains(r#"[DiceSalts "[\"white's lucky pebble\",\"42\"]"]"#),
+        "{record}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("game.pgn");
+    std::fs::write(&file, &record).unwrap();
+    let verify = |f: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_pbem"))
+            .arg("verify")
+            .arg(f)
+            .output()
+            .unwrap()
+    };
+    let ok = verify(&file);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
+    let out = String::from_utf8_lossy(&ok.stdout);
+    assert!(
+        out.contains(&format!("rolls: {n} of {n} match", n = g.rolls.len())),
+        "{out}"
+    );
+    // Another seed is caught: it does not match the commitment, nor the rolls.
+    let seed = g.row.seed.clone().unwrap();
+    let other = format!(
+        "{}{}",
+        if seed.starts_with('0') { "1" } else { "0" },
+        &seed[1..]
+    );
+    std::fs::write(&file, record.replace(&seed, &other)).unwrap();
+    let bad = verify(&file);
+    assert_eq!(bad.status.code(), Some(1));
+}
