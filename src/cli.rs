@@ -467,14 +467,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
                 let actor = if gm {
                     Actor::Gm
                 } else {
-                    let name = seat.as_deref().unwrap_or_default();
-                    let s = g.game.seat_by_name(name).ok_or_else(|| {
-                        anyhow!(
-                            "no seat '{name}' in this game (seats: {})",
-                            g.game.seat_names().join(", ")
-                        )
-                    })?;
-                    Actor::Seat(s)
+                    Actor::Seat(seat_of(&g, seat.as_deref().unwrap_or_default())?)
                 };
                 let res = gm::play(tx, &mut g, actor, &ply, now, None, None)?;
                 if let Ok(played) = &res {
@@ -508,10 +501,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
             let token = gm::new_token()?;
             store.tx(|tx| {
                 let g = gamelog::load(tx, id)?;
-                let s = g
-                    .game
-                    .seat_by_name(&seat)
-                    .ok_or_else(|| anyhow!("no seat '{seat}' in game {id}"))?;
+                let s = seat_of(&g, &seat)?;
                 let player = tx.player_id(&email)?;
                 tx.fill_seat(id, s, player, &token)?;
                 tx.set_missed(id, s, 0)?;
@@ -535,10 +525,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
             let token = gm::new_token()?;
             store.tx(|tx| {
                 let g = gamelog::load(tx, id)?;
-                let s = g
-                    .game
-                    .seat_by_name(&seat)
-                    .ok_or_else(|| anyhow!("no seat '{seat}' in game {id}"))?;
+                let s = seat_of(&g, &seat)?;
                 tx.set_token(id, s, &token)?;
                 tx.log_event(
                     Some(id),
@@ -794,4 +781,15 @@ fn verify(file: &Path) -> anyhow::Result<Exit> {
     let v = crate::dice::verify(seed, commitment, &salts, game_id, &rolls);
     print!("{v}");
     Ok(if v.is_ok() { 0 } else { 1 })
+}
+
+/// A seat of a loaded game by name, or the error naming the seats there are.
+fn seat_of(g: &gamelog::Loaded, name: &str) -> anyhow::Result<usize> {
+    g.game.seat_by_name(name).ok_or_else(|| {
+        anyhow!(
+            "no seat '{name}' in game {} (seats: {})",
+            g.row.id,
+            g.game.seat_names().join(", ")
+        )
+    })
 }

@@ -161,13 +161,10 @@ pub fn play(
             "the game has not started: seats are still open".into(),
         )));
     }
-    let mut trial = g.game.clone();
-    let canonical = match trial.play(actor, text) {
-        Ok(c) => c,
-        Err(e) => return Ok(Err(e)),
-    };
     let mut played = Played::default();
-    log_ply(tx, g, trial, actor, &canonical, now, message, &mut played)?;
+    if let Err(e) = try_ply(tx, g, actor, text, now, message, &mut played)? {
+        return Ok(Err(e));
+    }
     advance(tx, g, now, message, dice, &mut played)?;
     Ok(Ok(played))
 }
@@ -194,6 +191,28 @@ pub fn play_with(
         played.finished = true;
     }
     Ok(Ok(played))
+}
+
+/// Tries a ply on a copy of the position and, if it is legal, logs it and makes it the
+/// position; an illegal ply changes nothing.
+#[allow(clippy::too_many_arguments)]
+fn try_ply(
+    tx: &Tx,
+    g: &mut Loaded,
+    actor: Actor,
+    text: &str,
+    now: DateTime<Utc>,
+    message: Option<i64>,
+    played: &mut Played,
+) -> anyhow::Result<Result<String, PlyError>> {
+    let mut after = g.game.clone();
+    match after.play(actor, text) {
+        Ok(canonical) => {
+            log_ply(tx, g, after, actor, &canonical, now, message, played)?;
+            Ok(Ok(canonical))
+        }
+        Err(e) => Ok(Err(e)),
+    }
 }
 
 /// Logs a ply already played on `after`, and makes `after` the game's position.
@@ -251,38 +270,14 @@ fn advance(
                 };
                 let values: Vec<u32> = sides.iter().map(|&s| source.roll(s)).collect();
                 let text = g.game.chance_ply(&values);
-                let mut after = g.game.clone();
-                let canonical = after
-                    .play(Actor::Chance, &text)
+                try_ply(tx, g, Actor::Chance, &text, now, message, played)?
                     .map_err(|e| anyhow!("the game refused its own roll {text}: {e}"))?;
-                log_ply(
-                    tx,
-                    g,
-                    after,
-                    Actor::Chance,
-                    &canonical,
-                    now,
-                    message,
-                    played,
-                )?;
                 try_plan(tx, g, &values, now, message, played)?;
             }
             ToAct::Seat(seat) => {
                 let Some(auto) = g.game.auto_ply() else { break };
-                let mut after = g.game.clone();
-                let canonical = after
-                    .play(Actor::Seat(seat), &auto)
+                try_ply(tx, g, Actor::Seat(seat), &auto, now, message, played)?
                     .map_err(|e| anyhow!("the game refused its own forced ply {auto}: {e}"))?;
-                log_ply(
-                    tx,
-                    g,
-                    after,
-                    Actor::Seat(seat),
-                    &canonical,
-                    now,
-                    message,
-                    played,
-                )?;
             }
             ToAct::Orders(_) | ToAct::Nobody => break,
         }
@@ -327,18 +322,7 @@ fn try_plan(
         if !matches {
             continue;
         }
-        let mut after = g.game.clone();
-        if let Ok(canonical) = after.play(Actor::Seat(seat), ply) {
-            log_ply(
-                tx,
-                g,
-                after,
-                Actor::Seat(seat),
-                &canonical,
-                now,
-                message,
-                played,
-            )?;
+        if try_ply(tx, g, Actor::Seat(seat), ply, now, message, played)?.is_ok() {
             return Ok(());
         }
     }
