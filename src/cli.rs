@@ -174,6 +174,9 @@ pub enum GameCmd {
         seat: String,
         email: String,
     },
+    /// Reveal a game's dice seed now (it is revealed by itself when the game ends); future
+    /// rolls become predictable, so this is for games that are abandoned or under dispute.
+    Reveal { id: i64 },
     /// Give a seat a new secret reply address (the old one stops working).
     RotateToken {
         id: i64,
@@ -519,6 +522,19 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
             })?;
             send_now(&mut store, &cfg);
             println!("seat {seat} of game {id} now played by {email}");
+            Ok(0)
+        }
+        GameCmd::Reveal { id } => {
+            let seed = store.tx(|tx| {
+                let g = gamelog::load(tx, id)?;
+                tx.reveal_seed(id)?;
+                tx.log_event(Some(id), now, "dice seed revealed by the GM")?;
+                Ok(g.row.seed)
+            })?;
+            println!(
+                "game {id}: dice seed {} (in the record from now on; `pbem verify` checks it)",
+                seed.as_deref().unwrap_or("(none)")
+            );
             Ok(0)
         }
         GameCmd::RotateToken { id, seat } => {
