@@ -25,7 +25,11 @@ fn pbem(dir: &Path, args: &[&str]) -> Output {
 }
 
 fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 #[test]
@@ -39,10 +43,22 @@ fn seed_games_replay_and_the_misprint_is_refused() {
     assert_eq!(v["outcome"]["draw"], false);
     let dice = v["position"]["dice"].as_array().unwrap();
     let find = |sq: &str| dice.iter().find(|d| d["square"] == sq).unwrap().clone();
-    assert_eq!((find("c4")["top"].clone(), find("c4")["front"].clone()), (3.into(), 2.into()));
-    assert_eq!((find("d4")["top"].clone(), find("d4")["front"].clone()), (4.into(), 2.into()));
-    assert_eq!((find("a3")["top"].clone(), find("a3")["front"].clone()), (5.into(), 1.into()));
-    assert_eq!((find("c2")["top"].clone(), find("c2")["front"].clone()), (1.into(), 3.into()));
+    assert_eq!(
+        (find("c4")["top"].clone(), find("c4")["front"].clone()),
+        (3.into(), 2.into())
+    );
+    assert_eq!(
+        (find("d4")["top"].clone(), find("d4")["front"].clone()),
+        (4.into(), 2.into())
+    );
+    assert_eq!(
+        (find("a3")["top"].clone(), find("a3")["front"].clone()),
+        (5.into(), 1.into())
+    );
+    assert_eq!(
+        (find("c2")["top"].clone(), find("c2")["front"].clone()),
+        (1.into(), 3.into())
+    );
 
     let o = pbem(here, &["replay", "tests/data/dicerink/game2.pgn"]);
     assert!(o.status.success(), "{}", text(&o));
@@ -60,7 +76,18 @@ fn a_gm_plays_a_game_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     assert!(pbem(d, &["init"]).status.success());
-    let o = pbem(d, &["game", "new", "dicerink", "--player", "A=alice@example.org", "--player", "B=bob@example.org"]);
+    let o = pbem(
+        d,
+        &[
+            "game",
+            "new",
+            "dicerink",
+            "--player",
+            "A=alice@example.org",
+            "--player",
+            "B=bob@example.org",
+        ],
+    );
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "1");
     // Each player was mailed a welcome.
@@ -97,7 +124,10 @@ fn a_gm_plays_a_game_from_the_command_line() {
     assert!(text(&o).contains("unknown game 'chess'"), "{}", text(&o));
     let o = pbem(d, &["game", "new", "dicerink", "--player", "C=a@x.org"]);
     assert!(text(&o).contains("no seat 'C'"), "{}", text(&o));
-    let o = pbem(d, &["game", "new", "dicerink", "--option", "setup=sideways"]);
+    let o = pbem(
+        d,
+        &["game", "new", "dicerink", "--option", "setup=sideways"],
+    );
     assert!(text(&o).contains("setup"), "{}", text(&o));
 }
 
@@ -114,7 +144,10 @@ struct Lcg(u64);
 
 impl Lcg {
     fn pick(&mut self, n: usize) -> usize {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         ((self.0 >> 33) as usize) % n
     }
 }
@@ -131,7 +164,12 @@ fn export_then_replay_gives_back_the_same_game_for_every_kind() {
             let players: Vec<(String, String)> = probe
                 .seat_names()
                 .iter()
-                .map(|s| (s.to_string(), format!("{}@example.org", s.to_ascii_lowercase())))
+                .map(|s| {
+                    (
+                        s.to_string(),
+                        format!("{}@example.org", s.to_ascii_lowercase()),
+                    )
+                })
                 .collect();
             let spec = GameSpec {
                 kind: Some(*kind),
