@@ -92,6 +92,9 @@ fn raw_commit_rate(path: &Path, n: usize) -> anyhow::Result<f64> {
 }
 
 struct PathFigures {
+    /// Time in passes (intake, rules, commits) and in sending (building and writing .eml files).
+    passes: Duration,
+    sending: Duration,
     mails: usize,
     rate: f64,
     p50: Duration,
@@ -110,6 +113,11 @@ impl PathFigures {
             ms(self.p99),
             self.wave,
             self.rate / raw
+        );
+        println!(
+            "  of which: passes (Maildir, rules, commits) {:.3} ms/mail, sending (.eml files) {:.3} ms/mail",
+            ms(self.passes) / self.mails as f64,
+            ms(self.sending) / self.mails as f64
         );
     }
 }
@@ -295,6 +303,7 @@ fn path_run(
     // pbem's part, timed: passes on this thread, sending on the background sender's.
     let sender = crate::daemon::BackgroundSender::start(&db, &cfg, daemon.stop.clone())?;
     let mut arrived = std::collections::HashMap::new();
+    let mut passes = Duration::ZERO;
     let start = Instant::now();
     for (w, names) in waves.iter().enumerate() {
         let at = Utc::now();
@@ -304,7 +313,9 @@ fn path_run(
         for n in names {
             arrived.insert(n.clone(), at);
         }
+        let t = Instant::now();
         let p = daemon.pass_without_sending()?;
+        passes += t.elapsed();
         sender.wake();
         if p.processed != names.len() {
             anyhow::bail!(
@@ -314,7 +325,12 @@ fn path_run(
             );
         }
     }
-    sender.finish()?;
+    let sending = {
+        let busy_before_finish = sender.busy();
+        let started = Instant::now();
+        sender.finish()?;
+        busy_before_finish + started.elapsed()
+    };
     let total = start.elapsed();
     let sent = daemon.store.tx(|tx| tx.outbox(None, i64::MAX))?;
     if let Some(bad) = sent.iter().find(|r| r.status != "sent") {
@@ -346,6 +362,8 @@ fn path_run(
     }
     latencies.sort();
     Ok(PathFigures {
+        passes,
+        sending,
         mails: raws.len(),
         rate: raws.len() as f64 / total.as_secs_f64(),
         p50: percentile(&latencies, 0.5),

@@ -699,7 +699,7 @@ fn ingest(db: &Path, cfg: Config) -> anyhow::Result<Exit> {
         eprintln!("pbem ingest: cannot read the message: {e}");
         return Ok(EX_TEMPFAIL);
     }
-    let store = match Store::open(db, true) {
+    let store = match Store::open(db, true).and_then(|s| s.checkpoint_early().map(|_| s)) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("pbem ingest: {e:#}");

@@ -213,6 +213,8 @@ impl Daemon {
 pub struct BackgroundSender {
     wake: Option<mpsc::Sender<()>>,
     handle: Option<std::thread::JoinHandle<anyhow::Result<sender::Drained>>>,
+    /// Microseconds the thread spent sending (for `pbem bench`).
+    busy_us: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl BackgroundSender {
@@ -226,11 +228,16 @@ impl BackgroundSender {
             .map_err(|e| anyhow::anyhow!("transport = \"{}\": {e}", cfg.transport))?;
         let cfg = cfg.clone();
         let (wake, rx) = mpsc::channel::<()>();
+        let busy_us = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let busy = Arc::clone(&busy_us);
         let handle = std::thread::spawn(move || {
             let mut total = sender::Drained::default();
             let poll = std::time::Duration::from_secs(cfg.poll_secs.max(1));
             loop {
-                match sender::drain(&mut store, &cfg, &transport, &Utc::now) {
+                let started = std::time::Instant::now();
+                let drained = sender::drain(&mut store, &cfg, &transport, &Utc::now);
+                busy.fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
+                match drained {
                     Ok(d) => {
                         total.sent += d.sent;
                         total.retrying += d.retrying;
@@ -256,6 +263,7 @@ impl BackgroundSender {
         Ok(BackgroundSender {
             wake: Some(wake),
             handle: Some(handle),
+            busy_us,
         })
     }
 
@@ -264,6 +272,11 @@ impl BackgroundSender {
         if let Some(w) = &self.wake {
             let _ = w.send(());
         }
+    }
+
+    /// Time spent sending so far.
+    pub fn busy(&self) -> std::time::Duration {
+        std::time::Duration::from_micros(self.busy_us.load(Ordering::Relaxed))
     }
 
     /// Sends what is left and stops the thread.

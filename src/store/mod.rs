@@ -24,6 +24,16 @@ pub struct Tx<'a> {
     tx: rusqlite::Transaction<'a>,
 }
 
+/// SQLite's busy handler: retry after a short pause, for up to 30 seconds.
+fn wait_for_lock(attempt: i32) -> bool {
+    const STEP: Duration = Duration::from_micros(100);
+    if attempt >= 300_000 {
+        return false;
+    }
+    std::thread::sleep(STEP);
+    true
+}
+
 /// Timestamps are stored as RFC 3339 UTC text, which sorts as time.
 pub fn ts(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Millis, true)
@@ -47,15 +57,22 @@ impl Store {
         }
         let mut conn = Connection::open(path)
             .with_context(|| format!("cannot open the database {}", path.display()))?;
-        Self::configure(&conn)?;
+        Self::configure(&mut conn)?;
         schema::migrate(&mut conn)?;
         Ok(Store { conn })
+    }
+
+    /// For one-shot processes (`pbem ingest`): checkpoint the WAL early, since every new
+    /// process must read the whole WAL to rebuild its index.
+    pub fn checkpoint_early(&self) -> anyhow::Result<()> {
+        self.conn.pragma_update(None, "wal_autocheckpoint", 64)?;
+        Ok(())
     }
 
     /// A private in-memory store, for tests and `pbem replay`-like tools.
     pub fn memory() -> anyhow::Result<Store> {
         let mut conn = Connection::open_in_memory()?;
-        Self::configure(&conn)?;
+        Self::configure(&mut conn)?;
         schema::migrate(&mut conn)?;
         Ok(Store { conn })
     }
@@ -63,8 +80,11 @@ impl Store {
     /// WAL for concurrent readers (the daemon and GM commands), FULL sync so a commit is
     /// durable before a message is acknowledged, foreign keys on, and a busy timeout so a
     /// second process waits instead of failing.
-    fn configure(conn: &Connection) -> anyhow::Result<()> {
-        conn.busy_timeout(Duration::from_secs(30))?;
+    fn configure(conn: &mut Connection) -> anyhow::Result<()> {
+        // Two connections of one daemon (passes and the sender) meet on the write lock many
+        // times a second; SQLite's own busy timeout sleeps whole milliseconds between tries,
+        // so wait in short steps instead (up to 30 s, as before).
+        conn.busy_handler(Some(wait_for_lock))?;
         conn.set_prepared_statement_cache_capacity(128);
         // The bundled SQLite has STAT4, which re-prepares a cached statement whenever a bound
         // value changes; a stable plan (QPSG) keeps cached statements cached.
@@ -74,8 +94,7 @@ impl Store {
         )?;
         // A `pbem ingest` process per mail must not checkpoint and delete the WAL at every
         // exit (then recreate and fsync it at the next start): the WAL stays, and SQLite's
-        // automatic checkpoint folds it in, early (64 pages), because each new process must
-        // read the whole WAL to rebuild its index.
+        // automatic checkpoint folds it in (early in `ingest`: see `checkpoint_early`).
         conn.set_db_config(
             rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
             true,
@@ -83,7 +102,7 @@ impl Store {
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "FULL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.pragma_update(None, "wal_autocheckpoint", 64)?;
+        conn.pragma_update(None, "wal_autocheckpoint", 1000)?;
         Ok(())
     }
 
