@@ -485,3 +485,25 @@ fn a_whole_game_by_mail() {
         .unwrap();
     assert_eq!(again.game.position_tag(), g.game.position_tag());
 }
+
+#[test]
+fn a_sender_answered_too_often_is_no_longer_answered() {
+    let mut w = World::new();
+    w.cfg.replies_per_hour = 3;
+    let id = rink(&mut w, ALICE, None);
+    let to = w.seat_address(id, 0);
+    // Every mail to the address counts: the welcome, then two answers.
+    for n in 0..2 {
+        let raw = w.mail(ALICE, &to, "Re: x", "BOARD");
+        assert_eq!(w.deliver(&raw).unwrap().status, "done", "mail {n}");
+    }
+    let raw = w.mail(ALICE, &to, "Re: x", "BOARD");
+    let h = w.deliver(&raw).unwrap();
+    assert_eq!(h.status, "refused");
+    assert!(h.note.contains("rate limit"), "{h:?}");
+    // An hour later the address is answered again.
+    w.now += chrono::Duration::minutes(61);
+    w.timers();
+    let raw = w.mail(ALICE, &to, "Re: x", "BOARD");
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+}

@@ -241,6 +241,11 @@ impl Tx<'_> {
         )?)
     }
 
+    /// Forgets replies older than `before`: the rate limit only looks back an hour.
+    pub fn prune_replies(&self, before: DateTime<Utc>) -> anyhow::Result<usize> {
+        Ok(self.exec("DELETE FROM replies_sent WHERE at < ?1", [ts(before)])?)
+    }
+
     pub fn record_reply(&self, addr: &str, now: DateTime<Utc>) -> anyhow::Result<()> {
         self.exec(
             "INSERT INTO replies_sent (addr, at) VALUES (?1, ?2)",
