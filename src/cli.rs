@@ -257,7 +257,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
                 println!(
                     "configuration ok: address {}, transport {}, maildir {}, database {}",
                     cfg.address,
-                    cfg.transport,
+                    config::hide_password(&cfg.transport),
                     cfg.maildir
                         .as_ref()
                         .map_or("(none)".into(), |m| m.display().to_string()),

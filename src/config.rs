@@ -198,7 +198,10 @@ impl Config {
         if let Err(e) =
             crate::mail::outbound::Transport::from_url(&self.transport, self.tls_ca_file.as_deref())
         {
-            out.push(format!("transport = \"{}\": {e}", self.transport));
+            out.push(format!(
+                "transport = \"{}\": {e}",
+                hide_password(&self.transport)
+            ));
         }
         if let Some(ca) = &self.tls_ca_file {
             if !ca.exists() {
@@ -291,5 +294,35 @@ mod tests {
         let problems = c.problems().join("\n");
         assert!(problems.contains("must not contain '+'"), "{problems}");
         assert!(problems.contains("transport"), "{problems}");
+    }
+}
+
+/// A transport URL as it may be printed: `smtp://user:***@host`.
+pub fn hide_password(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &url[scheme + 3..at];
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod hide_tests {
+    #[test]
+    fn passwords_are_not_printed() {
+        assert_eq!(
+            super::hide_password("smtp://gm:s3cret@127.0.0.1:2587?tls=starttls"),
+            "smtp://gm:***@127.0.0.1:2587?tls=starttls"
+        );
+        assert_eq!(super::hide_password("dir:/tmp/out"), "dir:/tmp/out");
+        assert_eq!(
+            super::hide_password("smtps://relay.example"),
+            "smtps://relay.example"
+        );
     }
 }

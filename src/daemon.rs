@@ -46,8 +46,13 @@ pub struct Daemon {
 impl Daemon {
     pub fn new(db: &Path, store: Store, cfg: Config) -> anyhow::Result<Daemon> {
         let templates = Templates::load(cfg.templates_dir.as_deref())?;
-        let transport = Transport::from_url(&cfg.transport, cfg.tls_ca_file.as_deref())
-            .map_err(|e| anyhow::anyhow!("transport = \"{}\": {e}", cfg.transport))?;
+        let transport =
+            Transport::from_url(&cfg.transport, cfg.tls_ca_file.as_deref()).map_err(|e| {
+                anyhow::anyhow!(
+                    "transport = \"{}\": {e}",
+                    crate::config::hide_password(&cfg.transport)
+                )
+            })?;
         Ok(Daemon {
             db: db.to_path_buf(),
             store,
@@ -224,8 +229,13 @@ impl BackgroundSender {
         stop: Arc<AtomicBool>,
     ) -> anyhow::Result<BackgroundSender> {
         let mut store = Store::open(db, false)?;
-        let transport = Transport::from_url(&cfg.transport, cfg.tls_ca_file.as_deref())
-            .map_err(|e| anyhow::anyhow!("transport = \"{}\": {e}", cfg.transport))?;
+        let transport =
+            Transport::from_url(&cfg.transport, cfg.tls_ca_file.as_deref()).map_err(|e| {
+                anyhow::anyhow!(
+                    "transport = \"{}\": {e}",
+                    crate::config::hide_password(&cfg.transport)
+                )
+            })?;
         let cfg = cfg.clone();
         let (wake, rx) = mpsc::channel::<()>();
         let busy_us = Arc::new(std::sync::atomic::AtomicU64::new(0));
