@@ -224,7 +224,7 @@ impl Config {
                     "templates_dir = \"{}\": no such folder",
                     t.display()
                 ));
-            } else if let Err(e) = crate::template::Templates::load(Some(t)) {
+            } else if let Err(e) = crate::template::Templates::check(Some(t)) {
                 out.push(format!("templates_dir = \"{}\": {e}", t.display()));
             }
         }

@@ -45,7 +45,12 @@ pub struct Daemon {
 
 impl Daemon {
     pub fn new(db: &Path, store: Store, cfg: Config) -> anyhow::Result<Daemon> {
-        let templates = Templates::load(cfg.templates_dir.as_deref())?;
+        // The GM's own templates are checked at start, so a broken file stops the daemon
+        // rather than a player's mail; the embedded ones are known good and load lazily.
+        let templates = match &cfg.templates_dir {
+            Some(dir) => Templates::check(Some(dir))?,
+            None => Templates::load(None)?,
+        };
         let transport =
             Transport::from_url(&cfg.transport, cfg.tls_ca_file.as_deref()).map_err(|e| {
                 anyhow::anyhow!(

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use minijinja::Environment;
 
 /// Every mail kind pbem sends, with its embedded default text.
@@ -35,7 +35,8 @@ pub struct Templates {
 
 impl Templates {
     /// The defaults, with `<dir>/<kind>.txt` replacing a default where such a file exists.
-    /// A file that does not compile is an error naming it (so `pbem config check` shows it).
+    /// Each is compiled the first time it is used (a `pbem ingest` process uses two or three
+    /// of them); `check` compiles them all.
     pub fn load(dir: Option<&Path>) -> anyhow::Result<Templates> {
         let mut env = Environment::new();
         // Mail is plain text: no HTML escaping, and keep the text's own line breaks.
@@ -47,16 +48,33 @@ impl Templates {
                 .build()
                 .map_err(|e| anyhow!("template syntax: {e}"))?,
         );
-        for (kind, default) in DEFAULTS {
-            let source = match dir.map(|d| d.join(format!("{kind}.txt"))) {
-                Some(p) if p.exists() => std::fs::read_to_string(&p)
-                    .with_context(|| format!("cannot read {}", p.display()))?,
-                _ => default.to_string(),
+        let dir = dir.map(Path::to_path_buf);
+        env.set_loader(move |kind| {
+            let Some((_, default)) = DEFAULTS.iter().find(|(k, _)| *k == kind) else {
+                return Ok(None);
             };
-            env.add_template_owned(kind.to_string(), source)
+            match dir.as_ref().map(|d| d.join(format!("{kind}.txt"))) {
+                Some(p) if p.exists() => std::fs::read_to_string(&p).map(Some).map_err(|e| {
+                    minijinja::Error::new(
+                        minijinja::ErrorKind::InvalidOperation,
+                        format!("cannot read {}: {e}", p.display()),
+                    )
+                }),
+                _ => Ok(Some(default.to_string())),
+            }
+        });
+        Ok(Templates { env })
+    }
+
+    /// Loads and compiles every template now, saying which one is wrong (`config check`).
+    pub fn check(dir: Option<&Path>) -> anyhow::Result<Templates> {
+        let t = Templates::load(dir)?;
+        for (kind, _) in DEFAULTS {
+            t.env
+                .get_template(kind)
                 .map_err(|e| anyhow!("template {kind}: {e}"))?;
         }
-        Ok(Templates { env })
+        Ok(t)
     }
 
     /// Renders a mail kind with a JSON context.
@@ -109,9 +127,9 @@ mod tests {
         assert!(body.contains("ok: 5w6  (read as 5W6)"), "{body}");
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("help.txt"), "Hilfe: {{ games }}").unwrap();
-        let t = Templates::load(Some(dir.path())).unwrap();
+        let t = Templates::check(Some(dir.path())).unwrap();
         assert_eq!(t.render("help", &ctx).unwrap(), "Hilfe: dicerink\n");
         std::fs::write(dir.path().join("help.txt"), "{% if %}").unwrap();
-        assert!(Templates::load(Some(dir.path())).is_err());
+        assert!(Templates::check(Some(dir.path())).is_err());
     }
 }
