@@ -57,7 +57,7 @@ pub struct Draft {
 /// Queues a draft in this transaction (it is sent only after commit), counting it against the
 /// recipient's reply rate.
 pub fn enqueue(tx: &Tx, ctx: &Ctx, d: Draft) -> anyhow::Result<()> {
-    let seq = tx.outbox(None, 1)?.first().map_or(1, |r| r.id + 1);
+    let seq = tx.next_outbox_id()?;
     let message_id = format!(
         "<pbem.{seq}.{}@{}>",
         ctx.now.timestamp_millis(),

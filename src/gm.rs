@@ -287,6 +287,9 @@ fn advance(
         played.finished = true;
     } else {
         start_clock(tx, g.row.id, g.row.move_secs, now)?;
+        g.row.deadline = g.row.move_secs.map(|s| now + Duration::seconds(s));
+        g.row.reminded = false;
+        g.row.graced = false;
     }
     Ok(())
 }

@@ -228,11 +228,11 @@ fn handle(
     if let Some(token) = &token {
         match tx.seat_by_token(token)? {
             Some((game, seat)) => {
-                let g = gamelog::load(tx, game)?;
-                let on_record = g.seat(seat).and_then(|s| s.email.clone());
+                let on_record = tx.seat_email(game, seat)?;
                 if on_record.as_deref() == Some(from.as_str()) {
                     auth = Auth::Seat(game, seat);
                 } else {
+                    let g = gamelog::load(tx, game)?;
                     refuse_auth(tx, ctx, &g, on_record.as_deref(), &from, &inb.subject)?;
                     return Ok((
                         refused(format!(
@@ -312,6 +312,7 @@ fn handle(
         }),
         moved: false,
         help: None,
+        fresh: None,
     };
     let mut touched: Option<i64> = current.map(|c| c.0);
     let mut dice = dice;
@@ -421,7 +422,8 @@ fn handle(
     if cmds.is_empty() && session.extra.is_empty() && session.help.is_none() {
         session.help = Some(help_text(ctx, None)?);
     }
-    reply(tx, ctx, &session, current, &from, in_reply_to)?;
+    let fresh = session.fresh.take();
+    reply(tx, ctx, &session, fresh, current, &from, in_reply_to)?;
     let note = format!("{} line(s) answered", session.lines.len());
     Ok((done(note), touched.or(session.game)))
 }
@@ -436,6 +438,9 @@ struct Session {
     guard: Option<u32>,
     moved: bool,
     help: Option<String>,
+    /// The game as the last move left it, reused for the reply (so it is not rebuilt from
+    /// its log again); dropped by anything that changes a game outside it.
+    fresh: Option<Loaded>,
 }
 
 fn command_text(cmd: &Command) -> String {
@@ -467,10 +472,13 @@ fn flush(
         return Ok(());
     }
     let lines = std::mem::take(lines);
+    s.fresh = None;
     let Some((game_id, seat)) = current else {
         return Ok(());
     };
     let mut g = gamelog::load(tx, game_id)?;
+    // Orders change the game outside `g` (pending orders, an early deadline): not reusable.
+    let reusable = !matches!(g.game.to_act(), ToAct::Orders(_));
     if let Some(n) = s.guard {
         let at = g.moves.len() as u32 + 1;
         if n != at {
@@ -639,6 +647,9 @@ fn flush(
         }
     }
     let _ = in_reply_to;
+    if reusable {
+        s.fresh = Some(g);
+    }
     Ok(())
 }
 
@@ -654,6 +665,21 @@ fn run_command(
     in_reply_to: &Option<String>,
 ) -> anyhow::Result<()> {
     let text = command_text(cmd);
+    let reads_only = matches!(
+        cmd,
+        Command::Board
+            | Command::Status
+            | Command::History
+            | Command::Moves
+            | Command::Help(_)
+            | Command::List
+            | Command::Guard(_)
+            | Command::Password(_)
+            | Command::Bad { .. }
+    );
+    if !reads_only {
+        s.fresh = None;
+    }
     let load = |tx: &Tx| -> anyhow::Result<Option<(Loaded, usize)>> {
         Ok(match current {
             Some((g, seat)) => Some((gamelog::load(tx, g)?, seat)),
@@ -1112,6 +1138,7 @@ fn reply(
     tx: &Tx,
     ctx: &Ctx,
     s: &Session,
+    fresh: Option<Loaded>,
     current: Option<(i64, usize)>,
     from: &str,
     in_reply_to: Option<String>,
@@ -1133,7 +1160,10 @@ fn reply(
     });
     match current {
         Some((gid, seat)) => {
-            let g = gamelog::load(tx, gid)?;
+            let g = match fresh {
+                Some(g) if g.row.id == gid => g,
+                _ => gamelog::load(tx, gid)?,
+            };
             if g.seat(seat).and_then(|x| x.email.as_deref()) == Some(from) {
                 return compose::to_seat(tx, ctx, &g, seat, kind, vars, in_reply_to);
             }

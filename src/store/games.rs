@@ -279,6 +279,18 @@ impl Tx<'_> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The address on record for a seat (no game replay: for checking a sender).
+    pub fn seat_email(&self, game: i64, seat: usize) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .one(
+                "SELECT p.email FROM seats s JOIN players p ON p.id = s.player_id \
+                 WHERE s.game_id = ?1 AND s.seat = ?2",
+                params![game, seat as i64],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
     /// The game and seat a secret reply token belongs to.
     pub fn seat_by_token(&self, token: &str) -> anyhow::Result<Option<(i64, usize)>> {
         Ok(self

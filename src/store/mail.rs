@@ -171,6 +171,15 @@ impl Tx<'_> {
         Ok(self.conn().last_insert_rowid())
     }
 
+    /// The id the next queued mail will get (unique within this transaction's view).
+    pub fn next_outbox_id(&self) -> anyhow::Result<i64> {
+        Ok(
+            self.one("SELECT COALESCE(MAX(id), 0) + 1 FROM outbox", [], |r| {
+                r.get(0)
+            })?,
+        )
+    }
+
     /// Pending mails whose next attempt is due.
     pub fn outbox_due(&self, now: DateTime<Utc>, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
         let mut st = self.conn().prepare_cached(&format!(
