@@ -328,7 +328,6 @@ fn handle(
                 current,
                 msg_id,
                 &mut dice,
-                &in_reply_to,
             )?;
             if matches!(auth, Auth::None) {
                 session.lines.push(Line::no(
@@ -370,7 +369,6 @@ fn handle(
             current,
             msg_id,
             &mut dice,
-            &in_reply_to,
         )?;
         if cmd.needs_game() && current.is_none() {
             let text = command_text(cmd);
@@ -381,16 +379,7 @@ fn handle(
             unauth_game_lines += 1;
             continue;
         }
-        run_command(
-            tx,
-            ctx,
-            &mut session,
-            cmd,
-            current,
-            &from,
-            &auth,
-            &in_reply_to,
-        )?;
+        run_command(tx, ctx, &mut session, cmd, current, &from, &auth)?;
     }
     flush(
         tx,
@@ -400,7 +389,6 @@ fn handle(
         current,
         msg_id,
         &mut dice,
-        &in_reply_to,
     )?;
 
     // Strangers get no answer to game lines: only registered addresses are ever told.
@@ -457,7 +445,6 @@ fn command_text(cmd: &Command) -> String {
 
 /// Plays the game lines gathered so far: one move (or a conditional plan) in a sequential
 /// game; the turn's orders in a simultaneous one.
-#[allow(clippy::too_many_arguments)]
 fn flush(
     tx: &Tx,
     ctx: &Ctx,
@@ -466,7 +453,6 @@ fn flush(
     current: Option<(i64, usize)>,
     msg_id: i64,
     dice: &mut Option<&mut dyn DiceSource>,
-    in_reply_to: &Option<String>,
 ) -> anyhow::Result<()> {
     if lines.is_empty() {
         return Ok(());
@@ -646,14 +632,12 @@ fn flush(
             }
         }
     }
-    let _ = in_reply_to;
     if reusable {
         s.fresh = Some(g);
     }
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
 fn run_command(
     tx: &Tx,
     ctx: &Ctx,
@@ -662,7 +646,6 @@ fn run_command(
     current: Option<(i64, usize)>,
     from: &str,
     auth: &Auth,
-    in_reply_to: &Option<String>,
 ) -> anyhow::Result<()> {
     let text = command_text(cmd);
     let reads_only = matches!(
@@ -1081,7 +1064,6 @@ fn run_command(
         }
         Command::Game(_) | Command::UseGame(_) => unreachable!("handled by the caller"),
     }
-    let _ = in_reply_to;
     Ok(())
 }
 
