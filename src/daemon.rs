@@ -155,14 +155,16 @@ impl Daemon {
                 templates: &self.templates,
                 now: Utc::now(),
             };
-            // One commit makes the whole chunk durable; only then do the files leave new/.
-            for fresh in inbox::store_raw_batch(&mut self.store, &raws, &ctx)? {
+            // One commit stores and plays the whole chunk; only then do the files leave new/.
+            for fresh in inbox::store_and_process_batch(&mut self.store, &raws, &ctx)? {
                 if fresh {
                     pass.stored += 1;
+                    pass.processed += 1;
                 } else {
                     pass.duplicates += 1;
                 }
             }
+            crate::fault::point("process:after-commit");
             for name in chunk {
                 let mut cur_name = name.to_string_lossy().into_owned();
                 if !cur_name.contains(":2,") {

@@ -90,10 +90,20 @@ fn process_in(
     if msg.status != "new" {
         return Ok(None);
     }
-    let inb = inbound::parse(&msg.raw);
-    let (h, game) = handle(tx, ctx, id, &inb, dice)?;
+    process_parsed(tx, ctx, id, &inbound::parse(&msg.raw), dice).map(Some)
+}
+
+/// Processes a stored message already parsed, and records how it ended.
+fn process_parsed(
+    tx: &Tx,
+    ctx: &Ctx,
+    id: i64,
+    inb: &Inbound,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<Handled> {
+    let (h, game) = handle(tx, ctx, id, inb, dice)?;
     tx.finish_message(id, h.status, &h.note, inb.from.as_deref(), game)?;
-    Ok(Some(h))
+    Ok(h)
 }
 
 /// Stores a raw message and processes it in the same transaction. Processing runs in a
@@ -101,41 +111,52 @@ fn process_in(
 /// `None` when the message was stored before.
 pub fn store_and_process(store: &mut Store, raw: &[u8], ctx: &Ctx) -> anyhow::Result<Option<i64>> {
     let inb = inbound::parse(raw);
-    let key = dedupe_key(&inb);
     store.tx(|tx| {
-        let Some(id) = tx.insert_message(&key, raw, ctx.now)? else {
-            return Ok(None);
-        };
-        fault::point("ingest:after-store");
-        tx.savepoint()?;
-        match process_in(tx, ctx, id, None) {
-            Ok(_) => tx.release()?,
-            Err(e) => {
-                tx.rollback_to()?;
-                tracing::error!(id, error = %format!("{e:#}"), "processing failed; the message stays new");
-            }
-        }
+        let id = store_then_process(tx, ctx, raw, &inb)?;
         fault::point("process:before-commit");
-        Ok(Some(id))
+        Ok(id)
     })
 }
 
-/// Stores many raw messages in one transaction (durable together); `true` for each new one.
-pub fn store_raw_batch(
+/// Stores many raw messages and processes the new ones, all in one commit (one fsync for
+/// the lot), each inside its own savepoint. `true` for each message that was new.
+pub fn store_and_process_batch(
     store: &mut Store,
     raws: &[Vec<u8>],
     ctx: &Ctx,
 ) -> anyhow::Result<Vec<bool>> {
-    let keys: Vec<String> = raws
-        .iter()
-        .map(|r| dedupe_key(&inbound::parse(r)))
-        .collect();
+    let parsed: Vec<Inbound> = raws.iter().map(|r| inbound::parse(r)).collect();
     store.tx(|tx| {
-        raws.iter()
-            .zip(&keys)
-            .map(|(raw, key)| Ok(tx.insert_message(key, raw, ctx.now)?.is_some()))
-            .collect()
+        let mut fresh = Vec::with_capacity(raws.len());
+        for (raw, inb) in raws.iter().zip(&parsed) {
+            fresh.push(store_then_process(tx, ctx, raw, inb)?.is_some());
+        }
+        fault::point("process:before-commit");
+        Ok(fresh)
     })
+}
+
+/// Inside the caller's transaction: stores one raw message (unless it is a duplicate) and
+/// processes it in a savepoint; a failure leaves it stored as `new` for a later pass.
+fn store_then_process(
+    tx: &Tx,
+    ctx: &Ctx,
+    raw: &[u8],
+    inb: &Inbound,
+) -> anyhow::Result<Option<i64>> {
+    let Some(id) = tx.insert_message(&dedupe_key(inb), raw, ctx.now)? else {
+        return Ok(None);
+    };
+    fault::point("ingest:after-store");
+    tx.savepoint()?;
+    match process_parsed(tx, ctx, id, inb, None) {
+        Ok(_) => tx.release()?,
+        Err(e) => {
+            tx.rollback_to()?;
+            tracing::error!(id, error = %format!("{e:#}"), "processing failed; the message stays new");
+        }
+    }
+    Ok(Some(id))
 }
 
 fn done(note: impl Into<String>) -> Handled {
