@@ -83,7 +83,7 @@ impl Daemon {
         let id = inbox::store_and_process(&mut self.store, raw, &ctx)?;
         crate::fault::point("process:after-commit");
         // Any message an earlier run stored but did not finish is processed exactly once.
-        let unfinished = !self.store.tx(|tx| tx.new_messages())?.is_empty();
+        let unfinished = !self.store.read(|tx| tx.new_messages())?.is_empty();
         if unfinished {
             if let Err(e) = inbox::process_batch(&mut self.store, &ctx, BATCH) {
                 tracing::error!(error = %format!("{e:#}"), "processing failed; the messages stay new");

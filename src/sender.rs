@@ -57,7 +57,7 @@ pub fn drain(
 ) -> anyhow::Result<Drained> {
     let mut out = Drained::default();
     loop {
-        let due = store.tx(|tx| tx.outbox_due(now(), 500))?;
+        let due = store.read(|tx| tx.outbox_due(now(), 500))?;
         if due.is_empty() {
             return Ok(out);
         }

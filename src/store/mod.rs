@@ -118,6 +118,18 @@ impl Store {
         Ok(out)
     }
 
+    /// Runs `f` in a read transaction: in WAL mode it sees a snapshot and never waits for a
+    /// writer (the background sender reads the outbox while a batch is being played).
+    pub fn read<T>(&mut self, f: impl FnOnce(&Tx) -> anyhow::Result<T>) -> anyhow::Result<T> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Deferred)?;
+        let t = Tx { tx };
+        let out = f(&t)?;
+        t.tx.commit()?;
+        Ok(out)
+    }
+
     /// Runs `f` in a transaction whose commit need not survive a power cut (no fsync): for
     /// writes whose loss is harmless by design, such as marking mail sent (a lost mark only
     /// sends the mail again: at least once).
