@@ -108,7 +108,7 @@ pub fn to_seat(
     let mut ctx_json = json!({
         "game": game_json(g),
         "seat": g.game.seat_name(seat),
-        "board": g.game.board(),
+        "board": g.board(),
     });
     merge(&mut ctx_json, vars);
     let body = ctx.templates.render(kind, &ctx_json)?;

@@ -17,11 +17,24 @@ pub struct Loaded {
     pub start: AnyGame,
     /// Every die the GM rolled, in order: (sides, value). Its length is the next roll index.
     pub rolls: Vec<(u32, u32)>,
+    /// The board of `game`, drawn once for all the mails about it; `set_game` clears it.
+    board_text: std::cell::OnceCell<String>,
 }
 
 impl Loaded {
     pub fn kind(&self) -> GameKind {
         self.game.kind()
+    }
+
+    /// The board as mails show it.
+    pub fn board(&self) -> &str {
+        self.board_text.get_or_init(|| self.game.board())
+    }
+
+    /// Makes `game` the position (after a ply).
+    pub fn set_game(&mut self, game: AnyGame) {
+        self.game = game;
+        self.board_text = std::cell::OnceCell::new();
     }
 
     /// The seat row of a seat.
@@ -103,5 +116,6 @@ pub fn load(tx: &Tx, id: i64) -> anyhow::Result<Loaded> {
         game,
         start,
         rolls,
+        board_text: std::cell::OnceCell::new(),
     })
 }

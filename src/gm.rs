@@ -239,7 +239,7 @@ fn log_ply(
         g.rolls
             .extend(sides.into_iter().zip(gamelog::chance_values(canonical)));
     }
-    g.game = after;
+    g.set_game(after);
     played.plies.push((actor, canonical.to_string()));
     if let Some(r) = g.game.last_report() {
         played.reports.push(r);
