@@ -61,7 +61,7 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
     let scratch = base.join(format!("pbem-bench-{}", std::process::id()));
     std::fs::create_dir_all(&scratch)?;
     let result = (|| -> anyhow::Result<()> {
-        let raw = raw_commit_rate(&scratch.join("raw.sqlite"), 300)?;
+        let raw = raw_commit_rate(&scratch.join("raw.sqlite"), 1000)?;
         println!(
             "SQLite raw durable commits (one-row transactions, WAL, synchronous=FULL): {raw:.0}/s"
         );
