@@ -682,10 +682,9 @@ fn export_json(g: &gamelog::Loaded) -> anyhow::Result<serde_json::Value> {
 
 /// Sends what is due now; a failure leaves the mail queued for `pbem serve`.
 fn send_now(store: &mut Store, cfg: &Config) {
-    let result =
-        crate::mail::outbound::Transport::from_url(&cfg.transport, cfg.tls_ca_file.as_deref())
-            .map_err(|e| anyhow!("{e}"))
-            .and_then(|t| crate::sender::drain(store, cfg, &t, &Utc::now));
+    let result = cfg
+        .transport()
+        .and_then(|t| crate::sender::drain(store, cfg, &t, &Utc::now));
     if let Err(e) = result {
         eprintln!("pbem: mail queued, not sent yet: {e:#}");
     }

@@ -150,6 +150,12 @@ pub fn process_env(name: &str) -> Option<String> {
 }
 
 impl Config {
+    /// The outbound transport this config names (the password never appears in an error).
+    pub fn transport(&self) -> anyhow::Result<crate::mail::outbound::Transport> {
+        crate::mail::outbound::Transport::from_url(&self.transport, self.tls_ca_file.as_deref())
+            .map_err(|e| anyhow!("transport = \"{}\": {e}", hide_password(&self.transport)))
+    }
+
     /// The GM address split into local part and domain.
     pub fn address_parts(&self) -> (&str, &str) {
         self.address
@@ -195,13 +201,8 @@ impl Config {
                 self.address
             ));
         }
-        if let Err(e) =
-            crate::mail::outbound::Transport::from_url(&self.transport, self.tls_ca_file.as_deref())
-        {
-            out.push(format!(
-                "transport = \"{}\": {e}",
-                hide_password(&self.transport)
-            ));
+        if let Err(e) = self.transport() {
+            out.push(e.to_string());
         }
         if let Some(ca) = &self.tls_ca_file {
             if !ca.exists() {

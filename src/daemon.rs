@@ -51,13 +51,7 @@ impl Daemon {
             Some(dir) => Templates::check(Some(dir))?,
             None => Templates::load(None)?,
         };
-        let transport =
-            Transport::from_url(&cfg.transport, cfg.tls_ca_file.as_deref()).map_err(|e| {
-                anyhow::anyhow!(
-                    "transport = \"{}\": {e}",
-                    crate::config::hide_password(&cfg.transport)
-                )
-            })?;
+        let transport = cfg.transport()?;
         Ok(Daemon {
             db: db.to_path_buf(),
             store,
@@ -236,13 +230,7 @@ impl BackgroundSender {
         stop: Arc<AtomicBool>,
     ) -> anyhow::Result<BackgroundSender> {
         let mut store = Store::open(db, false)?;
-        let transport =
-            Transport::from_url(&cfg.transport, cfg.tls_ca_file.as_deref()).map_err(|e| {
-                anyhow::anyhow!(
-                    "transport = \"{}\": {e}",
-                    crate::config::hide_password(&cfg.transport)
-                )
-            })?;
+        let transport = cfg.transport()?;
         let cfg = cfg.clone();
         let (wake, rx) = mpsc::channel::<()>();
         let busy_us = Arc::new(std::sync::atomic::AtomicU64::new(0));

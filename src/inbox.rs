@@ -573,23 +573,12 @@ fn flush(
                             }
                         }
                         Ok(played) => {
-                            s.lines.push(Line::ok(
-                                &lines[0],
-                                played.plies.first().map(|p| p.1.clone()),
-                            ));
+                            let first = played.plies.first().map(|p| p.1.clone());
+                            s.lines.push(Line::ok(&lines[0], first));
                             for l in &lines[1..] {
                                 s.lines.push(Line::ok(l, None));
                             }
-                            for p in played.plies.iter().skip(1) {
-                                s.extra.push(format!(
-                                    "then {}: {}",
-                                    crate::records::actor_name(&g.game, p.0),
-                                    p.1
-                                ));
-                            }
-                            s.extra.extend(played.reports.iter().cloned());
-                            compose::announce(tx, ctx, &g, &played, Some(seat))?;
-                            s.moved = true;
+                            after_move(tx, ctx, s, &g, &played, seat)?;
                         }
                     }
                     return Ok(());
@@ -617,18 +606,9 @@ fn flush(
                 )?;
                 match res {
                     Ok(played) => {
-                        s.lines
-                            .push(Line::ok(line, played.plies.first().map(|p| p.1.clone())));
-                        for p in played.plies.iter().skip(1) {
-                            s.extra.push(format!(
-                                "then {}: {}",
-                                crate::records::actor_name(&g.game, p.0),
-                                p.1
-                            ));
-                        }
-                        s.extra.extend(played.reports.iter().cloned());
-                        compose::announce(tx, ctx, &g, &played, Some(seat))?;
-                        s.moved = true;
+                        let first = played.plies.first().map(|p| p.1.clone());
+                        s.lines.push(Line::ok(line, first));
+                        after_move(tx, ctx, s, &g, &played, seat)?;
                     }
                     Err(e @ PlyError::Syntax(_)) => s.lines.push(Line {
                         status: "ignored",
@@ -656,6 +636,26 @@ fn flush(
     if reusable {
         s.fresh = Some(g);
     }
+    Ok(())
+}
+
+/// After a seat's move: what followed it (rolls, forced plies) and its reports go into the
+/// mover's reply, and the other seats get their turn reports.
+fn after_move(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    g: &Loaded,
+    played: &gm::Played,
+    seat: usize,
+) -> anyhow::Result<()> {
+    for (actor, ply) in played.plies.iter().skip(1) {
+        let who = crate::records::actor_name(&g.game, *actor);
+        s.extra.push(format!("then {who}: {ply}"));
+    }
+    s.extra.extend(played.reports.iter().cloned());
+    compose::announce(tx, ctx, g, played, Some(seat))?;
+    s.moved = true;
     Ok(())
 }
 
