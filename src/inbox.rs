@@ -373,10 +373,10 @@ fn handle(
         if let Command::Game(text) = cmd {
             if current.is_none() {
                 unauth_game_lines += 1;
-                session.lines.push(Line::no(text, match auth {
-                    Auth::None => "not played: send moves from your secret reply address (reply to a mail from the game master) or with your PASSWORD",
-                    _ => "not played: which game? write GAME <number> first, or reply to that game's mail",
-                }));
+                session.lines.push(Line::no(
+                    text,
+                    format!("not played: {}", no_game_reason(&auth)),
+                ));
             } else {
                 game_lines.push(text.clone());
             }
@@ -393,10 +393,7 @@ fn handle(
         )?;
         if cmd.needs_game() && current.is_none() {
             let text = command_text(cmd);
-            session.lines.push(Line::no(&text, match auth {
-                Auth::None => "send it from your secret reply address (reply to a mail from the game master) or with your PASSWORD",
-                _ => "which game? write GAME <number> first, or reply to that game's mail",
-            }));
+            session.lines.push(Line::no(&text, no_game_reason(&auth)));
             unauth_game_lines += 1;
             continue;
         }
@@ -435,6 +432,17 @@ fn handle(
     reply(tx, ctx, &session, fresh, current, &from, in_reply_to)?;
     let note = format!("{} line(s) answered", session.lines.len());
     Ok((done(note), touched.or(session.game)))
+}
+
+/// Why a line that needs a game was not run: no proof of identity, or no game named.
+fn no_game_reason(auth: &Auth) -> &'static str {
+    match auth {
+        Auth::None => {
+            "send it from your secret reply address (reply to a mail from the game master) \
+             or with your PASSWORD"
+        }
+        _ => "which game? write GAME <number> first, or reply to that game's mail",
+    }
 }
 
 /// What a mail's commands produced so far.

@@ -22,6 +22,17 @@ fn position_for_5w6() -> String {
     panic!("no position found where 5W6 is legal");
 }
 
+/// A Dice Rink game between Alice and Bob with a move time limit (welcome mails left queued).
+fn timed_rink(w: &mut World, options: &[(&str, &str)], move_secs: Option<i64>) -> i64 {
+    w.game(
+        GameKind::DiceRink,
+        &[("A", ALICE), ("B", BOB)],
+        options,
+        None,
+        move_secs,
+    )
+}
+
 fn rink(w: &mut World, a: &str, position: Option<&str>) -> i64 {
     let id = w.game(
         GameKind::DiceRink,
@@ -377,13 +388,7 @@ fn resignation_and_agreed_draw_end_the_game_with_the_record() {
 #[test]
 fn reminders_and_timeouts_on_a_fixed_clock() {
     let mut w = World::new();
-    let id = w.game(
-        GameKind::DiceRink,
-        &[("A", ALICE), ("B", BOB)],
-        &[],
-        None,
-        Some(3 * 86400),
-    );
+    let id = timed_rink(&mut w, &[], Some(3 * 86400));
     w.new_mail();
     w.now += Duration::hours(47);
     assert_eq!(w.timers(), 0, "nothing is due 25 hours before the deadline");
@@ -404,13 +409,7 @@ fn reminders_and_timeouts_on_a_fixed_clock() {
     assert_eq!(w.load(id).row.status, "active");
 
     // With the forfeit option the player loses instead.
-    let id = w.game(
-        GameKind::DiceRink,
-        &[("A", ALICE), ("B", BOB)],
-        &[("timeout", "forfeit")],
-        None,
-        Some(3600),
-    );
+    let id = timed_rink(&mut w, &[("timeout", "forfeit")], Some(3600));
     w.new_mail();
     w.now += Duration::hours(2);
     w.timers();
@@ -422,13 +421,7 @@ fn reminders_and_timeouts_on_a_fixed_clock() {
 #[test]
 fn vacation_pauses_the_clock() {
     let mut w = World::new();
-    let id = w.game(
-        GameKind::DiceRink,
-        &[("A", ALICE), ("B", BOB)],
-        &[],
-        None,
-        Some(86400),
-    );
+    let id = timed_rink(&mut w, &[], Some(86400));
     w.new_mail();
     let to = w.seat_address(id, 0);
     let raw = w.mail(ALICE, &to, "Re: x", "VACATION 5");
