@@ -85,7 +85,6 @@ pub fn enqueue(tx: &Tx, ctx: &Ctx, d: Draft) -> anyhow::Result<()> {
         },
         ctx.now,
     )?;
-    tx.record_reply(&d.to, ctx.now)?;
     Ok(())
 }
 

@@ -6,6 +6,8 @@ use crate::games::{Actor, AnyGame, GameKind, Options, ToAct};
 use crate::records;
 use crate::store::{GameRow, MoveRow, SeatRow, Tx};
 
+mod memo;
+
 /// A stored game with its position rebuilt.
 #[derive(Debug, Clone)]
 pub struct Loaded {
@@ -81,8 +83,19 @@ pub fn replay(
 ) -> anyhow::Result<(AnyGame, Vec<(u32, u32)>)> {
     let mut game = start.clone();
     let mut rolls = Vec::new();
+    replay_onto(&mut game, &mut rolls, moves, id)?;
+    Ok((game, rolls))
+}
+
+/// Plays logged plies onto a position, collecting the dice rolled.
+fn replay_onto(
+    game: &mut AnyGame,
+    rolls: &mut Vec<(u32, u32)>,
+    moves: &[MoveRow],
+    id: i64,
+) -> anyhow::Result<()> {
     for m in moves {
-        let actor = records::actor_by_name(&game, &m.actor)
+        let actor = records::actor_by_name(game, &m.actor)
             .ok_or_else(|| anyhow!("game {id} ply {}: unknown actor {}", m.ply, m.actor))?;
         if let (Actor::Chance, ToAct::Chance(sides)) = (actor, game.to_act()) {
             rolls.extend(sides.into_iter().zip(chance_values(&m.text)));
@@ -90,7 +103,7 @@ pub fn replay(
         game.play(actor, &m.text)
             .map_err(|e| anyhow!("game {id} ply {} ({}) does not replay: {e}", m.ply, m.text))?;
     }
-    Ok((game, rolls))
+    Ok(())
 }
 
 /// The rolled values a chance ply records: its integers, in order (`roll 3 5` -> 3, 5).
@@ -107,8 +120,19 @@ pub fn load(tx: &Tx, id: i64) -> anyhow::Result<Loaded> {
         .ok_or_else(|| anyhow!("there is no game {id}"))?;
     let seats = tx.seats(id)?;
     let moves = tx.moves(id)?;
-    let start = start_of(&row)?;
-    let (game, rolls) = replay(&start, &moves, id)?;
+    let memo::Replayed { start, game, rolls } = memo::replay(
+        &row,
+        &moves,
+        || {
+            let start = start_of(&row)?;
+            Ok(memo::Replayed {
+                game: start.clone(),
+                start,
+                rolls: Vec::new(),
+            })
+        },
+        |r, new| replay_onto(&mut r.game, &mut r.rolls, new, id),
+    )?;
     Ok(Loaded {
         row,
         seats,

@@ -21,7 +21,6 @@ pub fn run(
     ctx: &Ctx,
     mut dice: Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<usize> {
-    store.tx(|tx| tx.prune_replies(ctx.now - Duration::days(1)))?;
     let horizon = ctx.now + Duration::seconds(ctx.cfg.remind_before_secs);
     let due = store.tx(|tx| tx.games_with_deadline_before(horizon))?;
     let mut acted = 0;

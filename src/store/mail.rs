@@ -95,18 +95,27 @@ impl Tx<'_> {
         now: DateTime<Utc>,
     ) -> anyhow::Result<Option<i64>> {
         let n = self.exec(
-            "INSERT INTO messages (dedupe_key, raw, received_at) VALUES (?1, ?2, ?3) \
+            "INSERT INTO messages (dedupe_key, received_at) VALUES (?1, ?2) \
              ON CONFLICT(dedupe_key) DO NOTHING",
-            params![key, raw, ts(now)],
+            params![key, ts(now)],
         )?;
-        Ok((n == 1).then(|| self.conn().last_insert_rowid()))
+        if n != 1 {
+            return Ok(None);
+        }
+        let id = self.conn().last_insert_rowid();
+        self.exec(
+            "INSERT INTO message_raw (id, raw) VALUES (?1, ?2)",
+            params![id, raw],
+        )?;
+        Ok(Some(id))
     }
 
     pub fn message(&self, id: i64) -> anyhow::Result<Option<MessageRow>> {
         Ok(self
             .one(
-                "SELECT id, dedupe_key, raw, received_at, status, note, from_addr, game_id \
-                 FROM messages WHERE id = ?1",
+                "SELECT m.id, m.dedupe_key, r.raw, m.received_at, m.status, m.note, \
+                 m.from_addr, m.game_id \
+                 FROM messages m JOIN message_raw r ON r.id = m.id WHERE m.id = ?1",
                 [id],
                 message_row,
             )
@@ -244,22 +253,9 @@ impl Tx<'_> {
     /// How many replies this address was sent since `since` (the per-sender rate limit).
     pub fn replies_since(&self, addr: &str, since: DateTime<Utc>) -> anyhow::Result<i64> {
         Ok(self.one(
-            "SELECT COUNT(*) FROM replies_sent WHERE addr = ?1 AND at >= ?2",
+            "SELECT COUNT(*) FROM outbox WHERE to_addr = ?1 AND created_at >= ?2",
             params![addr, ts(since)],
             |r| r.get(0),
         )?)
-    }
-
-    /// Forgets replies older than `before`: the rate limit only looks back an hour.
-    pub fn prune_replies(&self, before: DateTime<Utc>) -> anyhow::Result<usize> {
-        Ok(self.exec("DELETE FROM replies_sent WHERE at < ?1", [ts(before)])?)
-    }
-
-    pub fn record_reply(&self, addr: &str, now: DateTime<Utc>) -> anyhow::Result<()> {
-        self.exec(
-            "INSERT INTO replies_sent (addr, at) VALUES (?1, ?2)",
-            params![addr, ts(now)],
-        )?;
-        Ok(())
     }
 }

@@ -109,6 +109,19 @@ const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE games ADD COLUMN graced INTEGER NOT NULL DEFAULT 0;
     "#,
+    // 3: lighter writes per message. The raw bytes move to their own table, so marking a
+    // message done no longer rewrites them; the reply rate limit counts the outbox itself
+    // instead of a second log of every reply.
+    r#"
+    CREATE TABLE message_raw (
+        id  INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+        raw BLOB NOT NULL
+    );
+    INSERT INTO message_raw (id, raw) SELECT id, raw FROM messages;
+    ALTER TABLE messages DROP COLUMN raw;
+    DROP TABLE replies_sent;
+    CREATE INDEX outbox_to ON outbox(to_addr, created_at);
+    "#,
 ];
 
 /// The schema version this build writes.
@@ -132,4 +145,47 @@ pub fn migrate(conn: &mut Connection) -> anyhow::Result<()> {
     }
     tx.commit()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A database written by schema 2 keeps its messages, raw bytes included, through the
+    /// later migrations.
+    #[test]
+    fn version_2_store_migrates_with_its_messages() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for sql in &MIGRATIONS[..2] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 2).unwrap();
+        conn.execute(
+            "INSERT INTO messages (dedupe_key, raw, received_at, status) \
+             VALUES ('k1', x'48690a', '2026-01-01T00:00:00.000Z', 'done')",
+            [],
+        )
+        .unwrap();
+        conn.execute(
+            "INSERT INTO replies_sent (addr, at) VALUES ('a@b', '2026-01-01T00:00:00.000Z')",
+            [],
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(version, VERSION);
+        let (key, raw): (String, Vec<u8>) = conn
+            .query_row(
+                "SELECT m.dedupe_key, r.raw FROM messages m JOIN message_raw r ON r.id = m.id",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!((key.as_str(), raw.as_slice()), ("k1", &b"Hi\n"[..]));
+        assert!(conn.prepare("SELECT raw FROM messages").is_err());
+        // Running it again changes nothing.
+        migrate(&mut conn).unwrap();
+    }
 }
