@@ -128,7 +128,7 @@ fn is_mobile_footer(line: &str) -> bool {
     static FOOTER: OnceLock<Regex> = OnceLock::new();
     let footer = FOOTER.get_or_init(|| {
         Regex::new(
-            r"(?ix)^(
+            r"(?x)^(
                 sent\ from\ my\ \S
               | sent\ (from|with|via)\ (yahoo|aol|outlook|mail\ for\ windows|samsung|blackberry|proton|gmail|sparrow|spark|airmail|the\ \S+\ app)\b
               | get\ outlook\ for\ \S
@@ -144,6 +144,8 @@ fn is_mobile_footer(line: &str) -> bool {
     });
     // Footers are short lines; the length check stands in for a bounded repetition, which
     // would make the pattern far slower to compile (once per `pbem ingest` process).
+    // The pattern is lowercase and meets lowercased text: a case-insensitive pattern costs
+    // several times as much to compile.
     line.len() <= 120 && footer.is_match(&line.to_lowercase())
 }
 
@@ -152,7 +154,7 @@ fn is_separator(line: &str) -> bool {
     static ORIGINAL: OnceLock<Regex> = OnceLock::new();
     let original = ORIGINAL.get_or_init(|| {
         Regex::new(
-            r"(?i)^[-_=*\s]{2,}\s*(original\s+message|forwarded\s+message|ursprüngliche\s+nachricht|weitergeleitete\s+nachricht|message\s+d'origine|message\s+transféré|исходное\s+сообщение|пересылаемое\s+сообщение|mensaje\s+original|messaggio\s+originale|oorspronkelijk\s+bericht|originalmeddelande|opprinnelig\s+melding)\s*[-_=*\s]{2,}$",
+            r"^[-_=*\s]{2,}\s*(original\s+message|forwarded\s+message|ursprüngliche\s+nachricht|weitergeleitete\s+nachricht|message\s+d'origine|message\s+transféré|исходное\s+сообщение|пересылаемое\s+сообщение|mensaje\s+original|messaggio\s+originale|oorspronkelijk\s+bericht|originalmeddelande|opprinnelig\s+melding)\s*[-_=*\s]{2,}$",
         )
         .expect("valid regex")
     });
@@ -160,7 +162,14 @@ fn is_separator(line: &str) -> bool {
     // runs of dashes or stars are left alone: players draw those themselves.
     let rule = line.chars().count() >= 10
         && (line.chars().all(|c| c == '_') || line.chars().all(|c| matches!(c, '─' | '━')));
-    rule || original.is_match(&line.to_lowercase())
+    // Cheap tests first: most lines are not separators, and a pattern unused is never compiled.
+    let ruled_start = line
+        .chars()
+        .take(2)
+        .filter(|c| matches!(c, '-' | '_' | '=' | '*') || c.is_whitespace())
+        .count()
+        == 2;
+    rule || (ruled_start && original.is_match(&line.to_lowercase()))
 }
 
 /// The label of a line like `From: Bob` / `Sent: Monday` in a forwarded-history header block.
@@ -168,10 +177,13 @@ fn header_label(line: &str) -> Option<&'static str> {
     static LABEL: OnceLock<Regex> = OnceLock::new();
     let label = LABEL.get_or_init(|| {
         Regex::new(
-            r"(?i)^\**\s*(from|sent|date|to|cc|subject|de|envoyé|à|objet|von|gesendet|an|betreff|datum|от|отправлено|кому|тема|дата|da|inviato|oggetto|enviado|para|asunto|van|verzonden|onderwerp|aan|fra|sendt|emne|til)\s*\**\s*:",
+            r"^\**\s*(from|sent|date|to|cc|subject|de|envoyé|à|objet|von|gesendet|an|betreff|datum|от|отправлено|кому|тема|дата|da|inviato|oggetto|enviado|para|asunto|van|verzonden|onderwerp|aan|fra|sendt|emne|til)\s*\**\s*:",
         )
         .expect("valid regex")
     });
+    if !line.contains(':') {
+        return None;
+    }
     let lower = line.to_lowercase();
     let found = label.captures(&lower)?.get(1)?.as_str().to_string();
     Some(match found.as_str() {
@@ -218,7 +230,7 @@ fn is_attribution(line: &str) -> bool {
     static WROTE: OnceLock<Regex> = OnceLock::new();
     let wrote = WROTE.get_or_init(|| {
         Regex::new(
-            r"(?i)(\bwrote|\bwrites|a\s+écrit|schrieb|escribió|ha\s+scritto|escreveu|schreef|skrev|kirjoitti|napisał|napsal|yazdı|написал|написала|написал\(а\)|пишет|έγραψε)\s*:\s*$",
+            r"(\bwrote|\bwrites|a\s+écrit|schrieb|escribió|ha\s+scritto|escreveu|schreef|skrev|kirjoitti|napisał|napsal|yazdı|написал|написала|написал\(а\)|пишет|έγραψε)\s*:\s*$",
         )
         .expect("valid regex")
     });
@@ -233,7 +245,7 @@ fn is_attribution(line: &str) -> bool {
     // "Am 03.01.2022 um 10:00 schrieb Bob <b@x>:".
     let verb_first = VERB_FIRST.get_or_init(|| {
         Regex::new(
-            r"(?i)^(am|on|le|el|il|em|op)\s.*\b(schrieb|wrote|a\s+écrit|escribió|ha\s+scritto|escreveu|schreef)\b.*:\s*$",
+            r"^(am|on|le|el|il|em|op)\s.*\b(schrieb|wrote|a\s+écrit|escribió|ha\s+scritto|escreveu|schreef)\b.*:\s*$",
         )
         .expect("valid regex")
     });
@@ -244,7 +256,9 @@ fn is_attribution(line: &str) -> bool {
         Regex::new(r"\d{1,2}:\d{2}.*[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>?\)?\s*:\s*$")
             .expect("valid regex")
     });
-    line.chars().count() <= 300
+    // Every form ends in a colon: the cheap test spares the patterns (and their compiling).
+    line.trim_end().ends_with(':')
+        && line.chars().count() <= 300
         && (wrote.is_match(&line.to_lowercase())
             || verb_first.is_match(&line.to_lowercase())
             || gmail_date.is_match(line)
@@ -255,7 +269,7 @@ fn is_attribution(line: &str) -> bool {
 fn opens_attribution(line: &str) -> bool {
     static OPENER: OnceLock<Regex> = OnceLock::new();
     let opener = OPENER.get_or_init(|| {
-        Regex::new(r"(?i)^(on|le|am|el|il|em|op|den|på|w\s+dniu|dne|\d{1,4}[-./])\s*\S")
+        Regex::new(r"^(on|le|am|el|il|em|op|den|på|w\s+dniu|dne|\d{1,4}[-./])\s*\S")
             .expect("valid regex")
     });
     opener.is_match(&line.to_lowercase()) || line.contains('@')

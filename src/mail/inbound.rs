@@ -646,7 +646,7 @@ fn is_ndr_subject(subject: &str) -> bool {
     static NDR: OnceLock<Regex> = OnceLock::new();
     let ndr = NDR.get_or_init(|| {
         Regex::new(
-            r"(?i)(undeliver|undelivered|non[- ]?deliver|delivery (status notification|failure|has failed|failed|notification|problem)|mail delivery failed|returned mail|failure notice|could not be delivered|not delivered|delivery failure|mail system error|bounce|delayed mail|warning: could not send|unzustellbar|nicht zustellbar|non remis|non distribuibile|не доставлено|недоставлен|mail failure|メールエラー|配信エラー|不達|配送エラー)",
+            r"(undeliver|undelivered|non[- ]?deliver|delivery (status notification|failure|has failed|failed|notification|problem)|mail delivery failed|returned mail|failure notice|could not be delivered|not delivered|delivery failure|mail system error|bounce|delayed mail|warning: could not send|unzustellbar|nicht zustellbar|non remis|non distribuibile|не доставлено|недоставлен|mail failure|メールエラー|配信エラー|不達|配送エラー)",
         )
         .expect("valid regex")
     });
@@ -657,7 +657,7 @@ fn is_auto_reply_subject(subject: &str) -> bool {
     static AUTO: OnceLock<Regex> = OnceLock::new();
     let auto = AUTO.get_or_init(|| {
         Regex::new(
-            r"(?i)^\s*(auto:|auto[- ]?reply\b|auto[- ]?response\b|autorespons|automatic reply|automatische antwort|out of (the )?office|abwesenheitsnotiz|réponse automatique|risposta automatica|respuesta automática|resposta automática|autosvar|automatisch antwoord|автоответ|away from (the )?office|on vacation)",
+            r"^\s*(auto:|auto[- ]?reply\b|auto[- ]?response\b|autorespons|automatic reply|automatische antwort|out of (the )?office|abwesenheitsnotiz|réponse automatique|risposta automatica|respuesta automática|resposta automática|autosvar|automatisch antwoord|автоответ|away from (the )?office|on vacation)",
         )
         .expect("valid regex")
     });
