@@ -380,20 +380,19 @@ impl Transport {
 }
 
 impl Transport {
-    /// Sends several mails, each with its own result. For a folder the files are written
-    /// first and made durable together by one filesystem sync instead of an fsync each; a
-    /// failed sync fails them all (transient), so they are written again later.
+    /// Sends several mails, each with its own result. For a folder no mail counts as sent
+    /// before its file and its name are durable; a failed sync fails them all (transient),
+    /// so they are written again later.
     pub fn send_batch(&self, mails: &[OutMail]) -> Vec<Result<(), SendError>> {
         let Transport::Dir(folder) = self else {
             return mails.iter().map(|m| self.send(m)).collect();
         };
-        if mails.len() < 8 {
-            // A filesystem sync costs more than a few fsyncs.
-            return mails.iter().map(|m| self.send(m)).collect();
-        }
+        // A few mails: an fsync each, then one of the folder for their names. Many: one
+        // sync of the filesystem for the lot, cheaper than many fsyncs.
+        let each = mails.len() < 8;
         let write = |m: &OutMail| -> Result<(), SendError> {
             let message = build(m).map_err(|e| SendError::permanent(e.to_string()))?;
-            write_to_folder_synced(folder, &message, &m.message_id, false)
+            write_to_folder_synced(folder, &message, &m.message_id, each)
                 .map(|_| ())
                 .map_err(|e| SendError {
                     transient: true,
@@ -403,7 +402,12 @@ impl Transport {
         // One thread: two writers in one folder only contend for its lock.
         let mut results: Vec<Result<(), SendError>> = mails.iter().map(write).collect();
         if results.iter().any(Result::is_ok) {
-            if let Err(e) = sync_folder(folder) {
+            let synced = if each {
+                sync_dir(folder)
+            } else {
+                sync_folder(folder)
+            };
+            if let Err(e) = synced {
                 for r in results.iter_mut().filter(|r| r.is_ok()) {
                     *r = Err(SendError {
                         transient: true,
@@ -414,6 +418,11 @@ impl Transport {
         }
         results
     }
+}
+
+/// Makes the names in a folder durable (its entries, not the files' contents).
+fn sync_dir(folder: &Path) -> io::Result<()> {
+    fs::File::open(folder)?.sync_all()
 }
 
 /// Flushes the filesystem holding `folder` (file data and directory entries) in one call.
@@ -601,11 +610,15 @@ fn send_with_sendmail(program: &Path, message: &Message) -> Result<(), SendError
 /// the path. The file appears complete or not at all (written under a hidden name, then
 /// hard-linked), and an existing file is never replaced: a clash gets a `-2`, `-3`... suffix.
 pub fn write_to_folder(folder: &Path, message: &Message, message_id: &str) -> io::Result<PathBuf> {
-    write_to_folder_synced(folder, message, message_id, true)
+    let path = write_to_folder_synced(folder, message, message_id, true)?;
+    // The rename is durable only once the folder is: until then a power cut could lose a
+    // mail the outbox already marks sent.
+    sync_dir(folder)?;
+    Ok(path)
 }
 
-/// `write_to_folder`, leaving the fsync to the caller when `sync` is false (a batch then
-/// makes all its files durable with one `sync_folder`).
+/// `write_to_folder` without the folder's fsync, and without the file's when `sync` is
+/// false: the caller makes a batch durable at once (`sync_dir` or `sync_folder`).
 fn write_to_folder_synced(
     folder: &Path,
     message: &Message,
