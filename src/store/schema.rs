@@ -1,6 +1,6 @@
 //! Schema migrations: an ordered list applied in one transaction, tracked by `PRAGMA user_version`.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 /// Each entry moves the schema from version i to i+1. Never edit a released entry: append.
 const MIGRATIONS: &[&str] = &[
@@ -111,16 +111,85 @@ const MIGRATIONS: &[&str] = &[
     "#,
     // 3: lighter writes per message. The raw bytes move to their own table, so marking a
     // message done no longer rewrites them; the reply rate limit counts the outbox itself
-    // instead of a second log of every reply.
+    // instead of a second log of every reply; and the status checks compare with `=`: SQLite
+    // evaluates `IN` over three or more values with a temporary table, built again at every
+    // insert and update of the row. (Tables are rebuilt, SQLite's way to change a CHECK.)
     r#"
+    CREATE TABLE games_new (
+        id             INTEGER PRIMARY KEY,
+        kind           TEXT NOT NULL,
+        options        TEXT NOT NULL DEFAULT '{}',
+        status         TEXT NOT NULL
+                       CHECK (status = 'open' OR status = 'active' OR status = 'finished'),
+        event          TEXT,
+        start_position TEXT,
+        result         TEXT,
+        seed           TEXT,
+        commitment     TEXT,
+        salts          TEXT NOT NULL DEFAULT '[]',
+        seed_revealed  INTEGER NOT NULL DEFAULT 0,
+        move_secs      INTEGER,
+        deadline       TEXT,
+        reminded       INTEGER NOT NULL DEFAULT 0,
+        thread_id      TEXT,
+        created_at     TEXT NOT NULL,
+        updated_at     TEXT NOT NULL,
+        graced         INTEGER NOT NULL DEFAULT 0
+    );
+    INSERT INTO games_new SELECT * FROM games;
+    DROP TABLE games;
+    ALTER TABLE games_new RENAME TO games;
+    CREATE INDEX games_status ON games(status);
+
+    CREATE TABLE messages_new (
+        id          INTEGER PRIMARY KEY,
+        dedupe_key  TEXT NOT NULL UNIQUE,
+        received_at TEXT NOT NULL,
+        status      TEXT NOT NULL DEFAULT 'new'
+                    CHECK (status = 'new' OR status = 'done' OR status = 'refused'
+                           OR status = 'failed'),
+        note        TEXT,
+        from_addr   TEXT,
+        game_id     INTEGER
+    );
+    INSERT INTO messages_new (id, dedupe_key, received_at, status, note, from_addr, game_id)
+        SELECT id, dedupe_key, received_at, status, note, from_addr, game_id FROM messages;
     CREATE TABLE message_raw (
         id  INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
         raw BLOB NOT NULL
     );
     INSERT INTO message_raw (id, raw) SELECT id, raw FROM messages;
-    ALTER TABLE messages DROP COLUMN raw;
-    DROP TABLE replies_sent;
+    DROP TABLE messages;
+    ALTER TABLE messages_new RENAME TO messages;
+    CREATE INDEX messages_status ON messages(status);
+
+    CREATE TABLE outbox_new (
+        id          INTEGER PRIMARY KEY,
+        message_id  TEXT NOT NULL UNIQUE,
+        kind        TEXT NOT NULL,
+        game_id     INTEGER,
+        from_addr   TEXT NOT NULL,
+        to_addr     TEXT NOT NULL,
+        reply_to    TEXT,
+        subject     TEXT NOT NULL,
+        body        TEXT NOT NULL,
+        in_reply_to TEXT,
+        refs        TEXT,
+        status      TEXT NOT NULL DEFAULT 'pending'
+                    CHECK (status = 'pending' OR status = 'sent' OR status = 'failed'),
+        attempts    INTEGER NOT NULL DEFAULT 0,
+        next_try_at TEXT NOT NULL,
+        last_error  TEXT,
+        created_at  TEXT NOT NULL,
+        sent_at     TEXT
+    );
+    INSERT INTO outbox_new SELECT * FROM outbox;
+    DROP TABLE outbox;
+    ALTER TABLE outbox_new RENAME TO outbox;
+    CREATE INDEX outbox_due ON outbox(status, next_try_at);
     CREATE INDEX outbox_to ON outbox(to_addr, created_at);
+
+    DROP TABLE replies_sent;
     "#,
 ];
 
@@ -138,13 +207,27 @@ pub fn migrate(conn: &mut Connection) -> anyhow::Result<()> {
     if current == VERSION {
         return Ok(());
     }
-    let tx = conn.transaction()?;
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
-        tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
-    }
-    tx.commit()?;
-    Ok(())
+    // A migration may rebuild a table that others reference (SQLite's way to change its
+    // constraints): foreign keys are off while it runs, and checked before it commits.
+    let enforced: bool = conn.query_row("PRAGMA foreign_keys", [], |r| r.get(0))?;
+    conn.pragma_update(None, "foreign_keys", false)?;
+    let result = (|| -> anyhow::Result<()> {
+        let tx = conn.transaction()?;
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(current as usize) {
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        }
+        let broken: Option<String> = tx
+            .query_row("PRAGMA foreign_key_check", [], |r| r.get(0))
+            .optional()?;
+        if let Some(table) = broken {
+            anyhow::bail!("the migration left rows in {table} without their parent");
+        }
+        tx.commit()?;
+        Ok(())
+    })();
+    conn.pragma_update(None, "foreign_keys", enforced)?;
+    result
 }
 
 #[cfg(test)]
@@ -166,12 +249,54 @@ mod tests {
             [],
         )
         .unwrap();
-        conn.execute(
-            "INSERT INTO replies_sent (addr, at) VALUES ('a@b', '2026-01-01T00:00:00.000Z')",
-            [],
+        conn.execute_batch(
+            "INSERT INTO replies_sent (addr, at) VALUES ('a@b', '2026-01-01T00:00:00.000Z');
+             INSERT INTO games (id, kind, status, created_at, updated_at, graced)
+                 VALUES (7, 'dicerink', 'active', 'c', 'u', 1);
+             INSERT INTO moves (game_id, ply, actor, text, at, message_id)
+                 VALUES (7, 1, 'white', '1N4', 't', 1);
+             INSERT INTO outbox (message_id, kind, from_addr, to_addr, subject, body,
+                                 next_try_at, created_at, status)
+                 VALUES ('<m1>', 'reply', 'gm@x', 'a@b', 's', 'b', 'n', 'c', 'sent');",
         )
         .unwrap();
+        conn.pragma_update(None, "foreign_keys", true).unwrap();
         migrate(&mut conn).unwrap();
+        let fk: bool = conn
+            .query_row("PRAGMA foreign_keys", [], |r| r.get(0))
+            .unwrap();
+        assert!(fk, "foreign keys are enforced again after the migration");
+        let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+        assert_eq!(
+            count("SELECT graced FROM games WHERE id = 7 AND status = 'active'"),
+            1
+        );
+        assert_eq!(
+            count("SELECT COUNT(*) FROM moves WHERE game_id = 7 AND message_id = 1"),
+            1
+        );
+        assert_eq!(
+            count("SELECT COUNT(*) FROM outbox WHERE to_addr = 'a@b' AND status = 'sent'"),
+            1
+        );
+        // The rewritten checks still refuse what the old ones did.
+        assert!(conn
+            .execute("UPDATE games SET status = 'paused'", [])
+            .is_err());
+        assert!(conn
+            .execute("UPDATE messages SET status = 'lost'", [])
+            .is_err());
+        assert!(conn
+            .execute("UPDATE outbox SET status = 'gone'", [])
+            .is_err());
+        // And references still hold: a move cannot point at a message that does not exist.
+        assert!(conn
+            .execute(
+                "INSERT INTO moves (game_id, ply, actor, text, at, message_id) \
+                 VALUES (7, 2, 'black', '1S4', 't', 99)",
+                [],
+            )
+            .is_err());
         let version: i64 = conn
             .query_row("PRAGMA user_version", [], |r| r.get(0))
             .unwrap();
