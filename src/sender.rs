@@ -48,13 +48,15 @@ pub fn backoff(cfg: &Config, attempts: i64, now: DateTime<Utc>) -> DateTime<Utc>
 }
 
 /// Sends every due mail once. A mail is marked sent only after the transport took it, so a
-/// crash in between sends it again (at least once, never lost).
+/// crash in between sends it again (at least once, never lost); one sender at a time, so
+/// two never send the same mail.
 pub fn drain(
     store: &mut Store,
     cfg: &Config,
     transport: &Transport,
     now: &dyn Fn() -> DateTime<Utc>,
 ) -> anyhow::Result<Drained> {
+    let _turn = store.send_turn()?;
     let mut out = Drained::default();
     loop {
         let due = store.read(|tx| tx.outbox_due(now(), 500))?;

@@ -100,3 +100,55 @@ fn a_permanent_failure_is_marked_at_once() {
         2
     );
 }
+
+/// Several senders at once (an MTA runs `pbem ingest` for mails in parallel, beside a
+/// daemon): each due mail is still written exactly once.
+#[test]
+fn concurrent_senders_send_each_mail_once() {
+    let mut w = World::new();
+    for i in 0..12 {
+        w.game(
+            GameKind::DiceRink,
+            &[
+                ("A", &format!("alice{i}@example.org")),
+                ("B", &format!("bob{i}@example.org")),
+            ],
+            &[],
+            None,
+            None,
+        );
+    }
+    let queued = w.store.read(|tx| tx.outbox(None, i64::MAX)).unwrap().len();
+    assert!(queued >= 24, "every seat got a welcome");
+    let db = w.dir.path().join("pbem.sqlite");
+    let out = w.dir.path().join("out");
+    let barrier = std::sync::Barrier::new(4);
+    let sent: usize = std::thread::scope(|s| {
+        let senders: Vec<_> = (0..4)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut store = pbem::store::Store::open(&db, false).unwrap();
+                    let transport =
+                        Transport::from_url(&format!("dir:{}", out.display()), None).unwrap();
+                    barrier.wait();
+                    sender::drain(&mut store, &w.cfg, &transport, &|| w.now)
+                        .unwrap()
+                        .sent
+                })
+            })
+            .collect();
+        senders.into_iter().map(|h| h.join().unwrap()).sum()
+    });
+    assert_eq!(sent, queued);
+    let files = std::fs::read_dir(&out)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .ends_with(".eml")
+        })
+        .count();
+    assert_eq!(files, queued, "one file per queued mail, none twice");
+}

@@ -69,6 +69,27 @@ impl Store {
         Ok(())
     }
 
+    /// Waits until no other process or thread sends this database's outbox, and holds that
+    /// turn until the returned guard is dropped (an advisory lock on `<database>-send.lock`).
+    /// An MTA runs several `pbem ingest` at once, beside a daemon's sender: each reads the
+    /// mail due and sends it, and two reading the same rows before either marked them sent
+    /// would send those twice. `None` for an in-memory store, which no one else can reach.
+    pub fn send_turn(&self) -> anyhow::Result<Option<std::fs::File>> {
+        let Some(path) = self.conn.path().filter(|p| !p.is_empty()) else {
+            return Ok(None);
+        };
+        let lock_path = format!("{path}-send.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .with_context(|| format!("cannot open {lock_path}"))?;
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
+            .with_context(|| format!("cannot lock {lock_path}"))?;
+        Ok(Some(file))
+    }
+
     /// A private in-memory store, for tests and `pbem replay`-like tools.
     pub fn memory() -> anyhow::Result<Store> {
         let mut conn = Connection::open_in_memory()?;
