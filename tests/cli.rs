@@ -1,5 +1,8 @@
 //! The GM's command line as a GM uses it: init, games, plies, export, replay, verify, records round trip for every game.
 
+mod lcg;
+
+use lcg::Lcg;
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -137,19 +140,6 @@ fn without_a_database_commands_say_how_to_make_one() {
     let o = pbem(dir.path(), &["game", "list"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("pbem init"), "{}", text(&o));
-}
-
-/// A small deterministic generator, so the games played are the same on every run.
-struct Lcg(u64);
-
-impl Lcg {
-    fn pick(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) as usize) % n
-    }
 }
 
 /// Every game kind: a game played in the store, exported, replays to the same position.

@@ -1,21 +1,11 @@
 //! Long pseudo-random games: every listed legal ply plays and reads back as itself, the
 //! `[Position]` tag round-trips between turns, and the game always ends or goes on cleanly.
 
+mod lcg;
+
+use lcg::Lcg;
 use pbem::games::d4d6::D4d6;
 use pbem::games::{Actor, Options, Rules, ToAct};
-
-/// A small deterministic generator (no randomness in tests).
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % n as u64) as usize
-    }
-}
 
 fn playout(options: &Options, seed: u64, plies: usize) -> D4d6 {
     let mut rng = Lcg(seed);
@@ -34,10 +24,10 @@ fn playout(options: &Options, seed: u64, plies: usize) -> D4d6 {
             .iter()
             .filter(|p| !p.contains('-') || !p.starts_with("Gu"))
             .collect();
-        let ply = if rng.below(4) > 0 && !plain.is_empty() {
-            plain[rng.below(plain.len())].clone()
+        let ply = if rng.pick(4) > 0 && !plain.is_empty() {
+            plain[rng.pick(plain.len())].clone()
         } else {
-            legal[rng.below(legal.len())].clone()
+            legal[rng.pick(legal.len())].clone()
         };
         let before = g.clone();
         let canon = g

@@ -1,24 +1,14 @@
 //! Loading a game reuses the replay of its log so far; these tests show it never returns a
 //! position other than a full replay would, whatever happens to the log in between.
 
+mod lcg;
+
+use lcg::Lcg;
 use pbem::gamelog::{self, Loaded};
 use pbem::games::{AnyGame, GameKind, Options};
 use pbem::gm::{self, GameSpec, Secrets};
 use pbem::records;
 use pbem::store::{Store, Tx};
-
-/// A small deterministic generator, so that the games played are the same every run.
-struct Lcg(u64);
-
-impl Lcg {
-    fn pick(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) as usize) % n
-    }
-}
 
 /// The position a full replay of the stored log gives, without the memo.
 fn full_replay(g: &Loaded) -> String {
@@ -102,31 +92,27 @@ fn a_rolled_back_ply_is_not_remembered() {
     }
 }
 
+/// In a store holding at most game 1: makes it if needed, plays a ply, loads it.
+fn play_in_game_1(store: &mut Store, rng: &mut Lcg) -> Loaded {
+    store
+        .tx(|tx| {
+            let id = match tx.game(1)? {
+                Some(_) => 1,
+                None => new_game(tx, GameKind::DiceRink),
+            };
+            play_one(tx, id, rng);
+            gamelog::load(tx, id)
+        })
+        .unwrap()
+}
+
 #[test]
 fn two_stores_with_the_same_game_id_do_not_mix() {
     let (mut a, mut b) = (Store::memory().unwrap(), Store::memory().unwrap());
     let (mut ra, mut rb) = (Lcg(1), Lcg(2));
     for _ in 0..5 {
-        let ga = a
-            .tx(|tx| {
-                let id = match tx.game(1)? {
-                    Some(_) => 1,
-                    None => new_game(tx, GameKind::DiceRink),
-                };
-                play_one(tx, id, &mut ra);
-                gamelog::load(tx, id)
-            })
-            .unwrap();
-        let gb = b
-            .tx(|tx| {
-                let id = match tx.game(1)? {
-                    Some(_) => 1,
-                    None => new_game(tx, GameKind::DiceRink),
-                };
-                play_one(tx, id, &mut rb);
-                gamelog::load(tx, id)
-            })
-            .unwrap();
+        let ga = play_in_game_1(&mut a, &mut ra);
+        let gb = play_in_game_1(&mut b, &mut rb);
         assert_eq!(ga.row.id, gb.row.id);
         assert_eq!(ga.game.position_tag(), full_replay(&ga));
         assert_eq!(gb.game.position_tag(), full_replay(&gb));
