@@ -82,7 +82,11 @@ fn gato_and_gata_against_cavalo() {
     assert_figure(&a, 0.73);
     // The seed's best case, c5 against d8 (facing south), is +0.96 here too; but a Black
     // Cavalo facing east on d7 (reachable only through captures) does even better for White
-    // (+0.97), so it is not this table's maximum.
+    // (+0.97), so it is not this table's maximum: White's Gato on e7 stops it dead. If a
+    // Cavalo also turned toward its sixth rank on d7/e7 (Black) and d2/e2 (White), as in the
+    // border area, every seed figure would still hold and the maximum would be exactly the
+    // +0.96465 of c5/d8 (tied with 23 others). The seed's border area does not include those
+    // squares, so the game keeps the seed's rule; this is left for a ruling.
     let best = t.analyze(&query("--white Go@c5 --black Ca@d8/S"));
     assert_eq!(round(best.average, 2), 0.96);
     let south = t.analyze(&query("--white Go --black Ca@d8"));
