@@ -120,19 +120,7 @@ pub fn load(tx: &Tx, id: i64) -> anyhow::Result<Loaded> {
         .ok_or_else(|| anyhow!("there is no game {id}"))?;
     let seats = tx.seats(id)?;
     let moves = tx.moves(id)?;
-    let memo::Replayed { start, game, rolls } = memo::replay(
-        &row,
-        &moves,
-        || {
-            let start = start_of(&row)?;
-            Ok(memo::Replayed {
-                game: start.clone(),
-                start,
-                rolls: Vec::new(),
-            })
-        },
-        |r, new| replay_onto(&mut r.game, &mut r.rolls, new, id),
-    )?;
+    let memo::Replayed { start, game, rolls } = memo::replay(&row, &moves)?;
     Ok(Loaded {
         row,
         seats,

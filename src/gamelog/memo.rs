@@ -54,14 +54,9 @@ thread_local! {
     static MEMO: RefCell<VecDeque<Entry>> = const { RefCell::new(VecDeque::new()) };
 }
 
-/// The replay of `moves` from the game's start: from the memo's furthest prefix of the log
-/// when there is one, `full` otherwise; `rest` plays the remaining plies onto it.
-pub(super) fn replay(
-    row: &GameRow,
-    moves: &[MoveRow],
-    full: impl FnOnce() -> anyhow::Result<Replayed>,
-    rest: impl FnOnce(&mut Replayed, &[MoveRow]) -> anyhow::Result<()>,
-) -> anyhow::Result<Replayed> {
+/// The replay of `moves` from the game's start: from the remembered replay when the log
+/// extends it, from the start position otherwise.
+pub(super) fn replay(row: &GameRow, moves: &[MoveRow]) -> anyhow::Result<Replayed> {
     let known = MEMO.with(|m| {
         let mut m = m.borrow_mut();
         let i = m.iter().position(|e| e.same_start(row))?;
@@ -70,10 +65,18 @@ pub(super) fn replay(
     });
     let (mut replayed, mut plies) = match known {
         Some(e) => (e.replayed, e.plies),
-        None => (full()?, Vec::with_capacity(moves.len())),
+        None => {
+            let start = super::start_of(row)?;
+            let replayed = Replayed {
+                game: start.clone(),
+                start,
+                rolls: Vec::new(),
+            };
+            (replayed, Vec::with_capacity(moves.len()))
+        }
     };
     let new = &moves[plies.len()..];
-    rest(&mut replayed, new)?;
+    super::replay_onto(&mut replayed.game, &mut replayed.rolls, new, row.id)?;
     plies.extend(new.iter().map(|m| (m.actor.clone(), m.text.clone())));
     MEMO.with(|m| {
         let mut m = m.borrow_mut();
