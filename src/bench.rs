@@ -1,4 +1,7 @@
-//! `pbem bench ingest`: throughput and latency of the whole mail path, against SQLite's raw durable commit rate.
+//! `pbem bench`: the mail path's throughput and latency against SQLite's raw durable commit
+//! rate (`ingest`), and the endgame tables' solving time (`tablebase`, in its own file).
+
+mod tablebase;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -43,20 +46,25 @@ pub enum BenchCmd {
         #[arg(long)]
         dir: Option<PathBuf>,
     },
+    /// Solves every d4 d6 chess 2-men endgame table, standard and Rinoceronte variant.
+    Tablebase,
 }
 
 const GAME2: &str = include_str!("../tests/data/dicerink/game2.pgn");
 
 /// Runs a benchmark and prints its figures.
 pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
-    let BenchCmd::Ingest {
-        games,
-        mails,
-        wave,
-        finished,
-        pipe,
-        dir,
-    } = cmd;
+    let (games, mails, wave, finished, pipe, dir) = match cmd {
+        BenchCmd::Ingest {
+            games,
+            mails,
+            wave,
+            finished,
+            pipe,
+            dir,
+        } => (games, mails, wave, finished, pipe, dir),
+        BenchCmd::Tablebase => return tablebase::run(),
+    };
     let base = dir.unwrap_or_else(|| PathBuf::from("."));
     let outer = base.join(format!("pbem-bench-{}", std::process::id()));
     std::fs::create_dir_all(&outer)?;

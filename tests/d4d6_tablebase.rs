@@ -1,7 +1,8 @@
 //! The seed's 2-men endgame table figures ("Endgame tablebase" in seed 001), reproduced by
 //! `pbem::games::d4d6::tablebase` at the author's precision.
 
-use pbem::games::d4d6::tablebase::{analyze, Analysis, Query, Table};
+use pbem::games::d4d6::pieces::Kind;
+use pbem::games::d4d6::tablebase::{analyze, Analysis, Query, SolvedLayers, Table};
 
 fn query(args: &str) -> Query {
     let a: Vec<&str> = args.split_whitespace().collect();
@@ -80,17 +81,25 @@ fn gato_and_gata_against_cavalo() {
     let (t, q) = solve("--white Go --black Ca");
     let a = t.analyze(&q);
     assert_figure(&a, 0.73);
-    // The seed's best case, c5 against d8 (facing south), is +0.96 here too; but a Black
-    // Cavalo facing east on d7 (reachable only through captures) does even better for White
-    // (+0.97), so it is not this table's maximum: White's Gato on e7 stops it dead. If a
-    // Cavalo also turned toward its sixth rank on d7/e7 (Black) and d2/e2 (White), as in the
-    // border area, every seed figure would still hold and the maximum would be exactly the
-    // +0.96465 of c5/d8 (tied with 23 others). The seed's border area does not include those
-    // squares, so the game keeps the seed's rule; this is left for a ruling.
-    let best = t.analyze(&query("--white Go@c5 --black Ca@d8/S"));
-    assert_eq!(round(best.average, 2), 0.96);
-    let south = t.analyze(&query("--white Go --black Ca@d8"));
-    assert_extreme(&south.max, 0.96, 2, ("c5", "d8/S"));
+    // The seed names its best case by squares ("White on c5, Black on d8 (hence facing
+    // south)"), so the extremes range over placements by square, a pair of squares being
+    // worth the mean over the facings the Cavalo may have there. On d8 it has one.
+    assert_extreme(&a.max, 0.96, 2, ("c5", "d8/S"));
+    assert_eq!(round(a.max.value, 5), 0.96465);
+    // Position by position (facing included) a Black Cavalo facing east on d7, reachable only
+    // through captures, does better for White: White's Gato on e7 stops it dead. Its square
+    // is worth less, as the same Cavalo facing south or west is not stuck.
+    let positions = t.analyze(&query("--white Go --black Ca --extremes positions"));
+    assert_eq!(positions.positions, a.positions);
+    assert!((positions.average - a.average).abs() < 1e-12);
+    assert_extreme(&positions.max, 0.97, 2, ("b6", "d7/E"));
+    let d7 = t.analyze(&query("--white Go@b6 --black Ca@d7"));
+    assert_eq!(d7.positions, 3);
+    assert!(d7.average < a.max.value, "{d7:?}");
+    assert_eq!(
+        d7.max.black, "d7",
+        "a square with several facings is named alone"
+    );
     assert_figure(&analyze(&query("--white Ga --black Ca")), 0.71);
 }
 
@@ -100,6 +109,36 @@ fn cavalo_against_cavalo() {
     assert_figure(&a, 0.17);
     // 112 Cavalo states a side (square and facing) less those sharing a square.
     assert!(a.positions > 12_000);
+}
+
+#[test]
+fn a_table_built_on_layers_already_solved_is_the_same_table() {
+    let fresh = Table::solve(Kind::Cavalo, Kind::Gato, false);
+    let mut solved = SolvedLayers::default();
+    let gatos = Table::solve_reusing(Kind::Gato, Kind::Gato, false, &mut solved);
+    Table::solve_reusing(Kind::Gata, Kind::Gato, false, &mut solved);
+    let reused = Table::solve_reusing(Kind::Cavalo, Kind::Gato, false, &mut solved);
+    assert!(
+        reused.sweeps < fresh.sweeps,
+        "the two layers were not solved again"
+    );
+    for pieces in [
+        "Ca --black Go",
+        "Go --black Go",
+        "Ga --black Go",
+        "Fo --black Go",
+    ] {
+        for to_move in ["white", "black"] {
+            let q = query(&format!("--white {pieces} --to-move {to_move}"));
+            assert_eq!(
+                reused.analyze(&q),
+                fresh.analyze(&q),
+                "{pieces}, {to_move} to move"
+            );
+        }
+    }
+    let q = query("--white Go --black Go");
+    assert_eq!(gatos.analyze(&q), fresh.analyze(&q));
 }
 
 #[test]
@@ -129,4 +168,5 @@ fn bad_queries_are_refused() {
     assert!(Query::from_args(&["--white", "Ga"]).is_err());
     assert!(Query::from_args(&["--white", "Ca@g6/N", "--black", "Ra"]).is_err());
     assert!(Query::from_args(&["--white", "Ca@g3/W", "--black", "Ra"]).is_ok());
+    assert!(Query::from_args(&["--white", "Ga", "--black", "Ra", "--extremes", "pairs"]).is_err());
 }

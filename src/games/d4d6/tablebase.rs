@@ -97,12 +97,23 @@ impl SideQuery {
     }
 }
 
+/// What the worst and best cases range over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Extremes {
+    /// Placements by square, as the seed names them ("White on c5, Black on d8"): a pair of
+    /// squares is worth the mean over the facings its Cavalos may have there.
+    Squares,
+    /// Single positions, a Cavalo's facing included.
+    Positions,
+}
+
 /// What to analyse: both pieces and the side to move.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Query {
     pub white: SideQuery,
     pub black: SideQuery,
     pub white_to_move: bool,
+    pub extremes: Extremes,
     /// The Rinoceronte variant (Cavalos may promote to one); implied by a Rinoceronte in play.
     pub rinoceronte: bool,
 }
@@ -110,9 +121,11 @@ pub struct Query {
 impl Query {
     /// Reads command-line style arguments: `--white PIECE[@SQ[/FACING]] --black ...
     /// [--white-squares light|dark] [--black-squares light|dark] [--to-move white|black]
-    /// [--variant standard|rinoceronte]` (`--json` and other flags are the caller's).
+    /// [--variant standard|rinoceronte] [--extremes squares|positions]` (`--json` and other
+    /// flags are the caller's).
     pub fn from_args<S: AsRef<str>>(args: &[S]) -> Result<Query, String> {
         let (mut white, mut black, mut to_move, mut variant) = (None, None, None, None);
+        let mut extremes = Extremes::Squares;
         let (mut white_colour, mut black_colour) = (None, None);
         let mut it = args.iter().map(|a| a.as_ref());
         while let Some(arg) = it.next() {
@@ -133,6 +146,17 @@ impl Query {
                 "--black-squares" => black_colour = Some(parse_colour(&value()?)?),
                 "--to-move" => to_move = Some(value()?),
                 "--variant" => variant = Some(value()?),
+                "--extremes" => {
+                    extremes = match value()?.to_ascii_lowercase().as_str() {
+                        "squares" => Extremes::Squares,
+                        "positions" => Extremes::Positions,
+                        other => {
+                            return Err(format!(
+                                "--extremes must be squares or positions, not '{other}'"
+                            ))
+                        }
+                    }
+                }
                 "--json" => {}
                 other => return Err(format!("unknown argument '{other}'")),
             }
@@ -165,6 +189,7 @@ impl Query {
             white,
             black,
             white_to_move,
+            extremes,
             rinoceronte,
         })
     }
@@ -258,6 +283,14 @@ impl PieceState {
 const WIN_FOR_MOVER: u32 = u32::MAX;
 const LOSS_FOR_MOVER: u32 = u32::MAX - 1;
 
+/// A side's piece on one square, with the states (facings) a query admits there.
+struct Placement {
+    sq: Sq,
+    states: Vec<usize>,
+    /// The square, and the facing when only one is admitted (`d8/S`).
+    text: String,
+}
+
 /// Every state a side's piece can be in, by kind then square then facing.
 struct SideStates {
     color: Color,
@@ -289,6 +322,38 @@ impl SideStates {
             states,
             index,
         }
+    }
+    /// The states the query admits: one placement per square when `by_square` (a square's
+    /// facings are contiguous, as states go by kind, square, facing), else one per state.
+    fn placements(&self, query: &SideQuery, by_square: bool) -> Vec<Placement> {
+        let mut out: Vec<Placement> = Vec::new();
+        for (i, s) in self.states.iter().enumerate() {
+            if !query.admits(s) {
+                continue;
+            }
+            match out.last_mut() {
+                Some(p) if by_square && p.sq == s.sq => {
+                    p.states.push(i);
+                    p.text = s.sq.to_string();
+                }
+                _ => out.push(Placement {
+                    sq: s.sq,
+                    states: vec![i],
+                    text: s.text(),
+                }),
+            }
+        }
+        out
+    }
+    /// The indices of one kind's states (they are contiguous).
+    fn range(&self, kind: Kind) -> std::ops::Range<usize> {
+        let start = self.states.iter().position(|s| s.kind == kind);
+        let start = start.expect("the kind is in the table");
+        let len = self.states[start..]
+            .iter()
+            .take_while(|s| s.kind == kind)
+            .count();
+        start..start + len
     }
     fn key(kind: Kind, sq: Sq, facing: Option<Dir>) -> usize {
         let f = facing.map_or(8, |d| d as usize);
@@ -401,6 +466,102 @@ pub struct Table {
     pub sweeps: usize,
 }
 
+/// Solved layers of tables, by White's kind, Black's kind and variant: each layer's values
+/// `[to_move][white state][black state]` over its two kinds' states in table order.
+#[derive(Default)]
+pub struct SolvedLayers {
+    layers: std::collections::HashMap<(Kind, Kind, bool), Vec<f64>>,
+}
+
+/// The positions of one pair of kinds within a table: a range of each side's states.
+struct Layer {
+    kinds: (Kind, Kind),
+    white: std::ops::Range<usize>,
+    black: std::ops::Range<usize>,
+}
+
+impl Layer {
+    fn cavalos(&self) -> usize {
+        usize::from(self.kinds.0 == Kind::Cavalo) + usize::from(self.kinds.1 == Kind::Cavalo)
+    }
+
+    /// The table indices of the layer's positions, in table order (`nb` Black states).
+    fn indices(&self, nw: usize, nb: usize) -> impl Iterator<Item = usize> + '_ {
+        (0..2).flat_map(move |to_move| {
+            self.white.clone().flat_map(move |w| {
+                self.black
+                    .clone()
+                    .map(move |b| to_move * nw * nb + w * nb + b)
+            })
+        })
+    }
+
+    fn live_states(&self, graph: &Graph, nw: usize, nb: usize) -> Vec<u32> {
+        self.indices(nw, nb)
+            .filter(|&s| graph.live[s])
+            .map(|s| s as u32)
+            .collect()
+    }
+
+    fn take(&self, values: &[f64], nb: usize) -> Vec<f64> {
+        let nw = values.len() / 2 / nb;
+        self.indices(nw, nb).map(|s| values[s]).collect()
+    }
+
+    fn put(&self, values: &mut [f64], nb: usize, known: &[f64]) {
+        let nw = values.len() / 2 / nb;
+        for (s, &v) in self.indices(nw, nb).zip(known) {
+            values[s] = v;
+        }
+    }
+}
+
+/// Solves the layers of one stage (each given by its live positions) by value iteration,
+/// on up to as many threads as the machine has: (layer, its positions' values, sweeps).
+fn solve_stage(
+    graph: &Graph,
+    values: &[f64],
+    batch: &[(&Layer, Vec<u32>)],
+    half: usize,
+) -> Vec<(usize, Vec<f64>, usize)> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let worker = || {
+        let mut values = values.to_vec();
+        let mut after_special = vec![0.0f64; values.len()];
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some((_, states)) = batch.get(i) else {
+                return done;
+            };
+            // Later sweeps keep the after-special values current as they go.
+            graph.update_after_special(&values, &mut after_special, states, half);
+            let mut sweeps = 0;
+            for _ in 0..MAX_SWEEPS {
+                sweeps += 1;
+                if graph.sweep(&mut values, &mut after_special, states, half) < TOLERANCE {
+                    break;
+                }
+            }
+            let layer_values = states.iter().map(|&s| values[s as usize]).collect();
+            done.push((i, layer_values, sweeps));
+        }
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(batch.len());
+    if threads <= 1 {
+        return worker();
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(worker)).collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a table thread panicked"))
+            .collect()
+    })
+}
+
 /// The kinds a side's piece can become: a Cavalo promotes.
 fn closure(kind: Kind, rinoceronte: bool) -> Vec<Kind> {
     if kind == Kind::Cavalo {
@@ -414,37 +575,73 @@ fn closure(kind: Kind, rinoceronte: bool) -> Vec<Kind> {
 
 impl Table {
     pub fn solve(white_kind: Kind, black_kind: Kind, rinoceronte: bool) -> Table {
+        Table::solve_reusing(
+            white_kind,
+            black_kind,
+            rinoceronte,
+            &mut SolvedLayers::default(),
+        )
+    }
+
+    /// Solves a table, taking the layers (pairs of kinds) `solved` already holds from there
+    /// and adding those it solves: tables share layers (every table with a Cavalo holds the
+    /// tables of what it promotes to), so a set of tables is solved once per layer.
+    ///
+    /// A piece only ever changes kind by promoting a Cavalo, so the pairs of kinds form
+    /// layers: the pairs without a Cavalo first, then those with one, then two; each layer
+    /// only looks at itself and the layers before. Layers of one stage are independent and
+    /// solved on as many threads as the machine has, each on its own copy of the values
+    /// (a layer's result does not depend on the thread or the order).
+    pub fn solve_reusing(
+        white_kind: Kind,
+        black_kind: Kind,
+        rinoceronte: bool,
+        solved: &mut SolvedLayers,
+    ) -> Table {
         let white = SideStates::new(Color::White, &closure(white_kind, rinoceronte));
         let black = SideStates::new(Color::Black, &closure(black_kind, rinoceronte));
         let (nw, nb) = (white.states.len(), black.states.len());
-        let graph = Graph::build(&white, &black, rinoceronte);
         let mut values = vec![0.0f64; 2 * nw * nb];
-        // A piece only ever changes kind by promoting a Cavalo, so the pairs of kinds form
-        // layers: solve the pairs without a Cavalo first, then those with one, then two; each
-        // layer only looks at itself and the layers already solved.
-        let mut components: std::collections::BTreeMap<(usize, Kind, Kind), Vec<u32>> =
-            Default::default();
-        for s in 0..2 * nw * nb {
-            if !graph.live[s] {
-                continue;
-            }
-            let (w, b) = ((s % (nw * nb)) / nb, s % nb);
-            let kinds = (white.states[w].kind, black.states[b].kind);
-            let cavalos =
-                usize::from(kinds.0 == Kind::Cavalo) + usize::from(kinds.1 == Kind::Cavalo);
-            components
-                .entry((cavalos, kinds.0, kinds.1))
-                .or_default()
-                .push(s as u32);
-        }
-        let mut sweeps = 0;
-        for states in components.values() {
-            for _ in 0..MAX_SWEEPS {
-                sweeps += 1;
-                if graph.sweep(&mut values, states, nw * nb) < TOLERANCE {
-                    break;
+        let mut layers: Vec<Layer> = Vec::new();
+        for &kw in &closure(white_kind, rinoceronte) {
+            for &kb in &closure(black_kind, rinoceronte) {
+                let layer = Layer {
+                    kinds: (kw, kb),
+                    white: white.range(kw),
+                    black: black.range(kb),
+                };
+                match solved.layers.get(&(kw, kb, rinoceronte)) {
+                    Some(known) => layer.put(&mut values, nb, known),
+                    None => layers.push(layer),
                 }
             }
+        }
+        let to_solve: std::collections::HashSet<(Kind, Kind)> =
+            layers.iter().map(|l| l.kinds).collect();
+        let graph = Graph::build(&white, &black, rinoceronte, &|kw, kb| {
+            to_solve.contains(&(kw, kb))
+        });
+        let mut sweeps = 0;
+        for stage in 0..=2 {
+            let mut batch: Vec<(&Layer, Vec<u32>)> = layers
+                .iter()
+                .filter(|l| l.cavalos() == stage)
+                .map(|l| (l, l.live_states(&graph, nw, nb)))
+                .collect();
+            // Biggest first, so that the threads finish together.
+            batch.sort_by_key(|(_, states)| std::cmp::Reverse(states.len()));
+            for (i, layer_values, layer_sweeps) in solve_stage(&graph, &values, &batch, nw * nb) {
+                for (&s, v) in batch[i].1.iter().zip(layer_values) {
+                    values[s as usize] = v;
+                }
+                sweeps += layer_sweeps;
+            }
+        }
+        for layer in &layers {
+            solved.layers.insert(
+                (layer.kinds.0, layer.kinds.1, rinoceronte),
+                layer.take(&values, nb),
+            );
         }
         Table {
             white,
@@ -455,8 +652,15 @@ impl Table {
     }
 
     pub fn analyze(&self, query: &Query) -> Analysis {
-        let (nw, nb) = (self.white.states.len(), self.black.states.len());
-        let offset = if query.white_to_move { 0 } else { nw * nb };
+        let nb = self.black.states.len();
+        let offset = if query.white_to_move {
+            0
+        } else {
+            self.white.states.len() * nb
+        };
+        let by_square = query.extremes == Extremes::Squares;
+        let white = self.white.placements(&query.white, by_square);
+        let black = self.black.placements(&query.black, by_square);
         let mut count = 0usize;
         let mut sum = 0.0;
         let mut min: Option<(f64, usize, usize)> = None;
@@ -467,7 +671,7 @@ impl Table {
         // the lowest file and rank.
         const TIE: f64 = 1e-9;
         let place = |w: usize, b: usize, high_rank_first: bool| {
-            let (ws, bs) = (self.white.states[w].sq, self.black.states[b].sq);
+            let (ws, bs) = (white[w].sq, black[b].sq);
             let wr = if high_rank_first {
                 -ws.rank()
             } else {
@@ -475,17 +679,21 @@ impl Table {
             };
             (ws.file(), wr, bs.file(), bs.rank())
         };
-        for (w, ws) in self.white.states.iter().enumerate() {
-            if !query.white.admits(ws) {
-                continue;
-            }
-            for (b, bs) in self.black.states.iter().enumerate() {
-                if bs.sq == ws.sq || !query.black.admits(bs) {
+        for (w, wp) in white.iter().enumerate() {
+            for (b, bp) in black.iter().enumerate() {
+                if bp.sq == wp.sq {
                     continue;
                 }
-                let v = self.values[offset + w * nb + b];
-                count += 1;
-                sum += v;
+                let mut pair_sum = 0.0;
+                for &ws in &wp.states {
+                    for &bs in &bp.states {
+                        pair_sum += self.values[offset + ws * nb + bs];
+                    }
+                }
+                let n = wp.states.len() * bp.states.len();
+                count += n;
+                sum += pair_sum;
+                let v = pair_sum / n as f64;
                 let better_min = min.is_none_or(|(m, mw, mb)| {
                     v < m - TIE || (v <= m + TIE && place(w, b, true) < place(mw, mb, true))
                 });
@@ -503,8 +711,8 @@ impl Table {
         let ext = |e: Option<(f64, usize, usize)>| match e {
             Some((value, w, b)) => Extreme {
                 value,
-                white: self.white.states[w].text(),
-                black: self.black.states[b].text(),
+                white: white[w].text.clone(),
+                black: black[b].text.clone(),
             },
             None => Extreme {
                 value: 0.0,
@@ -532,17 +740,34 @@ impl Table {
 
 /// Every state's choices in compressed rows: state -> options (a piece and die) -> rolls ->
 /// successor states (indices into the value array, or a game end).
+///
+/// A move after which the mover may still make a special move (promote, turn a Rinoceronte)
+/// has as successor the position's "after special" value: the best of the position and what
+/// each special makes of it, kept in a second array refreshed once per sweep. Listing those
+/// alternatives in every roll's successors instead tripled a Rinoceronte's rows.
 struct Graph {
     state_options: Vec<u32>,
     option_rolls: Vec<u32>,
     roll_successors: Vec<u32>,
     successors: Vec<u32>,
+    /// Successors at or above this (the number of states) index the after-special array.
+    states: u32,
+    /// Per state, in compressed rows: the states one special move of the side that has just
+    /// moved makes of it (empty when it has none).
+    special_rows: Vec<u32>,
+    specials: Vec<u32>,
     /// States with both pieces on one square are skipped.
     live: Vec<bool>,
 }
 
 impl Graph {
-    fn build(white: &SideStates, black: &SideStates, rinoceronte: bool) -> Graph {
+    /// The choices of the positions whose pair of kinds `wanted` accepts (the others get none).
+    fn build(
+        white: &SideStates,
+        black: &SideStates,
+        rinoceronte: bool,
+        wanted: &dyn Fn(Kind, Kind) -> bool,
+    ) -> Graph {
         let (nw, nb) = (white.states.len(), black.states.len());
         // The Gata has a second table for rolls of 5 and 6, when it steps only orthogonally.
         let tables = |side: &SideStates| -> Vec<Vec<MoveTable>> {
@@ -559,11 +784,20 @@ impl Graph {
         };
         let white_tables = tables(white);
         let black_tables = tables(black);
+        let white_specials: Vec<Vec<u32>> = (0..nw as u32)
+            .map(|s| white.specials(s, rinoceronte))
+            .collect();
+        let black_specials: Vec<Vec<u32>> = (0..nb as u32)
+            .map(|s| black.specials(s, rinoceronte))
+            .collect();
         let mut g = Graph {
             state_options: vec![0],
             option_rolls: vec![0],
             roll_successors: vec![0],
             successors: Vec::new(),
+            states: (2 * nw * nb) as u32,
+            special_rows: vec![0],
+            specials: Vec::new(),
             live: Vec::with_capacity(2 * nw * nb),
         };
         for white_moves in [true, false] {
@@ -571,7 +805,7 @@ impl Graph {
                 for b in 0..nb {
                     let live = white.states[w].sq != black.states[b].sq;
                     g.live.push(live);
-                    if live {
+                    if live && wanted(white.states[w].kind, black.states[b].kind) {
                         let (side, tabs, mover, enemy) = if white_moves {
                             (white, &white_tables, w, black.states[b].sq)
                         } else {
@@ -587,8 +821,24 @@ impl Graph {
                                 (w * nb + s as usize) as u32
                             }
                         };
-                        g.add_state(side, tabs, mover as u32, enemy, rinoceronte, &next);
+                        let specials = if white_moves {
+                            &white_specials
+                        } else {
+                            &black_specials
+                        };
+                        g.add_state(side, tabs, specials, mover as u32, enemy, &next);
+                        // The side that has just moved into this position is the other one.
+                        if white_moves {
+                            let alts = black_specials[b].iter().map(|&b2| (w * nb) as u32 + b2);
+                            g.specials.extend(alts);
+                        } else {
+                            let alts = white_specials[w]
+                                .iter()
+                                .map(|&w2| (nw * nb + w2 as usize * nb + b) as u32);
+                            g.specials.extend(alts);
+                        }
                     }
+                    g.special_rows.push(g.specials.len() as u32);
                     g.state_options.push(g.option_rolls.len() as u32 - 1);
                 }
             }
@@ -600,17 +850,13 @@ impl Graph {
         &mut self,
         side: &SideStates,
         tables: &[Vec<MoveTable>],
+        specials: &[Vec<u32>],
         mover: u32,
         enemy: Sq,
-        rinoceronte: bool,
         next: &dyn Fn(u32) -> u32,
     ) {
         let mut starts = vec![(mover, false)];
-        starts.extend(
-            side.specials(mover, rinoceronte)
-                .into_iter()
-                .map(|s| (s, true)),
-        );
+        starts.extend(specials[mover as usize].iter().map(|&s| (s, true)));
         for (piece, special_used) in starts {
             let kind = side.states[piece as usize].kind;
             for &die in kind.dice() {
@@ -619,16 +865,19 @@ impl Graph {
                         &tables[piece as usize][usize::from(kind == Kind::Gata && roll >= 5)];
                     let mut succ: Vec<u32> = match table.results(roll, enemy, piece) {
                         None => vec![WIN_FOR_MOVER],
-                        Some(ends) => {
-                            let mut all = Vec::new();
-                            for e in ends {
-                                all.push(e);
-                                if !special_used && e != LOSS_FOR_MOVER {
-                                    all.extend(side.specials(e, rinoceronte));
+                        Some(ends) => ends
+                            .into_iter()
+                            .map(|e| {
+                                let may_special = !special_used
+                                    && e != LOSS_FOR_MOVER
+                                    && !specials[e as usize].is_empty();
+                                if may_special {
+                                    next(e) + self.states
+                                } else {
+                                    next(e)
                                 }
-                            }
-                            all.into_iter().map(next).collect()
-                        }
+                            })
+                            .collect(),
                     };
                     succ.sort_unstable();
                     succ.dedup();
@@ -641,8 +890,45 @@ impl Graph {
         }
     }
 
+    /// Refreshes the after-special values of these states: the best, for the side that has
+    /// just moved, of the position and what its special moves make of it.
+    fn update_after_special(
+        &self,
+        values: &[f64],
+        after_special: &mut [f64],
+        states: &[u32],
+        half: usize,
+    ) {
+        for &s in states {
+            self.refresh_after_special(values, after_special, s as usize, half);
+        }
+    }
+
+    fn refresh_after_special(
+        &self,
+        values: &[f64],
+        after_special: &mut [f64],
+        s: usize,
+        half: usize,
+    ) {
+        let white_moved = s >= half;
+        after_special[s] = self.alternatives(s).iter().fold(values[s], |best, &t| {
+            pick(white_moved, best, values[t as usize])
+        });
+    }
+
+    fn alternatives(&self, s: usize) -> &[u32] {
+        &self.specials[self.special_rows[s] as usize..self.special_rows[s + 1] as usize]
+    }
+
     /// One Gauss-Seidel sweep; returns the largest change.
-    fn sweep(&self, values: &mut [f64], states: &[u32], half: usize) -> f64 {
+    fn sweep(
+        &self,
+        values: &mut [f64],
+        after_special: &mut [f64],
+        states: &[u32],
+        half: usize,
+    ) -> f64 {
         let mut delta: f64 = 0.0;
         for &s in states {
             let s = s as usize;
@@ -666,6 +952,7 @@ impl Graph {
                         let v = match t {
                             WIN_FOR_MOVER => win,
                             LOSS_FOR_MOVER => loss,
+                            _ if t >= self.states => after_special[(t - self.states) as usize],
                             _ => values[t as usize],
                         };
                         roll_best = pick(white_moves, roll_best, v);
@@ -676,6 +963,14 @@ impl Graph {
             }
             delta = delta.max((values[s] - best).abs());
             values[s] = best;
+            // Gauss-Seidel for the after-special values too: this position's, and those of
+            // the positions a special makes it from (a Rinoceronte's quarter turns go both
+            // ways; a promotion's sources are a Cavalo, in a later layer).
+            self.refresh_after_special(values, after_special, s, half);
+            for i in self.special_rows[s] as usize..self.special_rows[s + 1] as usize {
+                let t = self.specials[i] as usize;
+                self.refresh_after_special(values, after_special, t, half);
+            }
         }
         delta
     }
