@@ -85,8 +85,9 @@ pub enum Command {
     },
     /// The d4 d6 chess 2-men endgame tablebase: `pbem analyze d4d6 --white Ga --black Ra
     /// [--white-squares light|dark] [--black-squares ...] [--to-move white|black]
-    /// [--variant rinoceronte] [--json]`; pieces Ra Ca Fo Ga Go Ri, optionally `Ga@a6`,
-    /// `Ca@e5/N`.
+    /// [--variant rinoceronte] [--extremes squares|positions] [--json]`; pieces Ra Ca Fo Ga Go
+    /// Ri, optionally `Ga@a6`, `Ca@e5/N`. The worst and best cases are by square (a Cavalo's
+    /// facings averaged), or by single position with `--extremes positions`.
     Analyze {
         /// The game (d4d6).
         game: String,

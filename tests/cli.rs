@@ -204,3 +204,39 @@ fn export_then_replay_gives_back_the_same_game_for_every_kind() {
         }
     }
 }
+
+#[test]
+fn the_tablebase_answers_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "analyze", "d4d6", "--white", "Go", "--black", "Ca", "--json",
+    ];
+    let o = pbem(dir.path(), &args);
+    assert!(o.status.success(), "{}", text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["max"]["white"], "c5");
+    assert_eq!(j["max"]["black"], "d8/S");
+    let positions = pbem(
+        dir.path(),
+        &[&args[..], &["--extremes", "positions"]].concat(),
+    );
+    let p: serde_json::Value = serde_json::from_slice(&positions.stdout).unwrap();
+    assert_eq!(p["positions"], j["positions"]);
+    assert_eq!(p["max"]["black"], "d7/E");
+    let plain = pbem(dir.path(), &args[..6]);
+    assert!(
+        text(&plain).contains("max:       +0.965 (White c5, Black d8/S)"),
+        "{}",
+        text(&plain)
+    );
+    let bad = pbem(
+        dir.path(),
+        &["analyze", "d4d6", "--white", "Go", "--black", "Gu"],
+    );
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad).contains("'Gu' is not a gambling piece"),
+        "{}",
+        text(&bad)
+    );
+}
