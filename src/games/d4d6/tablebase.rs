@@ -967,9 +967,8 @@ impl Graph {
             // the positions a special makes it from (a Rinoceronte's quarter turns go both
             // ways; a promotion's sources are a Cavalo, in a later layer).
             self.refresh_after_special(values, after_special, s, half);
-            for i in self.special_rows[s] as usize..self.special_rows[s + 1] as usize {
-                let t = self.specials[i] as usize;
-                self.refresh_after_special(values, after_special, t, half);
+            for &t in self.alternatives(s) {
+                self.refresh_after_special(values, after_special, t as usize, half);
             }
         }
         delta
