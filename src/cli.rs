@@ -178,6 +178,9 @@ pub enum GameCmd {
     /// Reveal a game's dice seed now (it is revealed by itself when the game ends); future
     /// rolls become predictable, so this is for games that are abandoned or under dispute.
     Reveal { id: i64 },
+    /// Fix the dice salts now and make the roll that waits for them (a game with dice waits
+    /// for every player's START, or the end of its salt window, before its first roll).
+    Start { id: i64 },
     /// Give a seat a new secret reply address (the old one stops working).
     RotateToken {
         id: i64,
@@ -501,6 +504,26 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
                 }
             }
         }
+        GameCmd::Start { id } => {
+            let (played, g) = store.tx(|tx| {
+                let mut g = gamelog::load(tx, id)?;
+                let played = gm::start_now(tx, &mut g, now, None)?;
+                tx.log_event(Some(id), now, "salts fixed by the GM")?;
+                compose::announce(tx, &ctx, &g, &played, None)?;
+                Ok((played, g))
+            })?;
+            send_now(&mut store, &cfg);
+            for (a, text) in &played.plies {
+                println!("{}: {text}", records::actor_name(&g.game, *a));
+            }
+            for r in &played.reports {
+                println!("{r}");
+            }
+            println!();
+            print!("{}", g.game.board());
+            println!("{}", gm::to_act_text(&g));
+            Ok(0)
+        }
         GameCmd::Replace { id, seat, email } => {
             let token = gm::new_token()?;
             store.tx(|tx| {
@@ -527,11 +550,25 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
         }
         GameCmd::Reveal { id } => {
             let seed = store.tx(|tx| {
-                let g = gamelog::load(tx, id)?;
+                let mut g = gamelog::load(tx, id)?;
                 tx.reveal_seed(id)?;
+                g.row.seed_revealed = true;
                 tx.log_event(Some(id), now, "dice seed revealed by the GM")?;
+                // Every player learns it at once: a seed known to some would be an edge.
+                for s in &g.seats {
+                    compose::to_seat(
+                        tx,
+                        &ctx,
+                        &g,
+                        s.seat,
+                        "dice_revealed",
+                        serde_json::json!({}),
+                        None,
+                    )?;
+                }
                 Ok(g.row.seed)
             })?;
+            send_now(&mut store, &cfg);
             println!(
                 "game {id}: dice seed {} (in the record from now on; `pbem verify` checks it)",
                 seed.as_deref().unwrap_or("(none)")

@@ -36,6 +36,9 @@ pub enum Command {
     /// `PASSWORD secret`: authenticates a mail sent without the secret reply address.
     Password(String),
     Salt(String),
+    /// `START` (or `READY`): the player has no more salts to add; once every player has said
+    /// so, the salts are fixed and the dice may roll.
+    Start,
     /// `PRESS TO RED, BLUE: text`, `PRESS TO ALL: text`.
     Press {
         to: Vec<String>,
@@ -110,6 +113,7 @@ fn parse_line(line: &str) -> Vec<Command> {
         "MOVES" => one(Command::Moves),
         "RESIGN" => one(Command::Resign),
         "LIST" => one(Command::List),
+        "START" | "READY" => one(Command::Start),
         "HELP" => vec![Command::Help(args.first().map(|s| s.to_ascii_lowercase()))],
         "DRAW" => match args.first().map(|a| a.to_ascii_uppercase()).as_deref() {
             Some("OFFER") | None => vec![Command::DrawOffer],

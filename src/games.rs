@@ -252,6 +252,14 @@ impl GameKind {
         }
     }
 
+    /// Whether the GM rolls dice in this game: it then has a salt window before the first roll.
+    pub fn rolls_dice(self) -> bool {
+        match self {
+            GameKind::D4D6 => true,
+            GameKind::DiceRink | GameKind::DipTacToe => false,
+        }
+    }
+
     /// Reads a storage name (case-insensitive; `dice-rink` and `dice_rink` also accepted).
     pub fn parse(name: &str) -> Option<GameKind> {
         let n: String = name
@@ -292,6 +300,14 @@ pub const COMMON_OPTIONS: &[OptionSpec] = &[
         values: &[],
         help: "once a deadline passes with moves or orders missing, wait this much longer \
                (e.g. 12h) and remind the late players before acting",
+    },
+    OptionSpec {
+        name: "salt_window",
+        default: "24h",
+        values: &[],
+        help: "games with dice: how long the players have, once every seat is taken, to send \
+               SALT before the first roll (sooner when every player has sent START); 0: the \
+               dice roll as soon as play needs them",
     },
 ];
 

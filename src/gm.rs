@@ -68,6 +68,7 @@ pub fn create_game(
     if let Some(g) = spec.options.get("grace") {
         crate::cli::parse_duration(g).map_err(|e| anyhow!("option grace: {e}"))?;
     }
+    salt_window_secs(&spec.options)?;
     let game = match &spec.position {
         Some(p) => AnyGame::from_position(kind, &spec.options, p),
         None => AnyGame::new(kind, &spec.options),
@@ -117,9 +118,172 @@ pub fn create_game(
         tx.insert_seat(id, s, player, token)?;
     }
     if all_filled {
-        start_clock(tx, id, spec.move_secs, now)?;
+        let mut g = gamelog::load(tx, id)?;
+        begin(tx, &mut g, now, None)?;
     }
     Ok(id)
+}
+
+/// The game option that sets the salt window (a duration; `0`: no window).
+pub const SALT_WINDOW_OPTION: &str = "salt_window";
+
+/// The salt window in seconds, the option's default applied.
+pub fn salt_window_secs(options: &Options) -> anyhow::Result<i64> {
+    let default = crate::games::COMMON_OPTIONS
+        .iter()
+        .find(|o| o.name == SALT_WINDOW_OPTION)
+        .map_or("0", |o| o.default);
+    let text = options
+        .get(SALT_WINDOW_OPTION)
+        .map_or(default, String::as_str);
+    crate::cli::parse_duration(text).map_err(|e| anyhow!("option {SALT_WINDOW_OPTION}: {e}"))
+}
+
+/// Play begins: every seat is taken. A game with dice opens its salt window (no die is rolled
+/// before every player could add a salt); then the GM does what is his to do (an opening roll,
+/// once the salts allow it) and the clock starts for whoever acts first.
+pub fn begin(
+    tx: &Tx,
+    g: &mut Loaded,
+    now: DateTime<Utc>,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<Played> {
+    if g.kind().rolls_dice() && !g.row.salts_fixed {
+        let window = salt_window_secs(&gamelog::options_of(&g.row)?)?;
+        let until = (window > 0).then(|| now + Duration::seconds(window));
+        tx.set_salts_until(g.row.id, until)?;
+        g.row.salts_until = until;
+    }
+    let mut played = Played::default();
+    advance(tx, g, now, None, dice, &mut played)?;
+    Ok(played)
+}
+
+/// The salts may still change: not fixed, and the window (if any) not yet closed.
+pub fn salts_open(row: &GameRow, now: DateTime<Utc>) -> bool {
+    !row.salts_fixed && row.salts_until.is_none_or(|u| now < u)
+}
+
+/// The dice may roll: the salts are fixed, or every player is ready, or the window closed
+/// (a game without a window keeps its salts open only until its first roll).
+fn dice_may_roll(g: &Loaded, now: DateTime<Utc>) -> bool {
+    g.row.salts_fixed
+        || g.seats.iter().all(|s| s.ready)
+        || g.row.salts_until.is_none_or(|u| u <= now)
+}
+
+/// The game waits for its first roll until the salts are fixed.
+pub fn waiting_for_salts(g: &Loaded) -> bool {
+    matches!(g.game.to_act(), ToAct::Chance(_)) && !g.row.salts_fixed
+}
+
+/// Who is to act, in words; a roll held back by the salt window says what it waits for.
+pub fn to_act_text(g: &Loaded) -> String {
+    let text = g.game.to_act_text();
+    if !waiting_for_salts(g) {
+        return text;
+    }
+    let waiting: Vec<&str> = g
+        .seats
+        .iter()
+        .filter(|s| !s.ready)
+        .map(|s| g.game.seat_name(s.seat))
+        .collect();
+    let until = if g.row.salts_until.is_some() {
+        ", or at the end of the salt window"
+    } else {
+        ""
+    };
+    format!(
+        "{text} once the salts are fixed: when every player has sent START (still to come \
+         from {}){until}",
+        waiting.join(", ")
+    )
+}
+
+/// A seat is done with its salts (it sent START). Once every seat is, the salts are fixed
+/// and a roll that was waiting for them is made: what followed is returned.
+pub fn ready(
+    tx: &Tx,
+    g: &mut Loaded,
+    seat: usize,
+    now: DateTime<Utc>,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<Played> {
+    mark_ready(tx, g, seat)?;
+    if g.seats.iter().all(|s| s.ready) && !g.row.salts_fixed {
+        fix_salts(tx, g)?;
+        let mut played = resume(tx, g, now, dice)?;
+        played.reports.insert(
+            0,
+            format!("Every player is ready: {}.", salts_fixed_text(g)?),
+        );
+        return Ok(played);
+    }
+    resume(tx, g, now, dice)
+}
+
+/// "the salts are fixed: a | b", for the reports.
+fn salts_fixed_text(g: &Loaded) -> anyhow::Result<String> {
+    let salts = salts(&g.row)?;
+    Ok(if salts.is_empty() {
+        "the salts are fixed (none were sent)".to_string()
+    } else {
+        format!("the salts are fixed: {}", salts.join(" | "))
+    })
+}
+
+/// The GM fixes the salts now, whoever is ready, and the game goes on (`pbem game start`).
+pub fn start_now(
+    tx: &Tx,
+    g: &mut Loaded,
+    now: DateTime<Utc>,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<Played> {
+    if g.row.status != "active" {
+        anyhow::bail!("game {} is {}: nothing to start", g.row.id, g.row.status);
+    }
+    if g.row.salts_fixed {
+        anyhow::bail!("game {}: the salts are already fixed", g.row.id);
+    }
+    fix_salts(tx, g)?;
+    let mut played = resume(tx, g, now, dice)?;
+    played.reports.insert(
+        0,
+        format!("The GM started the game: {}.", salts_fixed_text(g)?),
+    );
+    Ok(played)
+}
+
+/// Makes a roll that was waiting for the salts, if they now allow it (at the end of the salt
+/// window, or once everybody is ready); nothing otherwise.
+pub fn resume(
+    tx: &Tx,
+    g: &mut Loaded,
+    now: DateTime<Utc>,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<Played> {
+    let mut played = Played::default();
+    // A game at rest on a roll is waiting for its salts (`advance` rolls whatever it may).
+    let at_a_roll = matches!(g.game.to_act(), ToAct::Chance(_));
+    if g.row.status == "active" && at_a_roll && dice_may_roll(g, now) {
+        advance(tx, g, now, None, dice, &mut played)?;
+    }
+    Ok(played)
+}
+
+fn mark_ready(tx: &Tx, g: &mut Loaded, seat: usize) -> anyhow::Result<()> {
+    tx.set_ready(g.row.id, seat)?;
+    if let Some(s) = g.seats.iter_mut().find(|s| s.seat == seat) {
+        s.ready = true;
+    }
+    Ok(())
+}
+
+fn fix_salts(tx: &Tx, g: &mut Loaded) -> anyhow::Result<()> {
+    tx.fix_salts(g.row.id)?;
+    g.row.salts_fixed = true;
+    Ok(())
 }
 
 /// Sets the deadline for the player(s) to act, when the game has a time limit.
@@ -164,6 +328,10 @@ pub fn play(
     let mut played = Played::default();
     if let Err(e) = try_ply(tx, g, actor, text, now, message, &mut played)? {
         return Ok(Err(e));
+    }
+    if let (Actor::Seat(seat), false) = (actor, g.row.salts_fixed) {
+        // A player who moves is done with salts: the move counts as their START.
+        mark_ready(tx, g, seat)?;
     }
     advance(tx, g, now, message, dice, &mut played)?;
     Ok(Ok(played))
@@ -258,12 +426,20 @@ fn advance(
     played: &mut Played,
 ) -> anyhow::Result<()> {
     let mut seeded = None;
+    let mut held_for_salts = false;
     for _ in 0..1000 {
         if g.game.outcome().is_some() {
             break;
         }
         match g.game.to_act() {
             ToAct::Chance(sides) => {
+                if !dice_may_roll(g, now) {
+                    held_for_salts = true;
+                    break;
+                }
+                if !g.row.salts_fixed {
+                    fix_salts(tx, g)?;
+                }
                 let source: &mut dyn DiceSource = match dice.as_deref_mut() {
                     Some(d) => d,
                     None => seeded.get_or_insert(seeded_dice(g)?),
@@ -286,8 +462,15 @@ fn advance(
         finish(tx, g, &outcome, now)?;
         played.finished = true;
     } else {
-        start_clock(tx, g.row.id, g.row.move_secs, now)?;
-        g.row.deadline = g.row.move_secs.map(|s| now + Duration::seconds(s));
+        // A roll held for the salts is due when the salt window closes; anything else gets
+        // the time limit of a move.
+        let deadline = if held_for_salts {
+            g.row.salts_until
+        } else {
+            g.row.move_secs.map(|s| now + Duration::seconds(s))
+        };
+        tx.set_deadline(g.row.id, deadline)?;
+        g.row.deadline = deadline;
         g.row.reminded = false;
         g.row.graced = false;
     }

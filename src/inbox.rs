@@ -397,7 +397,15 @@ fn handle(
             unauth_game_lines += 1;
             continue;
         }
-        run_command(tx, ctx, &mut session, cmd, current, &from, &auth)?;
+        run_command(
+            tx,
+            ctx,
+            &mut session,
+            cmd,
+            current,
+            (&from, &auth),
+            &mut dice,
+        )?;
     }
     flush(
         tx,
@@ -673,8 +681,8 @@ fn run_command(
     s: &mut Session,
     cmd: &Command,
     current: Option<(i64, usize)>,
-    from: &str,
-    auth: &Auth,
+    (from, auth): (&str, &Auth),
+    dice: &mut Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<()> {
     let text = command_text(cmd);
     let reads_only = matches!(
@@ -790,7 +798,7 @@ fn run_command(
             s.extra.push(format!(
                 "Game #{id} waits for players: they send JOIN {id}. Everybody gets a welcome mail with their secret reply address when the seats are full."
             ));
-            after_join(tx, ctx, id)?;
+            after_join(tx, ctx, id, reborrow(dice))?;
         }
         Command::Join { game, seat } => {
             let Some(row) = tx.game(*game)? else {
@@ -844,7 +852,7 @@ fn run_command(
                     g.game.seat_name(target)
                 )),
             ));
-            after_join(tx, ctx, *game)?;
+            after_join(tx, ctx, *game, reborrow(dice))?;
         }
         Command::Vacation(days) => {
             if matches!(auth, Auth::None) {
@@ -871,9 +879,18 @@ fn run_command(
             let Some((g, seat)) = load(tx)? else {
                 return Ok(());
             };
-            if !g.moves.is_empty() {
-                s.lines
-                    .push(Line::no(&text, "salts are fixed once play has started"));
+            if !g.kind().rolls_dice() {
+                s.lines.push(Line::no(
+                    &text,
+                    format!(
+                        "{} rolls no dice: there is nothing to salt",
+                        g.kind().title()
+                    ),
+                ));
+                return Ok(());
+            }
+            if !gm::salts_open(&g.row, ctx.now) {
+                s.lines.push(Line::no(&text, salts_closed_reason(&g)));
                 return Ok(());
             }
             match crate::dice::normalize_salt(salt) {
@@ -888,6 +905,48 @@ fn run_command(
                         Some(format!("salt recorded; salts now: {}", salts.join(" | "))),
                     ));
                 }
+            }
+        }
+        Command::Start => {
+            let Some((mut g, seat)) = load(tx)? else {
+                return Ok(());
+            };
+            if g.row.status != "active" {
+                let why = match g.row.status.as_str() {
+                    "open" => "the game starts when every seat is taken".to_string(),
+                    other => format!("the game is {other}"),
+                };
+                s.lines.push(Line::no(&text, why));
+                return Ok(());
+            }
+            if !g.kind().rolls_dice() {
+                s.lines.push(Line::no(
+                    &text,
+                    format!(
+                        "{} rolls no dice: there are no salts to wait for",
+                        g.kind().title()
+                    ),
+                ));
+                return Ok(());
+            }
+            if g.row.salts_fixed {
+                s.lines.push(Line::no(&text, salts_closed_reason(&g)));
+                return Ok(());
+            }
+            let played = gm::ready(tx, &mut g, seat, ctx.now, reborrow(dice))?;
+            let note = if g.row.salts_fixed {
+                "every player is ready"
+            } else {
+                "you are ready; the salts are fixed once every player is"
+            };
+            s.lines.push(Line::ok(&text, Some(note.to_string())));
+            if !played.plies.is_empty() || !played.reports.is_empty() {
+                for (actor, ply) in &played.plies {
+                    let who = crate::records::actor_name(&g.game, *actor);
+                    s.extra.push(format!("{who}: {ply}"));
+                }
+                s.extra.extend(played.reports.iter().cloned());
+                compose::announce(tx, ctx, &g, &played, Some(seat))?;
             }
         }
         Command::Board => {
@@ -1097,14 +1156,19 @@ fn run_command(
 }
 
 /// When a game's last open seat is filled: it starts, and every seat gets its welcome.
-fn after_join(tx: &Tx, ctx: &Ctx, id: i64) -> anyhow::Result<()> {
+fn after_join(
+    tx: &Tx,
+    ctx: &Ctx,
+    id: i64,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<()> {
     let g = gamelog::load(tx, id)?;
     if g.row.status != "open" || g.seats.iter().any(|s| s.email.is_none()) {
         return Ok(());
     }
     tx.set_game_status(id, "active", None, ctx.now)?;
-    gm::start_clock(tx, id, g.row.move_secs, ctx.now)?;
-    let g = gamelog::load(tx, id)?;
+    let mut g = gamelog::load(tx, id)?;
+    gm::begin(tx, &mut g, ctx.now, dice)?;
     welcome_all(tx, ctx, &g)
 }
 
@@ -1127,6 +1191,17 @@ pub fn welcome_all(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// Why a SALT or START comes too late.
+fn salts_closed_reason(g: &Loaded) -> String {
+    match (g.row.salts_fixed, g.row.salts_until) {
+        (false, Some(until)) => format!(
+            "the salt window closed at {}",
+            until.format("%Y-%m-%d %H:%M UTC")
+        ),
+        _ => "the salts are already fixed".to_string(),
+    }
 }
 
 fn new_secrets(seats: usize) -> anyhow::Result<Secrets> {

@@ -26,6 +26,10 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ),
     ("press", include_str!("../templates/press.txt")),
     ("gm_notice", include_str!("../templates/gm_notice.txt")),
+    (
+        "dice_revealed",
+        include_str!("../templates/dice_revealed.txt"),
+    ),
 ];
 
 /// The loaded templates.

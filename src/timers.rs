@@ -110,6 +110,15 @@ fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow
             }
             Ok(1)
         }
+        // The salt window closed: the roll that waited for it is made now.
+        ToAct::Chance(_) if gm::waiting_for_salts(&g) => {
+            let played = gm::resume(tx, &mut g, ctx.now, dice)?;
+            if played.plies.is_empty() {
+                anyhow::bail!("game {id}: the salt window closed but the dice did not roll");
+            }
+            compose::announce(tx, ctx, &g, &played, None)?;
+            Ok(1)
+        }
         ToAct::Chance(_) | ToAct::Nobody => {
             tx.set_deadline(id, None)?;
             Ok(0)

@@ -27,6 +27,10 @@ pub struct GameRow {
     pub created_at: DateTime<Utc>,
     /// The current deadline was already extended by the game's grace period.
     pub graced: bool,
+    /// When the salt window closes by itself (`None`: at the game's first roll).
+    pub salts_until: Option<DateTime<Utc>>,
+    /// The salts are closed: no more SALT, and the dice may roll.
+    pub salts_fixed: bool,
 }
 
 /// A seat and the player in it.
@@ -39,6 +43,8 @@ pub struct SeatRow {
     pub missed: i64,
     pub draw_offer: bool,
     pub vacation_until: Option<DateTime<Utc>>,
+    /// The player sent START (or moved): done with salts, ready for the first roll.
+    pub ready: bool,
 }
 
 /// One logged ply.
@@ -52,7 +58,7 @@ pub struct MoveRow {
 }
 
 const GAME_COLS: &str = "id, kind, options, status, event, start_position, result, seed, \
-     commitment, salts, seed_revealed, move_secs, deadline, reminded, created_at, graced";
+     commitment, salts, seed_revealed, move_secs, deadline, reminded, created_at, graced, salts_until, salts_fixed";
 
 fn game_row(r: &Row) -> rusqlite::Result<GameRow> {
     let deadline: Option<String> = r.get(12)?;
@@ -74,6 +80,10 @@ fn game_row(r: &Row) -> rusqlite::Result<GameRow> {
         reminded: r.get(13)?,
         created_at: parse_ts(&created).unwrap_or_default(),
         graced: r.get(15)?,
+        salts_until: r
+            .get::<_, Option<String>>(16)?
+            .and_then(|d| parse_ts(&d).ok()),
+        salts_fixed: r.get(17)?,
     })
 }
 
@@ -182,6 +192,30 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// Opens the salt window until `until` (`None`: until the first roll).
+    pub fn set_salts_until(&self, id: i64, until: Option<DateTime<Utc>>) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE games SET salts_until = ?2 WHERE id = ?1",
+            params![id, until.map(ts)],
+        )?;
+        Ok(())
+    }
+
+    /// Closes the salts for good: the dice may roll from now on.
+    pub fn fix_salts(&self, id: i64) -> anyhow::Result<()> {
+        self.exec("UPDATE games SET salts_fixed = 1 WHERE id = ?1", [id])?;
+        Ok(())
+    }
+
+    /// Marks a seat ready for the first roll (it sent START, or moved).
+    pub fn set_ready(&self, game: i64, seat: usize) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE seats SET ready = 1 WHERE game_id = ?1 AND seat = ?2",
+            params![game, seat as i64],
+        )?;
+        Ok(())
+    }
+
     pub fn reveal_seed(&self, id: i64) -> anyhow::Result<()> {
         self.exec("UPDATE games SET seed_revealed = 1 WHERE id = ?1", [id])?;
         Ok(())
@@ -261,7 +295,7 @@ impl Tx<'_> {
     pub fn seats(&self, game: i64) -> anyhow::Result<Vec<SeatRow>> {
         let mut st = self.conn().prepare_cached(
             "SELECT s.seat, s.player_id, p.email, s.token, s.missed, s.draw_offer, \
-             p.vacation_until FROM seats s LEFT JOIN players p ON p.id = s.player_id \
+             p.vacation_until, s.ready FROM seats s LEFT JOIN players p ON p.id = s.player_id \
              WHERE s.game_id = ?1 ORDER BY s.seat",
         )?;
         let rows = st.query_map([game], |r| {
@@ -274,6 +308,7 @@ impl Tx<'_> {
                 missed: r.get(4)?,
                 draw_offer: r.get(5)?,
                 vacation_until: vac.and_then(|v| parse_ts(&v).ok()),
+                ready: r.get(7)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

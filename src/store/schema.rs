@@ -191,6 +191,17 @@ const MIGRATIONS: &[&str] = &[
 
     DROP TABLE replies_sent;
     "#,
+    // 4: the salt window. No die is rolled before every player could add a salt: the salts
+    // close when every seat has sent START (`seats.ready`), when `salts_until` passes, or when
+    // the GM starts the game; `salts_fixed` records that they closed. A game that already has
+    // moves played under the old rule (salts fixed at the first ply), so it counts as fixed.
+    r#"
+    ALTER TABLE games ADD COLUMN salts_until TEXT;
+    ALTER TABLE games ADD COLUMN salts_fixed INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE seats ADD COLUMN ready INTEGER NOT NULL DEFAULT 0;
+    UPDATE games SET salts_fixed = 1
+        WHERE EXISTS (SELECT 1 FROM moves WHERE moves.game_id = games.id);
+    "#,
 ];
 
 /// The schema version this build writes.

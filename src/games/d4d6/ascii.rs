@@ -2,7 +2,7 @@
 //! facings, the last move's squares; at most 72 columns.
 
 use super::board::Sq;
-use super::pieces::{Color, Piece};
+use super::pieces::{Color, Kind, Piece};
 use super::position::Position;
 
 /// A piece's cell text: White in capitals (`FO`), Black in small letters (`fo`), then the
@@ -13,8 +13,11 @@ fn code(p: Piece) -> String {
         Color::White => letters.to_ascii_uppercase(),
         Color::Black => letters.to_ascii_lowercase(),
     };
-    if let Some(f) = p.facing {
-        s.push_str(f.name());
+    match p.facing {
+        Some(f) => s.push_str(f.name()),
+        // A Rinoceronte before the GM's opening roll: its facing is not known yet.
+        None if p.kind == Kind::Rinoceronte => s.push('?'),
+        None => {}
     }
     s
 }
@@ -44,7 +47,7 @@ pub fn render(pos: &Position, marked: &[Sq], notes: &[String]) -> String {
     out.push_str(files);
     out.push_str("WHITE in capitals, black in small letters; ~ waiting area, @ teleport\n");
     out.push_str("Ra Rato Ca Cavalo Fo Formiga Ga Gata Go Gato Gu Guarda Ri Rinoceronte\n");
-    out.push_str("N E S W: facing; * last move\n");
+    out.push_str("N E S W: facing (? not rolled yet); * last move\n");
     for n in notes {
         out.push_str(n);
         out.push('\n');

@@ -421,6 +421,23 @@ impl D4d6 {
         self.promoted = false;
     }
 
+    /// The position as players are shown it: before the GM's opening roll the Rinocerontes'
+    /// facings are not known (the stored placeholder is no facing anybody rolled).
+    fn shown_position(&self) -> Position {
+        let mut pos = self.pos.clone();
+        if self.phase == Phase::Facings {
+            let rinos: Vec<Sq> = Sq::all()
+                .filter(|&s| pos.at(s).is_some_and(|p| p.kind == Kind::Rinoceronte))
+                .collect();
+            for s in rinos {
+                let mut p = pos.take(s).expect("piece");
+                p.facing = None;
+                pos.put(s, p);
+            }
+        }
+        pos
+    }
+
     fn seat_of(color: Color) -> Seat {
         color.index()
     }
@@ -583,12 +600,19 @@ impl Rules for D4d6 {
         if let Phase::Choose { roll, .. } = self.phase {
             notes.push(format!("Roll: {roll}"));
         }
+        if self.phase == Phase::Facings {
+            notes.push(
+                "The GM rolls the Rinocerontes' facings first: a d4 each, WHITE's first \
+                 (1 NE, 2 SE, 3 SW, 4 NW)."
+                    .into(),
+            );
+        }
         notes.push(format!(
             "Move {}, {} to {}; clock {}/{DRAW_CLOCK}{}",
             self.pos.fullmove,
             self.mover().name(),
             match self.phase {
-                Phase::Facings => "wait for the Rinoceronte rolls",
+                Phase::Facings => "move after them",
                 Phase::Declare => "declare",
                 Phase::Roll { .. } => "wait for the roll",
                 Phase::Choose { .. } => "choose",
@@ -600,12 +624,13 @@ impl Rules for D4d6 {
                 ""
             }
         ));
-        ascii::render(&self.pos, &self.last_squares, &notes)
+        ascii::render(&self.shown_position(), &self.last_squares, &notes)
     }
 
     fn position_json(&self) -> serde_json::Value {
+        let shown = self.shown_position();
         let pieces: Vec<serde_json::Value> = Sq::all()
-            .filter_map(|s| self.pos.at(s).map(|p| (s, p)))
+            .filter_map(|s| shown.at(s).map(|p| (s, p)))
             .map(|(s, p)| {
                 serde_json::json!({
                     "square": s.to_string(),
