@@ -73,6 +73,18 @@ fn a_forced_outcome_is_played_without_asking() {
     let texts: Vec<&str> = g.moves.iter().map(|m| m.text.as_str()).collect();
     assert_eq!(texts, ["Cae5", "roll 3", "e5xc7/S"]);
     assert_eq!(g.game.to_act(), ToAct::Seat(1));
+    // The report says the move was forced; it offers no choice nobody is asked for.
+    let mail = w.new_mail();
+    for to in [WHITE, BLACK] {
+        let body = &only_to(&mail, to).body;
+        assert!(
+            body.contains(
+                "rolled 3 (d4) for the Cavalo on e5. The only legal move, e5xc7/S, is played."
+            ),
+            "{body}"
+        );
+        assert!(!body.contains("Legal:"), "{body}");
+    }
 }
 
 #[test]

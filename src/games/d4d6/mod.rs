@@ -317,16 +317,24 @@ impl D4d6 {
                     .map(|c| c.text(&self.pos))
                     .collect();
                 let piece = self.pos.at(from).expect("declared piece").kind.name();
-                self.report = Some(format!(
-                    "{} rolled {roll} (d{die}) for the {piece} on {from}. Legal: {}.{}",
-                    self.mover().name(),
-                    texts.join(", "),
-                    if self.special_used {
-                        ""
-                    } else {
-                        " A special move may follow after ';'."
-                    }
-                ));
+                let rolled = format!(
+                    "{} rolled {roll} (d{die}) for the {piece} on {from}.",
+                    self.mover().name()
+                );
+                // One legal outcome is the GM's to play (`auto_ply`): the report says so
+                // rather than offering a choice that nobody will be asked for.
+                self.report = Some(match texts.as_slice() {
+                    [only] => format!("{rolled} The only legal move, {only}, is played."),
+                    _ => format!(
+                        "{rolled} Legal: {}.{}",
+                        texts.join(", "),
+                        if self.special_used {
+                            ""
+                        } else {
+                            " A special move may follow after ';'."
+                        }
+                    ),
+                });
                 Ok(self.chance_ply(&values))
             }
             _ => Err(not_your_turn("no roll is due")),
