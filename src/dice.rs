@@ -199,7 +199,8 @@ fn len_u32(len: usize) -> u32 {
 }
 
 /// Roll number `k` (0-based, counting every die the game ever rolled) of the game with this
-/// seed, salts (in [`salts_in_order`] order) and id: a value in `1..=sides`.
+/// seed, salts (in [`salts_in_order`] order) and id: a value in `1..=sides`. The GM's game id
+/// is the game's number in decimal (`"42"` for game #42), as the record's `[GameId]` shows.
 ///
 /// Panics if `sides` is outside `MIN_SIDES..=MAX_SIDES`: the games only ask for real dice.
 pub fn roll(seed: &Seed, salts: &[String], game_id: &str, k: u64, sides: u32) -> u32 {
