@@ -799,9 +799,9 @@ fn verify(file: &Path) -> anyhow::Result<Exit> {
     // Last, how to check it all without trusting this program: the documented script.
     if v.seed_error.is_none() {
         match crate::dice::script_command(seed, commitment, &salts, game_id, &rolls) {
-            Some(command) => println!(
-                "to re-check without pbem (notation/dice.md), run:\n{command}"
-            ),
+            Some(command) => {
+                println!("to re-check without pbem (notation/dice.md), run:\n{command}")
+            }
             None => println!("no roll to check with notation/dice_verify.py"),
         }
     }

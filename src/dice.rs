@@ -443,7 +443,11 @@ pub fn script_command(
             format!("--salt {}", shell_quote(salt))
         });
     }
-    words.extend(rolls.iter().map(|(sides, value)| format!("d{sides}={value}")));
+    words.extend(
+        rolls
+            .iter()
+            .map(|(sides, value)| format!("d{sides}={value}")),
+    );
     let mut out = String::from("python3 notation/dice_verify.py");
     let mut line_len = out.len();
     for word in words {

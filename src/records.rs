@@ -466,7 +466,10 @@ mod tests {
             ("Options".to_string(), "variant=rinoceronte".to_string()),
         ];
         let text = write_with_dice(&tags, &start, &plies).unwrap();
-        assert!(text.contains("roll 2 4 {d4 d4} 1. Foc1 roll 1 {d6}"), "{text}");
+        assert!(
+            text.contains("roll 2 4 {d4 d4} 1. Foc1 roll 1 {d6}"),
+            "{text}"
+        );
         let plain = write(&tags, &start, &plies).unwrap();
         assert!(!plain.contains('{'), "{plain}");
         let again = Record::parse(&text).unwrap().replay().unwrap();

@@ -321,7 +321,12 @@ fn an_exported_record_names_its_dice_and_verify_prints_a_command_python_accepts(
     let words: Vec<&str> = command.split_whitespace().filter(|w| *w != "\\").collect();
     assert_eq!(
         words[..4],
-        ["python3", "notation/dice_verify.py", "--seed", "07".repeat(32).as_str()],
+        [
+            "python3",
+            "notation/dice_verify.py",
+            "--seed",
+            "07".repeat(32).as_str()
+        ],
         "{command}"
     );
     assert!(command.contains(&format!(" --game-id {id} ")), "{command}");

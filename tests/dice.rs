@@ -317,7 +317,10 @@ fn the_worked_example_of_the_doc_is_what_the_code_gives() {
     assert!(doc.contains(&format!("its message ({} bytes)", message.len())));
     let digest = hex::encode(Sha256::digest(&message));
     assert!(doc.contains(&format!("SHA-256 = {digest}\n")), "{digest}");
-    assert_eq!(roll(&counting_seed(), &salts(&["Pear", "apple"]), "42", 0, 6), 6);
+    assert_eq!(
+        roll(&counting_seed(), &salts(&["Pear", "apple"]), "42", 0, 6),
+        6
+    );
 
     let seed = counting_seed().to_hex();
     let commitment = counting_seed().commitment();
