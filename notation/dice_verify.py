@@ -7,8 +7,9 @@ Usage:
 
 DIE is `d6` (or just `6`) to print the next roll of a six-sided die, or `d6=4` to also check
 that the recorded value was 4. Rolls are numbered from K (default 0), one per DIE, in order.
-Give the salts exactly as the game lists them, in that order. Exit status 0 when the
-commitment (if given) and every checked roll match, 1 otherwise. Python 3 standard library only.
+ID is the game's number, exactly its record's [GameId] tag: 42 for the game the mails call #42.
+Give the salts exactly as the game lists them, in that order. Exit status 0 when the commitment
+(if given) and every checked roll match, 1 otherwise. Python 3 standard library only.
 """
 import argparse
 import hashlib
@@ -44,7 +45,7 @@ def roll(seed, salts, game_id, k, sides):
 def main():
     p = argparse.ArgumentParser(description="Recompute the dice of a pbem game.")
     p.add_argument("--seed", required=True, help="the revealed seed, 64 hex digits")
-    p.add_argument("--game-id", required=True)
+    p.add_argument("--game-id", required=True, help="the record's [GameId]: 42 for game #42")
     p.add_argument("--salt", action="append", default=[], help="one salt; repeat, in order")
     p.add_argument("--commitment", help="the commitment from the welcome mail")
     p.add_argument("--start", type=int, default=0, help="index k of the first DIE")

@@ -833,6 +833,15 @@ fn verify(file: &Path) -> anyhow::Result<Exit> {
     }
     let v = crate::dice::verify(seed, commitment, &salts, game_id, &rolls);
     print!("{v}");
+    // Last, how to check it all without trusting this program: the documented script.
+    if v.seed_error.is_none() {
+        match crate::dice::script_command(seed, commitment, &salts, game_id, &rolls) {
+            Some(command) => {
+                println!("to re-check without pbem (notation/dice.md), run:\n{command}")
+            }
+            None => println!("no roll to check with notation/dice_verify.py"),
+        }
+    }
     Ok(if v.is_ok() { 0 } else { 1 })
 }
 

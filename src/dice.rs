@@ -199,7 +199,8 @@ fn len_u32(len: usize) -> u32 {
 }
 
 /// Roll number `k` (0-based, counting every die the game ever rolled) of the game with this
-/// seed, salts (in [`salts_in_order`] order) and id: a value in `1..=sides`.
+/// seed, salts (in [`salts_in_order`] order) and id: a value in `1..=sides`. The GM's game id
+/// is the game's number in decimal (`"42"` for game #42), as the record's `[GameId]` shows.
 ///
 /// Panics if `sides` is outside `MIN_SIDES..=MAX_SIDES`: the games only ask for real dice.
 pub fn roll(seed: &Seed, salts: &[String], game_id: &str, k: u64, sides: u32) -> u32 {
@@ -316,6 +317,9 @@ pub struct Verification {
     pub commitment_matches: bool,
     /// How many recorded rolls were recomputed.
     pub rolls_checked: usize,
+    /// The recorded rolls, `(sides, value)` in order: shown one by one, so that a reader sees
+    /// which die each roll was.
+    pub rolls: Vec<(u32, u32)>,
     pub mismatches: Vec<RollMismatch>,
 }
 
@@ -339,7 +343,12 @@ impl fmt::Display for Verification {
                 "commitment: MISMATCH (this is not the seed committed to)"
             )?;
         }
-        for m in &self.mismatches {
+        let mut mismatches = self.mismatches.iter().peekable();
+        for (&(sides, value), index) in self.rolls.iter().zip(0u64..) {
+            let Some(m) = mismatches.next_if(|m| m.index == index) else {
+                writeln!(f, "roll {index}: d{sides} = {value} ok")?;
+                continue;
+            };
             match m.expected {
                 Some(expected) => writeln!(
                     f,
@@ -374,6 +383,7 @@ pub fn verify(
                 seed_error: Some(e.to_string()),
                 commitment_matches: false,
                 rolls_checked: 0,
+                rolls: rolls.to_vec(),
                 mismatches: Vec::new(),
             }
         }
@@ -401,7 +411,66 @@ pub fn verify(
         seed_error: None,
         commitment_matches,
         rolls_checked: rolls.len(),
+        rolls: rolls.to_vec(),
         mismatches,
+    }
+}
+
+/// The shell command that re-checks a record's dice with `notation/dice_verify.py`, run from
+/// the top of the source tree: the same seed, commitment, salts, game id and `dS=V` rolls that
+/// [`verify`] was given, so a player need not trust `pbem verify` itself. Long commands are
+/// continued on further lines with `\`; `None` when there is no roll (the script needs one).
+pub fn script_command(
+    seed_hex: &str,
+    commitment_hex: &str,
+    salts: &[String],
+    game_id: &str,
+    rolls: &[(u32, u32)],
+) -> Option<String> {
+    if rolls.is_empty() {
+        return None;
+    }
+    let mut words = vec![
+        format!("--seed {}", shell_quote(seed_hex)),
+        format!("--commitment {}", shell_quote(commitment_hex)),
+        format!("--game-id {}", shell_quote(game_id)),
+    ];
+    for salt in salts {
+        // argparse would read a salt starting with '-' as an option: glue it to its flag.
+        words.push(if salt.starts_with('-') {
+            shell_quote(&format!("--salt={salt}"))
+        } else {
+            format!("--salt {}", shell_quote(salt))
+        });
+    }
+    words.extend(
+        rolls
+            .iter()
+            .map(|(sides, value)| format!("d{sides}={value}")),
+    );
+    let mut out = String::from("python3 notation/dice_verify.py");
+    let mut line_len = out.len();
+    for word in words {
+        if line_len + 1 + word.len() > 90 {
+            out.push_str(" \\\n   ");
+            line_len = 3;
+        }
+        out.push(' ');
+        out.push_str(&word);
+        line_len += 1 + word.len();
+    }
+    Some(out)
+}
+
+/// One argument for a POSIX shell: as is when it is plainly safe, else in single quotes (a
+/// quote inside is closed, escaped and reopened), so that salts with spaces, quotes, `$` or
+/// non-ASCII text reach the script byte for byte.
+fn shell_quote(word: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
     }
 }
 
@@ -604,6 +673,52 @@ mod tests {
         assert!(v.is_ok(), "{v}");
         assert_eq!(v.rolls_checked, 20);
         assert!(v.to_string().contains("rolls: 20 of 20 match"), "{v}");
+        let first = format!("roll 0: d6 = {} ok\n", rolls[0].1);
+        assert!(v.to_string().contains(&first), "{v}");
+    }
+
+    #[test]
+    fn each_roll_is_shown_with_its_die_mismatches_in_place() {
+        let rolls = [(6, roll(&seed(), &[], "g", 0, 6)), (4, 0), (4, 0)];
+        let v = verify(&seed().to_hex(), &seed().commitment(), &[], "g", &rolls);
+        let shown = v.to_string();
+        let lines: Vec<&str> = shown.lines().collect();
+        assert_eq!(lines[1], format!("roll 0: d6 = {} ok", rolls[0].1));
+        assert!(lines[2].starts_with("roll 1: d4 recorded 0, the seed gives "));
+        assert!(lines[3].starts_with("roll 2: d4 recorded 0, the seed gives "));
+        assert_eq!(lines[4], "rolls: 1 of 3 match");
+    }
+
+    #[test]
+    fn shell_words_are_quoted_only_when_needed() {
+        assert_eq!(shell_quote("Pear"), "Pear");
+        assert_eq!(shell_quote("42"), "42");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("white's $HOME"), r"'white'\''s $HOME'");
+        assert_eq!(shell_quote("naïve ☃"), "'naïve ☃'");
+    }
+
+    #[test]
+    fn the_script_command_names_every_input_and_die() {
+        assert_eq!(script_command("ab", "cd", &[], "1", &[]), None);
+        let salts = vec!["Pear".to_string(), "-x y".to_string()];
+        let rolls: Vec<(u32, u32)> = (0..30).map(|k| (4 + 2 * (k % 2), 1)).collect();
+        let command = script_command("ab", "cd", &salts, "42", &rolls).unwrap();
+        let joined = command.replace(" \\\n    ", " ");
+        assert!(
+            joined.starts_with(
+                "python3 notation/dice_verify.py --seed ab --commitment cd --game-id 42 \
+                 --salt Pear '--salt=-x y' d4=1 d6=1"
+            ),
+            "{command}"
+        );
+        assert!(command.lines().count() > 1, "{command}");
+        assert!(command.lines().all(|l| l.len() <= 92), "{command}");
+        let words: Vec<&str> = command.split_whitespace().filter(|w| *w != "\\").collect();
+        // The program, 3 flags with their values, the salts (the quoted one splits here in
+        // two), and one word per die.
+        assert_eq!(words.len(), 2 + 6 + 4 + 30);
     }
 
     #[test]

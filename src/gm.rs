@@ -581,7 +581,8 @@ pub fn finish(
 }
 
 /// The game's record: tags (players, options, start, dice commitment and, once revealed,
-/// the seed), then every ply.
+/// the seed), then every ply, each roll with a comment naming its dice (`roll 3 {d6}`) so
+/// that anyone can check it against the seed without knowing the game's rules.
 pub fn export(g: &Loaded) -> anyhow::Result<String> {
     let mut tags: Vec<(String, String)> = vec![
         ("Game".into(), g.kind().name().into()),
@@ -622,5 +623,5 @@ pub fn export(g: &Loaded) -> anyhow::Result<String> {
             }
         }
     }
-    records::write(&tags, &g.start, &g.plies()?).map_err(|e| anyhow!(e))
+    records::write_with_dice(&tags, &g.start, &g.plies()?).map_err(|e| anyhow!(e))
 }

@@ -329,6 +329,26 @@ pub fn write(
     start: &AnyGame,
     plies: &[(Actor, String)],
 ) -> Result<String, String> {
+    write_plies(tags, start, plies, false)
+}
+
+/// [`write`], with each chance ply followed by a comment naming its dice (`roll 3 {d6}`,
+/// `roll 2 4 {d4 d4}`): a roll's text does not say which die it is, and a player checking
+/// the dice by hand needs to know. Comments are ignored on reading, so it replays the same.
+pub fn write_with_dice(
+    tags: &[(String, String)],
+    start: &AnyGame,
+    plies: &[(Actor, String)],
+) -> Result<String, String> {
+    write_plies(tags, start, plies, true)
+}
+
+fn write_plies(
+    tags: &[(String, String)],
+    start: &AnyGame,
+    plies: &[(Actor, String)],
+    name_dice: bool,
+) -> Result<String, String> {
     let mut out = String::new();
     for (name, value) in tags {
         let _ = writeln!(out, "[{name} \"{}\"]", value.replace('"', "\\\""));
@@ -361,11 +381,16 @@ pub fn write(
             }
             _ => String::new(),
         };
-        let word = if implied_actor(&game) == Some(*actor) {
+        let mut word = if implied_actor(&game) == Some(*actor) {
             text.clone()
         } else {
             format!("{}>{text}", actor_name(&game, *actor))
         };
+        // The dice are known only before the roll is played: `to_act` asks for them.
+        if let (true, Actor::Chance, ToAct::Chance(sides)) = (name_dice, actor, game.to_act()) {
+            let dice: Vec<String> = sides.iter().map(|s| format!("d{s}")).collect();
+            let _ = write!(word, " {{{}}}", dice.join(" "));
+        }
         game.play(*actor, text)
             .map_err(|e| format!("the log does not replay at {text}: {e}"))?;
         push(&mut out, &format!("{number}{word}"));
@@ -422,6 +447,37 @@ mod tests {
             }
         );
         assert_eq!(split_actor("5W6").actor, None);
+    }
+
+    #[test]
+    fn dice_comments_name_each_roll_and_replay_unchanged() {
+        let options = parse_options("variant=rinoceronte").unwrap();
+        let start = AnyGame::new(GameKind::D4D6, &options).unwrap();
+        let plies: Vec<(Actor, String)> = [
+            (Actor::Chance, "roll 2 4"),
+            (Actor::Seat(0), "Foc1"),
+            (Actor::Chance, "roll 1"),
+        ]
+        .into_iter()
+        .map(|(a, t)| (a, t.to_string()))
+        .collect();
+        let tags = [
+            ("Game".to_string(), "d4d6".to_string()),
+            ("Options".to_string(), "variant=rinoceronte".to_string()),
+        ];
+        let text = write_with_dice(&tags, &start, &plies).unwrap();
+        assert!(
+            text.contains("roll 2 4 {d4 d4} 1. Foc1 roll 1 {d6}"),
+            "{text}"
+        );
+        let plain = write(&tags, &start, &plies).unwrap();
+        assert!(!plain.contains('{'), "{plain}");
+        let again = Record::parse(&text).unwrap().replay().unwrap();
+        assert_eq!(again.log, plies);
+        assert_eq!(
+            Record::parse(&text).unwrap().items,
+            Record::parse(&plain).unwrap().items
+        );
     }
 
     #[test]

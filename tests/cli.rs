@@ -240,3 +240,109 @@ fn the_tablebase_answers_from_the_command_line() {
         text(&bad)
     );
 }
+
+/// A d4 d6 chess game played with its own seeded dice: the export names the die of every roll
+/// and replays; `pbem verify` shows each roll with its die and ends with the command that
+/// re-checks it with notation/dice_verify.py, which python3 runs and accepts.
+#[test]
+fn an_exported_record_names_its_dice_and_verify_prints_a_command_python_accepts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(pbem(d, &["init"]).status.success());
+    let mut store = Store::open(&d.join("g.sqlite"), false).unwrap();
+    let spec = GameSpec {
+        kind: Some(GameKind::D4D6),
+        players: vec![
+            ("WHITE".into(), "white@example.org".into()),
+            ("BLACK".into(), "black@example.org".into()),
+        ],
+        ..Default::default()
+    };
+    let secrets = Secrets {
+        tokens: vec!["t0".into(), "t1".into()],
+        seed: pbem::dice::Seed::from_bytes([7; 32]),
+    };
+    let now = chrono::Utc::now();
+    let mut rng = Lcg(11);
+    let (id, rolls) = store
+        .tx(|tx| {
+            let id = gm::create_game(tx, &spec, &secrets, now)?;
+            // Salts a shell would mangle unquoted: a quote, a space, a `$`, a leading dash.
+            tx.set_salts(id, r#"[[0,"white's lucky $pebble"],[1,"-x y"],[1,"ça"]]"#)?;
+            for _ in 0..40 {
+                let mut g = pbem::gamelog::load(tx, id)?;
+                let pbem::games::ToAct::Seat(seat) = g.game.to_act() else {
+                    break;
+                };
+                let legal = g.game.legal_plies();
+                let ply = legal[rng.pick(legal.len())].clone();
+                let actor = pbem::games::Actor::Seat(seat);
+                // No dice given: the GM rolls the game's own seeded dice.
+                gm::play(tx, &mut g, actor, &ply, now, None, None)?
+                    .map_err(|e| anyhow::anyhow!("legal ply {ply} refused: {e}"))?;
+            }
+            Ok((id, pbem::gamelog::load(tx, id)?.rolls))
+        })
+        .unwrap();
+    assert!(rolls.len() >= 5, "too few rolls: {rolls:?}");
+    drop(store);
+    let id = id.to_string();
+    assert!(pbem(d, &["game", "reveal", &id]).status.success());
+    let export = pbem(d, &["export", &id]);
+    assert!(export.status.success(), "{}", text(&export));
+    let record = String::from_utf8(export.stdout).unwrap();
+    assert!(record.contains(&format!("[GameId \"{id}\"]")), "{record}");
+    let (sides, value) = rolls[0];
+    assert!(
+        record.contains(&format!(" roll {value} {{d{sides}}}")),
+        "{record}"
+    );
+    assert_eq!(record.matches(" {d").count(), rolls.len(), "{record}");
+    std::fs::write(d.join("g.pgn"), &record).unwrap();
+
+    let replay = pbem(d, &["replay", "--json", "g.pgn"]);
+    assert!(replay.status.success(), "{}", text(&replay));
+    let v: serde_json::Value = serde_json::from_slice(&replay.stdout).unwrap();
+    let parsed = Record::parse(&record).unwrap().replay().unwrap();
+    assert_eq!(v["plies"], parsed.plies);
+
+    let verify = pbem(d, &["verify", "g.pgn"]);
+    let out = String::from_utf8(verify.stdout.clone()).unwrap();
+    assert!(verify.status.success(), "{}", text(&verify));
+    for (k, (sides, value)) in rolls.iter().enumerate() {
+        let line = format!("roll {k}: d{sides} = {value} ok\n");
+        assert!(out.contains(&line), "{out}");
+    }
+    let n = rolls.len();
+    assert!(out.contains(&format!("rolls: {n} of {n} match\n")), "{out}");
+    let (_, command) = out
+        .split_once("to re-check without pbem (notation/dice.md), run:\n")
+        .unwrap_or_else(|| panic!("no command in:\n{out}"));
+    let words: Vec<&str> = command.split_whitespace().filter(|w| *w != "\\").collect();
+    assert_eq!(
+        words[..4],
+        [
+            "python3",
+            "notation/dice_verify.py",
+            "--seed",
+            "07".repeat(32).as_str()
+        ],
+        "{command}"
+    );
+    assert!(command.contains(&format!(" --game-id {id} ")), "{command}");
+
+    if Command::new("python3").arg("--version").output().is_err() {
+        println!("SKIPPED: python3 is not installed, the printed command did not run");
+        return;
+    }
+    let run = Command::new("sh")
+        .arg("-c")
+        .arg(command)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let python = text(&run);
+    assert!(run.status.success(), "{command}\n{python}");
+    assert!(python.contains("commitment: ok\n"), "{python}");
+    assert_eq!(python.matches(": ok)\n").count(), n, "{python}");
+}

@@ -227,6 +227,8 @@ fn known_answer_vectors_never_change() {
         .collect();
     assert_eq!(plain, [1, 4, 4, 6, 3, 7, 64, 561]);
 
+    // The GM's game ids are numbers (`42`); any UTF-8 text hashes alike, and this pin, made
+    // with a non-numeric one, stays as it was.
     let s = salts(&["Pear", "pear", "apple", "naïve ☃"]);
     let salted: Vec<u32> = [6, 4, 6, 4, 1000, 7]
         .iter()
@@ -235,14 +237,14 @@ fn known_answer_vectors_never_change() {
         .collect();
     assert_eq!(salted, [1, 2, 3, 2, 775, 2]);
 
-    // The worked example of notation/dice.md, section 4.
+    // The worked example of notation/dice.md, section 4: game #42, whose id is `42`.
     let example = salts(&["Pear", "apple"]);
     let worked: Vec<u32> = [6, 4, 1000, 6]
         .iter()
         .zip(0u64..)
-        .map(|(&sides, k)| roll(&counting, &example, "chess-42", k, sides))
+        .map(|(&sides, k)| roll(&counting, &example, "42", k, sides))
         .collect();
-    assert_eq!(worked, [1, 1, 439, 1]);
+    assert_eq!(worked, [6, 2, 741, 6]);
 
     let ones = Seed::from_hex(&"ff".repeat(32)).unwrap();
     assert_eq!(
@@ -292,6 +294,67 @@ fn run_python(args: &[&str]) -> Option<(bool, String)> {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.is_empty(), "python3 wrote to stderr: {stderr}");
     Some((out.status.success(), String::from_utf8(out.stdout).unwrap()))
+}
+
+/// The worked example of notation/dice.md, section 4, is what the code gives: the message's
+/// SHA-256, and the script's printed output, line for line.
+#[test]
+fn the_worked_example_of_the_doc_is_what_the_code_gives() {
+    use sha2::{Digest, Sha256};
+    let doc = std::fs::read_to_string(notation_dir().join("dice.md")).unwrap();
+    let mut message = b"pbem-dice-v1".to_vec();
+    message.extend(counting_seed().as_bytes());
+    message.extend(2u32.to_be_bytes());
+    for salt in ["Pear", "apple"] {
+        message.extend((salt.len() as u32).to_be_bytes());
+        message.extend(salt.as_bytes());
+    }
+    message.extend(2u32.to_be_bytes());
+    message.extend(b"42");
+    message.extend(0u64.to_be_bytes());
+    message.extend(6u32.to_be_bytes());
+    message.extend(0u32.to_be_bytes());
+    assert!(doc.contains(&format!("its message ({} bytes)", message.len())));
+    let digest = hex::encode(Sha256::digest(&message));
+    assert!(doc.contains(&format!("SHA-256 = {digest}\n")), "{digest}");
+    assert_eq!(
+        roll(&counting_seed(), &salts(&["Pear", "apple"]), "42", 0, 6),
+        6
+    );
+
+    let seed = counting_seed().to_hex();
+    let commitment = counting_seed().commitment();
+    let args = [
+        "--seed",
+        &seed,
+        "--commitment",
+        &commitment,
+        "--game-id",
+        "42",
+        "--salt",
+        "Pear",
+        "--salt",
+        "apple",
+        "d6",
+        "d4",
+        "d1000",
+        "d6=2",
+    ];
+    let shown = format!(
+        "    $ python3 notation/dice_verify.py \\\n        --seed {seed} \\\n        \
+         --commitment {commitment} \\\n        --game-id 42 --salt Pear --salt apple \
+         d6 d4 d1000 d6=2\n"
+    );
+    assert!(doc.contains(&shown), "the doc's command is not\n{shown}");
+    let Some((ok, stdout)) = run_python(&args) else {
+        return;
+    };
+    assert!(!ok, "the fourth roll is a mismatch");
+    let indented: String = stdout.lines().map(|l| format!("    {l}\n")).collect();
+    assert!(
+        doc.contains(&format!("{shown}{indented}")),
+        "the doc does not show the script's output:\n{indented}"
+    );
 }
 
 #[test]
