@@ -346,3 +346,57 @@ fn an_exported_record_names_its_dice_and_verify_prints_a_command_python_accepts(
     assert!(python.contains("commitment: ok\n"), "{python}");
     assert_eq!(python.matches(": ok)\n").count(), n, "{python}");
 }
+
+/// The reviewed defect: a Rinoceronte game waited for its facings roll forever. The GM can
+/// start it at once, and revealing the seed mid-game tells every player.
+#[test]
+fn the_gm_starts_a_rinoceronte_game_and_reveals_its_seed_to_everyone() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(pbem(d, &["init"]).status.success());
+    let o = pbem(
+        d,
+        &[
+            "game",
+            "new",
+            "d4d6",
+            "--player",
+            "WHITE=w@example.org",
+            "--player",
+            "BLACK=b@example.org",
+            "--option",
+            "variant=rinoceronte",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    let show = pbem(d, &["game", "show", "1"]);
+    assert!(text(&show).contains("RI?"), "{}", text(&show));
+    let moves = pbem(d, &["game", "moves", "1"]);
+    assert_eq!(
+        String::from_utf8_lossy(&moves.stdout).trim(),
+        "no moves yet"
+    );
+    let o = pbem(d, &["game", "start", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = text(&o);
+    assert!(out.contains("chance: roll "), "{out}");
+    assert!(out.contains("The Rinocerontes face: WHITE "), "{out}");
+    assert!(out.contains("WHITE to move"), "{out}");
+    // A second start has nothing to do.
+    let o = pbem(d, &["game", "start", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("already fixed"), "{}", text(&o));
+    let before = std::fs::read_dir(d.join("out")).unwrap().count();
+    let o = pbem(d, &["game", "reveal", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let mails: Vec<String> = std::fs::read_dir(d.join("out"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .filter(|m| m.contains("revealed this game's dice seed"))
+        .collect();
+    assert_eq!(mails.len(), 2, "one to each player");
+    assert_eq!(
+        std::fs::read_dir(d.join("out")).unwrap().count(),
+        before + 2
+    );
+}

@@ -286,6 +286,11 @@ mod tests {
             count("SELECT COUNT(*) FROM moves WHERE game_id = 7 AND message_id = 1"),
             1
         );
+        // A game with moves played when the salts closed at the first ply: they stay closed.
+        assert_eq!(
+            count("SELECT salts_fixed FROM games WHERE id = 7 AND salts_until IS NULL"),
+            1
+        );
         assert_eq!(
             count("SELECT COUNT(*) FROM outbox WHERE to_addr = 'a@b' AND status = 'sent'"),
             1
