@@ -70,3 +70,43 @@ fn forced_outcomes_are_played_by_the_gm() {
     h.play(Actor::Chance, "roll 1").unwrap();
     assert_eq!(h.auto_ply(), None);
 }
+
+/// The seed lets a special move follow the gambling move. With `forced=ask` a forced move is
+/// not played for the player while a special could still follow it (here: placing the
+/// Guarda waiting on a1); by default (`forced=play`) it is, and the report says so.
+#[test]
+fn forced_ask_leaves_room_for_a_special_move_after_the_forced_one() {
+    let tag = "W:Fob6,Cae5/N,Gad8,Gua1 B:Foa5,Gub5,Goc6,Rac7,Gaf6,Raf7 w 0 1";
+    let roll_3 = |options: &[(&str, &str)]| {
+        let options: Options = options
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut g = D4d6::from_position(&options, tag).unwrap();
+        g.play(Actor::Seat(0), "Cae5").unwrap();
+        g.play(Actor::Chance, "roll 3").unwrap();
+        g
+    };
+    let play = roll_3(&[]);
+    assert_eq!(play.auto_ply().as_deref(), Some("e5xc7/S"));
+    assert!(play
+        .last_report()
+        .unwrap()
+        .contains("The only legal move, e5xc7/S, is played."));
+    let ask = roll_3(&[("forced", "ask")]);
+    assert_eq!(ask.auto_ply(), None);
+    let legal = ask.legal_plies();
+    assert!(legal.contains(&"e5xc7/S".to_string()), "{legal:?}");
+    assert!(
+        legal.iter().any(|p| p.starts_with("e5xc7/S;Gua1-")),
+        "{legal:?}"
+    );
+    assert!(ask.last_report().unwrap().contains("Legal: e5xc7/S."));
+    // Without a special to follow, `ask` plays the forced move as well.
+    let mut bare = example();
+    let options: Options = [("forced".to_string(), "ask".to_string())].into();
+    bare = D4d6::from_position(&options, &bare.position_tag()).unwrap();
+    bare.play(Actor::Seat(0), "Cae5").unwrap();
+    bare.play(Actor::Chance, "roll 3").unwrap();
+    assert_eq!(bare.auto_ply().as_deref(), Some("e5xc7/S"));
+}

@@ -27,12 +27,22 @@ use crate::games::{
     ToAct,
 };
 
-const OPTIONS: &[OptionSpec] = &[OptionSpec {
-    name: "variant",
-    default: "standard",
-    values: &["standard", "rinoceronte"],
-    help: "rinoceronte: each side adds a Rinoceronte (g1 / b8), facing set by a d4 roll",
-}];
+const OPTIONS: &[OptionSpec] = &[
+    OptionSpec {
+        name: "variant",
+        default: "standard",
+        values: &["standard", "rinoceronte"],
+        help: "rinoceronte: each side adds a Rinoceronte (g1 / b8), facing set by a d4 roll",
+    },
+    OptionSpec {
+        name: "forced",
+        default: "play",
+        values: &["play", "ask"],
+        help: "a roll that leaves one legal move: the GM plays it at once (a special move \
+               after it must be planned in the same mail), or asks the player whenever a \
+               special move could still follow it",
+    },
+];
 
 const SEATS: &[&str] = &["WHITE", "BLACK"];
 
@@ -61,6 +71,9 @@ pub struct D4d6 {
     turn_plies: Vec<String>,
     last_squares: Vec<Sq>,
     report: Option<String>,
+    /// Option `forced=ask`: a forced move is not played for the player while a special move
+    /// could still follow it (the seed lets a special come after the move).
+    forced_asks: bool,
 }
 
 fn facing_of_roll(n: u32) -> Option<Dir> {
@@ -89,7 +102,27 @@ impl D4d6 {
             turn_plies: Vec::new(),
             last_squares: Vec::new(),
             report: None,
+            forced_asks: false,
         }
+    }
+
+    /// The options that are not the variant, read once when the game is made.
+    fn with_options(mut self, options: &Options) -> D4d6 {
+        self.forced_asks = options_get(OPTIONS, options, "forced") == "ask";
+        self
+    }
+
+    /// The outcome the GM plays without asking: the roll's only legal move, unless the game
+    /// asks when a special move could still follow it.
+    fn forced_outcome(&self) -> Option<String> {
+        let choices = self.current_choices();
+        let [only] = choices.as_slice() else {
+            return None;
+        };
+        if self.forced_asks && self.outcome_plies().len() > 1 {
+            return None;
+        }
+        Some(only.text(&self.pos))
     }
 
     /// The position between turns (mid-turn plies not yet applied are not in it).
@@ -323,9 +356,9 @@ impl D4d6 {
                 );
                 // One legal outcome is the GM's to play (`auto_ply`): the report says so
                 // rather than offering a choice that nobody will be asked for.
-                self.report = Some(match texts.as_slice() {
-                    [only] => format!("{rolled} The only legal move, {only}, is played."),
-                    _ => format!(
+                self.report = Some(match self.forced_outcome() {
+                    Some(only) => format!("{rolled} The only legal move, {only}, is played."),
+                    None => format!(
                         "{rolled} Legal: {}.{}",
                         texts.join(", "),
                         if self.special_used {
@@ -479,13 +512,12 @@ impl Rules for D4d6 {
         if rinoceronte {
             // Facing NE until the GM's d4 rolls turn them.
             let pos = Position::start(Some((Dir::NE, Dir::NE)));
-            Ok(D4d6::with_position(pos, true, Phase::Facings))
+            Ok(D4d6::with_position(pos, true, Phase::Facings).with_options(options))
         } else {
-            Ok(D4d6::with_position(
-                Position::start(None),
-                false,
-                Phase::Declare,
-            ))
+            Ok(
+                D4d6::with_position(Position::start(None), false, Phase::Declare)
+                    .with_options(options),
+            )
         }
     }
 
@@ -501,7 +533,7 @@ impl Rules for D4d6 {
         {
             return Err("a Rinoceronte needs the option variant=rinoceronte".into());
         }
-        let mut game = D4d6::with_position(pos, rinoceronte, Phase::Declare);
+        let mut game = D4d6::with_position(pos, rinoceronte, Phase::Declare).with_options(options);
         game.check_losses(game.pos.to_move.other());
         Ok(game)
     }
@@ -691,10 +723,7 @@ impl Rules for D4d6 {
         if self.outcome.is_some() {
             return None;
         }
-        match self.current_choices().as_slice() {
-            [only] => Some(only.text(&self.pos)),
-            _ => None,
-        }
+        self.forced_outcome()
     }
 
     /// A one-message turn: the first line declares (`Gad8:d6`, `Ga d8 d6`, optionally after
