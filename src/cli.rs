@@ -487,15 +487,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
             match res {
                 Ok(played) => {
                     send_now(&mut store, &cfg);
-                    for (a, text) in &played.plies {
-                        println!("{}: {text}", records::actor_name(&g.game, *a));
-                    }
-                    for r in &played.reports {
-                        println!("{r}");
-                    }
-                    println!();
-                    print!("{}", g.game.board());
-                    println!("{}", g.game.to_act_text());
+                    print_played(&g, &played);
                     Ok(0)
                 }
                 Err(e) => {
@@ -513,15 +505,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
                 Ok((played, g))
             })?;
             send_now(&mut store, &cfg);
-            for (a, text) in &played.plies {
-                println!("{}: {text}", records::actor_name(&g.game, *a));
-            }
-            for r in &played.reports {
-                println!("{r}");
-            }
-            println!();
-            print!("{}", g.game.board());
-            println!("{}", gm::to_act_text(&g));
+            print_played(&g, &played);
             Ok(0)
         }
         GameCmd::Replace { id, seat, email } => {
@@ -719,6 +703,19 @@ fn export_json(g: &gamelog::Loaded) -> anyhow::Result<serde_json::Value> {
 }
 
 /// Sends what is due now; a failure leaves the mail queued for `pbem serve`.
+/// What the GM's command played (plies, reports), then the board and who acts next.
+fn print_played(g: &gamelog::Loaded, played: &gm::Played) {
+    for (a, text) in &played.plies {
+        println!("{}: {text}", records::actor_name(&g.game, *a));
+    }
+    for r in &played.reports {
+        println!("{r}");
+    }
+    println!();
+    print!("{}", g.game.board());
+    println!("{}", gm::to_act_text(g));
+}
+
 fn send_now(store: &mut Store, cfg: &Config) {
     let result = cfg
         .transport()

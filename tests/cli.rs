@@ -256,6 +256,8 @@ fn an_exported_record_names_its_dice_and_verify_prints_a_command_python_accepts(
             ("WHITE".into(), "white@example.org".into()),
             ("BLACK".into(), "black@example.org".into()),
         ],
+        // No salt window: the dice roll as soon as a declaration needs them.
+        options: [("salt_window".to_string(), "0".to_string())].into(),
         ..Default::default()
     };
     let secrets = Secrets {

@@ -4,7 +4,6 @@
 mod common;
 
 use common::{only_to, World};
-use pbem::dice::ScriptedDice;
 use pbem::games::{GameKind, ToAct};
 
 const WHITE: &str = "white@example.org";
@@ -25,19 +24,9 @@ fn example_game(w: &mut World) -> i64 {
     id
 }
 
-fn send(w: &mut World, game: i64, seat: usize, body: &str, dice: &[u32]) {
-    let (from, to) = (
-        if seat == 0 { WHITE } else { BLACK },
-        w.seat_address(game, seat),
-    );
-    let raw = w.mail(from, &to, &format!("Re: [pbem #{game}] d4 d6 chess"), body);
-    let mut d = ScriptedDice::new(dice.to_vec());
-    assert_eq!(
-        w.deliver_with_dice(&raw, Some(&mut d)).unwrap().status,
-        "done",
-        "{body}"
-    );
-    assert_eq!(d.remaining(), 0, "{body}: not every scripted roll was used");
+fn send(w: &mut World, game: i64, seat: usize, body: &str, rolls: &[u32]) {
+    let from = if seat == 0 { WHITE } else { BLACK };
+    w.send_scripted(from, game, seat, body, rolls);
 }
 
 #[test]

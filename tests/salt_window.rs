@@ -30,18 +30,8 @@ fn rinoceronte_game(w: &mut World, window: Option<&str>) -> i64 {
 /// Mails `body` from a seat to its secret address, with scripted dice; every scripted value
 /// must be rolled.
 fn send(w: &mut World, game: i64, seat: usize, body: &str, rolls: &[u32]) {
-    let (from, to) = (
-        if seat == 0 { WHITE } else { BLACK },
-        w.seat_address(game, seat),
-    );
-    let raw = w.mail(from, &to, &format!("Re: [pbem #{game}] d4 d6 chess"), body);
-    let mut d = ScriptedDice::new(rolls.to_vec());
-    assert_eq!(
-        w.deliver_with_dice(&raw, Some(&mut d)).unwrap().status,
-        "done",
-        "{body}"
-    );
-    assert_eq!(d.remaining(), 0, "{body}: not every scripted roll was used");
+    let from = if seat == 0 { WHITE } else { BLACK };
+    w.send_scripted(from, game, seat, body, rolls);
 }
 
 fn plies(w: &mut World, id: i64) -> Vec<String> {

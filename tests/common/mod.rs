@@ -134,6 +134,20 @@ impl World {
         .unwrap()
     }
 
+    /// Mails `body` from `from` to the secret address of a seat with scripted dice, checks
+    /// that it was processed and that every scripted roll was used.
+    pub fn send_scripted(&mut self, from: &str, game: i64, seat: usize, body: &str, rolls: &[u32]) {
+        let to = self.seat_address(game, seat);
+        let raw = self.mail(from, &to, &format!("Re: [pbem #{game}] a move"), body);
+        let mut d = ScriptedDice::new(rolls.to_vec());
+        assert_eq!(
+            self.deliver_with_dice(&raw, Some(&mut d)).unwrap().status,
+            "done",
+            "{body}"
+        );
+        assert_eq!(d.remaining(), 0, "{body}: not every scripted roll was used");
+    }
+
     /// A plain mail from `from` to `to` with these body lines.
     pub fn mail(&mut self, from: &str, to: &str, subject: &str, body: &str) -> Vec<u8> {
         self.counter += 1;
