@@ -78,6 +78,14 @@ write_config() {
   chmod 755 "$ROOT" "$ROOT/etc" "$ROOT/run"
   check_traversable
   install -d -o vmail -g vmail -m 755 "$ROOT/vmail"
+  # Every mailbox exists from the start, owned by the delivering user: the GM's is read as a
+  # Maildir before any mail reached it (`pbem config check` wants new/, cur/ and tmp/), and a
+  # folder a root test made first would keep OpenSMTPD from delivering there.
+  local box
+  for box in $USERS; do
+    install -d -o vmail -g vmail -m 755 "$ROOT/vmail/$box" "$ROOT/vmail/$box/Maildir" \
+      "$ROOT/vmail/$box/Maildir/new" "$ROOT/vmail/$box/Maildir/cur" "$ROOT/vmail/$box/Maildir/tmp"
+  done
   if [ ! -f "$ROOT/etc/key.pem" ] || [ ! -f "$ROOT/etc/cert.pem" ]; then
     openssl req -x509 -newkey rsa:2048 -nodes -days 365 -subj /CN=localhost \
       -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \

@@ -436,7 +436,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
                 "Game #{id}: {} ({}), {}",
                 g.kind().title(),
                 g.row.status,
-                g.game.to_act_text()
+                gm::to_act_text(&g)
             );
             for s in &g.seats {
                 println!(

@@ -640,7 +640,7 @@ fn flush(
             }
         }
         _ => {
-            let who = g.game.to_act_text();
+            let who = gm::to_act_text(&g);
             for l in &lines {
                 s.lines.push(Line::no(
                     l,
@@ -962,7 +962,7 @@ fn run_command(
                     g.kind().title(),
                     g.row.status,
                     g.game.seat_name(seat),
-                    g.game.to_act_text()
+                    gm::to_act_text(&g)
                 );
                 if let Some(d) = g.row.deadline {
                     out.push_str(&format!("Deadline: {}\n", d.format("%Y-%m-%d %H:%M UTC")));
@@ -1002,7 +1002,7 @@ fn run_command(
                     });
                 } else {
                     s.extra
-                        .push(format!("It is not your turn: {}.", g.game.to_act_text()));
+                        .push(format!("It is not your turn: {}.", gm::to_act_text(&g)));
                 }
             }
         }

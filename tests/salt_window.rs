@@ -75,7 +75,10 @@ fn a_rinoceronte_game_opens_with_its_roll_once_every_player_sent_start() {
     let reply = w.new_mail();
     let body = &only_to(&reply, WHITE).body;
     assert!(body.contains("refused: Ra a2"), "{body}");
-    assert!(body.contains("once the salts are fixed"), "{body}");
+    assert!(
+        body.contains("not your turn (the GM rolls d4 d4 once the salts are fixed"),
+        "{body}"
+    );
     send(&mut w, id, 0, "START", &[]);
     assert!(plies(&mut w, id).is_empty(), "BLACK is not ready yet");
     let reply = w.new_mail();
