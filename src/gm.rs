@@ -329,9 +329,13 @@ pub fn play(
     if let Err(e) = try_ply(tx, g, actor, text, now, message, &mut played)? {
         return Ok(Err(e));
     }
-    if let (Actor::Seat(seat), false) = (actor, g.row.salts_fixed) {
-        // A player who moves is done with salts: the move counts as their START.
-        mark_ready(tx, g, seat)?;
+    if let Actor::Seat(seat) = actor {
+        // A player who moves is done with salts: the move counts as their START (only games
+        // with dice have salts; a seat already ready needs no write).
+        let unready = g.seats.iter().any(|s| s.seat == seat && !s.ready);
+        if g.kind().rolls_dice() && !g.row.salts_fixed && unready {
+            mark_ready(tx, g, seat)?;
+        }
     }
     advance(tx, g, now, message, dice, &mut played)?;
     Ok(Ok(played))
