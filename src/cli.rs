@@ -702,7 +702,6 @@ fn export_json(g: &gamelog::Loaded) -> anyhow::Result<serde_json::Value> {
     Ok(v)
 }
 
-/// Sends what is due now; a failure leaves the mail queued for `pbem serve`.
 /// What the GM's command played (plies, reports), then the board and who acts next.
 fn print_played(g: &gamelog::Loaded, played: &gm::Played) {
     for (a, text) in &played.plies {
@@ -716,6 +715,7 @@ fn print_played(g: &gamelog::Loaded, played: &gm::Played) {
     println!("{}", gm::to_act_text(g));
 }
 
+/// Sends what is due now; a failure leaves the mail queued for `pbem serve`.
 fn send_now(store: &mut Store, cfg: &Config) {
     let result = cfg
         .transport()

@@ -5,7 +5,9 @@ use chrono::{DateTime, Duration, Utc};
 
 use crate::dice::{DiceSource, Seed, SeededDice};
 use crate::gamelog::{self, Loaded};
-use crate::games::{Actor, AnyGame, GameKind, Options, Outcome, PlyError, ToAct};
+use crate::games::{
+    options_get, Actor, AnyGame, GameKind, Options, Outcome, PlyError, ToAct, COMMON_OPTIONS,
+};
 use crate::records;
 use crate::store::{GameRow, NewGame, Tx};
 
@@ -129,13 +131,7 @@ pub const SALT_WINDOW_OPTION: &str = "salt_window";
 
 /// The salt window in seconds, the option's default applied.
 pub fn salt_window_secs(options: &Options) -> anyhow::Result<i64> {
-    let default = crate::games::COMMON_OPTIONS
-        .iter()
-        .find(|o| o.name == SALT_WINDOW_OPTION)
-        .map_or("0", |o| o.default);
-    let text = options
-        .get(SALT_WINDOW_OPTION)
-        .map_or(default, String::as_str);
+    let text = options_get(COMMON_OPTIONS, options, SALT_WINDOW_OPTION);
     crate::cli::parse_duration(text).map_err(|e| anyhow!("option {SALT_WINDOW_OPTION}: {e}"))
 }
 
@@ -212,25 +208,9 @@ pub fn ready(
 ) -> anyhow::Result<Played> {
     mark_ready(tx, g, seat)?;
     if g.seats.iter().all(|s| s.ready) && !g.row.salts_fixed {
-        fix_salts(tx, g)?;
-        let mut played = resume(tx, g, now, dice)?;
-        played.reports.insert(
-            0,
-            format!("Every player is ready: {}.", salts_fixed_text(g)?),
-        );
-        return Ok(played);
+        return fix_salts_and_roll(tx, g, now, dice, "Every player is ready");
     }
     resume(tx, g, now, dice)
-}
-
-/// "the salts are fixed: a | b", for the reports.
-fn salts_fixed_text(g: &Loaded) -> anyhow::Result<String> {
-    let salts = salts(&g.row)?;
-    Ok(if salts.is_empty() {
-        "the salts are fixed (none were sent)".to_string()
-    } else {
-        format!("the salts are fixed: {}", salts.join(" | "))
-    })
 }
 
 /// The GM fixes the salts now, whoever is ready, and the game goes on (`pbem game start`).
@@ -246,12 +226,27 @@ pub fn start_now(
     if g.row.salts_fixed {
         anyhow::bail!("game {}: the salts are already fixed", g.row.id);
     }
+    fix_salts_and_roll(tx, g, now, dice, "The GM started the game")
+}
+
+/// Fixes the salts, makes the roll that waited for them, and reports first why and which
+/// salts ("Every player is ready: the salts are fixed: a | b.").
+fn fix_salts_and_roll(
+    tx: &Tx,
+    g: &mut Loaded,
+    now: DateTime<Utc>,
+    dice: Option<&mut dyn DiceSource>,
+    why: &str,
+) -> anyhow::Result<Played> {
     fix_salts(tx, g)?;
     let mut played = resume(tx, g, now, dice)?;
-    played.reports.insert(
-        0,
-        format!("The GM started the game: {}.", salts_fixed_text(g)?),
-    );
+    let salts = salts(&g.row)?;
+    let fixed = if salts.is_empty() {
+        "the salts are fixed (none were sent)".to_string()
+    } else {
+        format!("the salts are fixed: {}", salts.join(" | "))
+    };
+    played.reports.insert(0, format!("{why}: {fixed}."));
     Ok(played)
 }
 
@@ -272,9 +267,10 @@ pub fn resume(
     Ok(played)
 }
 
+/// Marks a seat ready for the first roll; a seat already ready needs no write.
 fn mark_ready(tx: &Tx, g: &mut Loaded, seat: usize) -> anyhow::Result<()> {
-    tx.set_ready(g.row.id, seat)?;
-    if let Some(s) = g.seats.iter_mut().find(|s| s.seat == seat) {
+    if let Some(s) = g.seats.iter_mut().find(|s| s.seat == seat && !s.ready) {
+        tx.set_ready(g.row.id, seat)?;
         s.ready = true;
     }
     Ok(())
@@ -284,16 +280,6 @@ fn fix_salts(tx: &Tx, g: &mut Loaded) -> anyhow::Result<()> {
     tx.fix_salts(g.row.id)?;
     g.row.salts_fixed = true;
     Ok(())
-}
-
-/// Sets the deadline for the player(s) to act, when the game has a time limit.
-pub fn start_clock(
-    tx: &Tx,
-    id: i64,
-    move_secs: Option<i64>,
-    now: DateTime<Utc>,
-) -> anyhow::Result<()> {
-    tx.set_deadline(id, move_secs.map(|s| now + Duration::seconds(s)))
 }
 
 /// What playing a ply did: every ply logged (the player's, then any rolls and forced plies).
@@ -331,9 +317,8 @@ pub fn play(
     }
     if let Actor::Seat(seat) = actor {
         // A player who moves is done with salts: the move counts as their START (only games
-        // with dice have salts; a seat already ready needs no write).
-        let unready = g.seats.iter().any(|s| s.seat == seat && !s.ready);
-        if g.kind().rolls_dice() && !g.row.salts_fixed && unready {
+        // with dice have salts).
+        if g.kind().rolls_dice() && !g.row.salts_fixed {
             mark_ready(tx, g, seat)?;
         }
     }

@@ -397,15 +397,7 @@ fn handle(
             unauth_game_lines += 1;
             continue;
         }
-        run_command(
-            tx,
-            ctx,
-            &mut session,
-            cmd,
-            current,
-            (&from, &auth),
-            &mut dice,
-        )?;
+        run_command(tx, ctx, &mut session, cmd, current, &from, &auth, &mut dice)?;
     }
     flush(
         tx,
@@ -665,23 +657,40 @@ fn after_move(
     played: &gm::Played,
     seat: usize,
 ) -> anyhow::Result<()> {
-    for (actor, ply) in played.plies.iter().skip(1) {
-        let who = crate::records::actor_name(&g.game, *actor);
-        s.extra.push(format!("then {who}: {ply}"));
-    }
-    s.extra.extend(played.reports.iter().cloned());
-    compose::announce(tx, ctx, g, played, Some(seat))?;
+    // The reply already echoes the seat's own ply: only what followed it is listed.
+    tell_played(tx, ctx, s, g, played, seat, 1)?;
     s.moved = true;
     Ok(())
 }
 
+/// What the GM played on a seat's mail (its plies after the first `skip`, and the reports) goes
+/// into that seat's reply; the other seats get their turn reports.
+fn tell_played(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    g: &Loaded,
+    played: &gm::Played,
+    seat: usize,
+    skip: usize,
+) -> anyhow::Result<()> {
+    for (actor, ply) in played.plies.iter().skip(skip) {
+        let who = crate::records::actor_name(&g.game, *actor);
+        s.extra.push(format!("then {who}: {ply}"));
+    }
+    s.extra.extend(played.reports.iter().cloned());
+    compose::announce(tx, ctx, g, played, Some(seat))
+}
+
+#[allow(clippy::too_many_arguments)]
 fn run_command(
     tx: &Tx,
     ctx: &Ctx,
     s: &mut Session,
     cmd: &Command,
     current: Option<(i64, usize)>,
-    (from, auth): (&str, &Auth),
+    from: &str,
+    auth: &Auth,
     dice: &mut Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<()> {
     let text = command_text(cmd);
@@ -882,10 +891,7 @@ fn run_command(
             if !g.kind().rolls_dice() {
                 s.lines.push(Line::no(
                     &text,
-                    format!(
-                        "{} rolls no dice: there is nothing to salt",
-                        g.kind().title()
-                    ),
+                    no_dice_reason(&g, "there is nothing to salt"),
                 ));
                 return Ok(());
             }
@@ -922,10 +928,7 @@ fn run_command(
             if !g.kind().rolls_dice() {
                 s.lines.push(Line::no(
                     &text,
-                    format!(
-                        "{} rolls no dice: there are no salts to wait for",
-                        g.kind().title()
-                    ),
+                    no_dice_reason(&g, "there are no salts to wait for"),
                 ));
                 return Ok(());
             }
@@ -941,12 +944,7 @@ fn run_command(
             };
             s.lines.push(Line::ok(&text, Some(note.to_string())));
             if !played.plies.is_empty() || !played.reports.is_empty() {
-                for (actor, ply) in &played.plies {
-                    let who = crate::records::actor_name(&g.game, *actor);
-                    s.extra.push(format!("{who}: {ply}"));
-                }
-                s.extra.extend(played.reports.iter().cloned());
-                compose::announce(tx, ctx, &g, &played, Some(seat))?;
+                tell_played(tx, ctx, s, &g, &played, seat, 0)?;
             }
         }
         Command::Board => {
@@ -1191,6 +1189,11 @@ pub fn welcome_all(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// Why SALT or START mean nothing in a game without dice.
+fn no_dice_reason(g: &Loaded, so: &str) -> String {
+    format!("{} rolls no dice: {so}", g.kind().title())
 }
 
 /// Why a SALT or START comes too late.

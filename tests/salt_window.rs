@@ -34,6 +34,11 @@ fn send(w: &mut World, game: i64, seat: usize, body: &str, rolls: &[u32]) {
     w.send_scripted(from, game, seat, body, rolls);
 }
 
+/// The body of the one mail queued to `to` since the last look.
+fn reply_body(w: &mut World, to: &str) -> String {
+    only_to(&w.new_mail(), to).body.clone()
+}
+
 fn plies(w: &mut World, id: i64) -> Vec<String> {
     w.load(id).moves.iter().map(|m| m.text.clone()).collect()
 }
@@ -62,18 +67,14 @@ fn a_rinoceronte_game_opens_with_its_roll_once_every_player_sent_start() {
     assert!(!to_white.body.contains("RINE"), "{}", to_white.body);
 
     send(&mut w, id, 0, "SALT white's lucky pebble", &[]);
-    let reply = w.new_mail();
+    let body = reply_body(&mut w, WHITE);
     assert!(
-        only_to(&reply, WHITE)
-            .body
-            .contains("salt recorded; salts now: white's lucky pebble"),
-        "{}",
-        only_to(&reply, WHITE).body
+        body.contains("salt recorded; salts now: white's lucky pebble"),
+        "{body}"
     );
     // A move before the opening roll is refused, saying why.
     send(&mut w, id, 0, "Ra a2", &[]);
-    let reply = w.new_mail();
-    let body = &only_to(&reply, WHITE).body;
+    let body = reply_body(&mut w, WHITE);
     assert!(body.contains("refused: Ra a2"), "{body}");
     assert!(
         body.contains("not your turn (the GM rolls d4 d4 once the salts are fixed"),
@@ -81,14 +82,8 @@ fn a_rinoceronte_game_opens_with_its_roll_once_every_player_sent_start() {
     );
     send(&mut w, id, 0, "START", &[]);
     assert!(plies(&mut w, id).is_empty(), "BLACK is not ready yet");
-    let reply = w.new_mail();
-    assert!(
-        only_to(&reply, WHITE)
-            .body
-            .contains("still to come from BLACK"),
-        "{}",
-        only_to(&reply, WHITE).body
-    );
+    let body = reply_body(&mut w, WHITE);
+    assert!(body.contains("still to come from BLACK"), "{body}");
 
     // BLACK salts and starts in one mail: the salts are fixed and the GM rolls.
     send(&mut w, id, 1, "SALT 42\nSTART", &[2, 4]);
@@ -142,8 +137,7 @@ fn a_rinoceronte_game_opens_with_its_roll_once_every_player_sent_start() {
 
     // The salts are closed now, and START has nothing left to do.
     send(&mut w, id, 0, "SALT too late\nSTART", &[]);
-    let reply = w.new_mail();
-    let body = &only_to(&reply, WHITE).body;
+    let body = reply_body(&mut w, WHITE);
     assert!(body.contains("refused: SALT too late"), "{body}");
     assert!(body.contains("the salts are already fixed"), "{body}");
     assert_eq!(pbem::gm::salts(&w.load(id).row).unwrap().len(), 2);
@@ -161,7 +155,7 @@ fn when_the_window_closes_the_gm_rolls_with_the_games_own_dice() {
     w.now += Duration::minutes(31);
     // The window closed: a late salt is refused, even before the timers ran.
     send(&mut w, id, 0, "SALT late", &[]);
-    let body = only_to(&w.new_mail(), WHITE).body.clone();
+    let body = reply_body(&mut w, WHITE);
     assert!(body.contains("the salt window closed at"), "{body}");
     assert_eq!(w.timers(), 1);
     let g = w.load(id);
@@ -285,7 +279,7 @@ fn games_without_dice_have_no_salts() {
     let to = w.seat_address(id, 0);
     let raw = w.mail(WHITE, &to, "salt", "SALT pebble\nSTART");
     w.deliver(&raw).unwrap();
-    let body = only_to(&w.new_mail(), WHITE).body.clone();
+    let body = reply_body(&mut w, WHITE);
     assert!(
         body.contains("rolls no dice: there is nothing to salt"),
         "{body}"
