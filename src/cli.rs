@@ -601,7 +601,14 @@ pub fn spec_from_args(args: &NewArgs) -> anyhow::Result<GameSpec> {
                 .ok_or_else(|| anyhow!("--player {p}: write SEAT=ADDRESS"))
         })
         .collect::<anyhow::Result<_>>()?;
-    let move_secs = args.move_time.as_deref().map(parse_duration).transpose()?;
+    let move_secs = args
+        .move_time
+        .as_deref()
+        .map(|t| {
+            crate::duration::parse(t, crate::duration::Range::MOVE_TIME)
+                .map_err(|e| anyhow!("--move-time {t}: {e}"))
+        })
+        .transpose()?;
     Ok(GameSpec {
         kind: Some(kind),
         options,
@@ -610,24 +617,6 @@ pub fn spec_from_args(args: &NewArgs) -> anyhow::Result<GameSpec> {
         move_secs,
         position: args.position.clone(),
     })
-}
-
-/// Reads `3d`, `36h`, `90m`, `45s` (or a plain number of seconds).
-pub fn parse_duration(text: &str) -> anyhow::Result<i64> {
-    let t = text.trim();
-    let (num, unit) = t.split_at(t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len()));
-    let n: i64 = num
-        .parse()
-        .with_context(|| format!("'{text}' is not a duration like 3d, 36h, 90m"))?;
-    let mult = match unit.trim() {
-        "" | "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86400,
-        "w" => 7 * 86400,
-        u => anyhow::bail!("'{u}' is not a time unit (s, m, h, d, w)"),
-    };
-    Ok(n * mult)
 }
 
 fn replay(file: &Path, json: bool) -> anyhow::Result<Exit> {

@@ -3,6 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context};
+
+use crate::duration::Range;
 use serde::Deserialize;
 
 /// Everything the mail game master needs to know, after file and environment are merged.
@@ -22,8 +24,33 @@ pub struct Config {
     pub templates_dir: Option<PathBuf>,
     /// Largest inbound mail accepted (bytes); larger ones are recorded, not answered.
     pub max_message_bytes: usize,
-    /// Replies a single address may be sent per hour before pbem stops answering it.
+    /// Mail a single address may be sent per hour; more is held in the outbox (never
+    /// dropped) until the hour allows it.
     pub replies_per_hour: i64,
+    /// Answers per hour to mail that proves no seat (no secret address, no password) from one
+    /// address: past it such mail is stored and not answered, so forged mail "from" a player
+    /// cannot use up that player's replies.
+    pub unauth_replies_per_hour: i64,
+    /// Lines of a mail read (past it: "N more lines not read").
+    pub max_lines: usize,
+    /// Commands run per mail.
+    pub max_commands: usize,
+    /// Size of a reply body (bytes); the rest is summarised.
+    pub max_reply_bytes: usize,
+    /// Mails one inbound mail may queue (the reply, reports, press, notices).
+    pub max_mails_per_message: usize,
+    /// Salts one game takes in all, from all its players.
+    pub max_salts_per_game: usize,
+    /// NEW and JOIN requests one address may have waiting for confirmation.
+    pub max_pending_requests: i64,
+    /// How long a NEW or JOIN request waits for its confirmation, seconds.
+    pub request_ttl_secs: i64,
+    /// Failed token or password attempts per address per hour before its mail is no longer
+    /// answered (the GM is told).
+    pub max_auth_failures: i64,
+    /// Where GM notices go (timeouts, forfeits, quarantined games, throttled addresses);
+    /// never `address` itself. None: they stay in the event log (`pbem inbox`, the log).
+    pub admin_address: Option<String>,
     /// Default time limit per move / turn for new games, seconds (none: no clock).
     pub move_secs: Option<i64>,
     /// How long before a deadline the reminder goes out, seconds.
@@ -48,6 +75,7 @@ struct FileConfig {
     transport: Option<String>,
     tls_ca_file: Option<PathBuf>,
     templates_dir: Option<PathBuf>,
+    admin_address: Option<String>,
     #[serde(default)]
     limits: Limits,
     #[serde(default)]
@@ -57,10 +85,28 @@ struct FileConfig {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Limits {
-    max_message_bytes: Option<usize>,
+    max_message_bytes: Option<i64>,
     replies_per_hour: Option<i64>,
+    unauth_replies_per_hour: Option<i64>,
+    max_lines: Option<i64>,
+    max_commands: Option<i64>,
+    max_reply_bytes: Option<i64>,
+    max_mails_per_message: Option<i64>,
+    max_salts_per_game: Option<i64>,
+    max_pending_requests: Option<i64>,
+    request_ttl: Option<String>,
+    max_auth_failures: Option<i64>,
     max_attempts: Option<i64>,
     retry_base: Option<String>,
+}
+
+/// A number from the config within `min..=max`, or its default; the error names the key.
+fn count(key: &str, value: Option<i64>, default: i64, min: i64, max: i64) -> anyhow::Result<i64> {
+    match value {
+        None => Ok(default),
+        Some(v) if (min..=max).contains(&v) => Ok(v),
+        Some(v) => Err(anyhow!("limits.{key} = {v}: must be from {min} to {max}")),
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -83,11 +129,26 @@ pub fn load(
         None if Path::new("pbem.toml").exists() => read_file(Path::new("pbem.toml"))?,
         None => FileConfig::default(),
     };
-    let dur = |what: &str, v: Option<String>, default: i64| -> anyhow::Result<i64> {
-        v.map(|s| crate::cli::parse_duration(&s).with_context(|| format!("{what} = \"{s}\"")))
-            .transpose()
-            .map(|o| o.unwrap_or(default))
+    let dur = |what: &str, v: Option<String>, default: i64, range| -> anyhow::Result<i64> {
+        v.map(|s| {
+            crate::duration::parse(&s, range).map_err(|e| anyhow!("{what} = \"{s}\": {e}"))
+        })
+        .transpose()
+        .map(|o| o.unwrap_or(default))
     };
+    let lim = &fc.limits;
+    let env_bytes = match env("PBEM_MAX_MESSAGE_BYTES") {
+        Some(v) => Some(
+            v.trim()
+                .parse::<i64>()
+                .map_err(|_| anyhow!("PBEM_MAX_MESSAGE_BYTES = \"{v}\" is not a number"))?,
+        ),
+        None => lim.max_message_bytes,
+    };
+    let admin_address = env("PBEM_ADMIN_ADDRESS")
+        .or(fc.admin_address)
+        .map(|a| a.trim().to_ascii_lowercase())
+        .filter(|a| !a.is_empty());
     let address = env("PBEM_ADDRESS")
         .or(fc.address)
         .unwrap_or_else(|| "gm@localhost".into())
@@ -111,28 +172,60 @@ pub fn load(
         templates_dir: env("PBEM_TEMPLATES")
             .map(PathBuf::from)
             .or(fc.templates_dir),
-        max_message_bytes: match env("PBEM_MAX_MESSAGE_BYTES") {
-            Some(v) => v
-                .parse()
-                .map_err(|_| anyhow!("PBEM_MAX_MESSAGE_BYTES = \"{v}\" is not a number"))?,
-            None => fc.limits.max_message_bytes.unwrap_or(1 << 20),
-        },
-        replies_per_hour: fc.limits.replies_per_hour.unwrap_or(60),
+        max_message_bytes: count("max_message_bytes", env_bytes, 1 << 20, 4096, 64 << 20)?
+            as usize,
+        replies_per_hour: count("replies_per_hour", lim.replies_per_hour, 60, 1, 10_000)?,
+        unauth_replies_per_hour: count(
+            "unauth_replies_per_hour",
+            lim.unauth_replies_per_hour,
+            10,
+            0,
+            1_000,
+        )?,
+        max_lines: count("max_lines", lim.max_lines, 200, 10, 10_000)? as usize,
+        max_commands: count("max_commands", lim.max_commands, 40, 1, 1_000)? as usize,
+        max_reply_bytes: count("max_reply_bytes", lim.max_reply_bytes, 64 << 10, 4096, 1 << 20)?
+            as usize,
+        max_mails_per_message: count(
+            "max_mails_per_message",
+            lim.max_mails_per_message,
+            16,
+            2,
+            200,
+        )? as usize,
+        max_salts_per_game: count("max_salts_per_game", lim.max_salts_per_game, 32, 1, 1_000)?
+            as usize,
+        max_pending_requests: count("max_pending_requests", lim.max_pending_requests, 3, 1, 100)?,
+        request_ttl_secs: dur(
+            "limits.request_ttl",
+            lim.request_ttl.clone(),
+            3 * 86_400,
+            Range::new(3600, 30 * 86_400, false),
+        )?,
+        max_auth_failures: count("max_auth_failures", lim.max_auth_failures, 5, 1, 1_000)?,
+        admin_address,
         move_secs: match move_time {
-            Some(t) if t != "off" => Some(
-                crate::cli::parse_duration(&t).with_context(|| format!("move_time = \"{t}\""))?,
+            Some(t) if t.trim() != "off" => Some(
+                crate::duration::parse(&t, Range::MOVE_TIME)
+                    .map_err(|e| anyhow!("move_time = \"{t}\": {e}"))?,
             ),
             _ => None,
         },
-        remind_before_secs: dur("remind_before", fc.time.remind_before, 24 * 3600)?,
+        remind_before_secs: dur(
+            "remind_before",
+            fc.time.remind_before,
+            24 * 3600,
+            Range::UP_TO_A_MONTH,
+        )?,
         early_resolve_secs: dur(
             "early_resolve",
             env("PBEM_EARLY_RESOLVE").or(fc.time.early_resolve),
             600,
+            Range::UP_TO_A_WEEK,
         )?,
-        retry_base_secs: dur("retry_base", fc.limits.retry_base, 60)?,
-        max_attempts: fc.limits.max_attempts.unwrap_or(8),
-        poll_secs: dur("poll", env("PBEM_POLL").or(fc.time.poll), 5)? as u64,
+        retry_base_secs: dur("retry_base", lim.retry_base.clone(), 60, Range::RETRY)?,
+        max_attempts: count("max_attempts", lim.max_attempts, 8, 1, 100)?,
+        poll_secs: dur("poll", env("PBEM_POLL").or(fc.time.poll), 5, Range::POLL)? as u64,
     };
     // The file's `db` applies unless --db / PBEM_DB gave one (the caller decides).
     Ok((cfg, fc.db))
@@ -229,11 +322,15 @@ impl Config {
                 out.push(format!("templates_dir = \"{}\": {e}", t.display()));
             }
         }
-        if self.max_message_bytes < 1024 {
-            out.push("limits.max_message_bytes: must be at least 1024".into());
-        }
-        if self.max_attempts < 1 {
-            out.push("limits.max_attempts: must be at least 1".into());
+        match &self.admin_address {
+            Some(a) if self.is_ours(a) => out.push(format!(
+                "admin_address = \"{a}\": it must differ from address (GM notices sent to pbem \
+                 itself would come back as mail and be refused)"
+            )),
+            Some(a) if !a.contains('@') => out.push(format!(
+                "admin_address = \"{a}\": it must look like you@example.org"
+            )),
+            _ => {}
         }
         out
     }

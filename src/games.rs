@@ -18,6 +18,7 @@ pub mod d4d6;
 pub mod dicerink;
 pub mod diptactoe;
 
+use crate::duration::Range;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -80,6 +81,8 @@ pub struct OptionSpec {
     pub default: &'static str,
     /// The values allowed, or empty for free text checked by the game.
     pub values: &'static [&'static str],
+    /// A duration option: the range it must fall in (a bare number or an overflow is refused).
+    pub duration: Option<Range>,
     pub help: &'static str,
 }
 
@@ -292,12 +295,14 @@ pub const COMMON_OPTIONS: &[OptionSpec] = &[
         name: "timeout",
         default: "notify",
         values: &["notify", "forfeit"],
+        duration: None,
         help: "when a player's move time runs out: tell the GM, or the player forfeits",
     },
     OptionSpec {
         name: "grace",
         default: "0",
         values: &[],
+        duration: Some(Range::UP_TO_A_MONTH),
         help: "once a deadline passes with moves or orders missing, wait this much longer \
                (e.g. 12h) and remind the late players before acting",
     },
@@ -305,6 +310,7 @@ pub const COMMON_OPTIONS: &[OptionSpec] = &[
         name: "salt_window",
         default: "24h",
         values: &[],
+        duration: Some(Range::UP_TO_A_MONTH),
         help: "games with dice: how long the players have, once every seat is taken, to send \
                SALT before the first roll (sooner when every player has sent START); 0: the \
                dice roll as soon as play needs them",
@@ -346,6 +352,9 @@ pub fn check_options(specs: &[OptionSpec], options: &Options) -> Result<(), Stri
                 format!("unknown option '{name}' (options: {})", known.join(", "))
             });
         };
+        if let Some(range) = spec.duration {
+            crate::duration::parse(value, range).map_err(|e| format!("option '{name}': {e}"))?;
+        }
         if !spec.values.is_empty() && !spec.values.contains(&value.as_str()) {
             return Err(format!(
                 "option '{name}' cannot be '{value}' (one of: {})",

@@ -67,10 +67,7 @@ pub fn create_game(
     now: DateTime<Utc>,
 ) -> anyhow::Result<i64> {
     let kind = spec.kind.ok_or_else(|| anyhow!("which game?"))?;
-    if let Some(g) = spec.options.get("grace") {
-        crate::cli::parse_duration(g).map_err(|e| anyhow!("option grace: {e}"))?;
-    }
-    salt_window_secs(&spec.options)?;
+    // Every option (durations with their ranges included) is checked when the game is built.
     let game = match &spec.position {
         Some(p) => AnyGame::from_position(kind, &spec.options, p),
         None => AnyGame::new(kind, &spec.options),
@@ -132,7 +129,8 @@ pub const SALT_WINDOW_OPTION: &str = "salt_window";
 /// The salt window in seconds, the option's default applied.
 pub fn salt_window_secs(options: &Options) -> anyhow::Result<i64> {
     let text = options_get(COMMON_OPTIONS, options, SALT_WINDOW_OPTION);
-    crate::cli::parse_duration(text).map_err(|e| anyhow!("option {SALT_WINDOW_OPTION}: {e}"))
+    crate::duration::parse(text, crate::duration::Range::UP_TO_A_MONTH)
+        .map_err(|e| anyhow!("option {SALT_WINDOW_OPTION}: {e}"))
 }
 
 /// Play begins: every seat is taken. A game with dice opens its salt window (no die is rolled

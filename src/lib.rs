@@ -8,6 +8,7 @@ pub mod config;
 pub mod daemon;
 pub mod demo;
 pub mod dice;
+pub mod duration;
 pub mod fault;
 pub mod gamelog;
 pub mod games;

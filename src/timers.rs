@@ -49,7 +49,7 @@ fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow
     if !g.row.graced {
         let grace = gamelog::options_of(&g.row)?
             .get("grace")
-            .and_then(|v| crate::cli::parse_duration(v).ok())
+            .and_then(|v| crate::duration::parse(v, crate::duration::Range::UP_TO_A_MONTH).ok())
             .unwrap_or(0);
         if grace > 0 && !owing(tx, &g)?.0.is_empty() {
             tx.grant_grace(id, deadline + Duration::seconds(grace))?;

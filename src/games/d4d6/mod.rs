@@ -32,12 +32,14 @@ const OPTIONS: &[OptionSpec] = &[
         name: "variant",
         default: "standard",
         values: &["standard", "rinoceronte"],
+        duration: None,
         help: "rinoceronte: each side adds a Rinoceronte (g1 / b8), facing set by a d4 roll",
     },
     OptionSpec {
         name: "forced",
         default: "play",
         values: &["play", "ask"],
+        duration: None,
         help: "a roll that leaves one legal move: the GM plays it at once (a special move \
                after it must be planned in the same mail), or asks the player whenever a \
                special move could still follow it",

@@ -22,6 +22,7 @@ const OPTION_SPECS: &[OptionSpec] = &[
         name: "setup",
         default: "free",
         values: &["free", "fixed"],
+        duration: None,
         help: "free: each side places its two dice on any squares of its home rank; fixed: A \
                on b1 and c1, B on b4 and c4 (tops and fronts are still chosen)",
     },
@@ -29,6 +30,7 @@ const OPTION_SPECS: &[OptionSpec] = &[
         name: "movecap",
         default: "off",
         values: &[],
+        duration: None,
         help: "off, or a number N: the game is drawn after N full moves",
     },
 ];

@@ -38,18 +38,21 @@ const OPTIONS: &[OptionSpec] = &[
         name: "support_hold",
         default: "off",
         values: &["off", "on"],
+        duration: None,
         help: "allow support to hold (the rulings have none: such orders are void)",
     },
     OptionSpec {
         name: "press",
         default: "named",
         values: &["named", "anonymous"],
+        duration: None,
         help: "press between players is relayed with the sender's name, or anonymously",
     },
     OptionSpec {
         name: "nmr_limit",
         default: "3",
         values: &[],
+        duration: None,
         help: "missed turns (1-99) before the GM is told; until then the player's units hold",
     },
 ];
