@@ -200,11 +200,7 @@ fn make_games(
     let templates = Templates::load(None)?;
     let now = Utc::now();
     store.tx(|tx| {
-        let ctx = Ctx {
-            cfg,
-            templates: &templates,
-            now,
-        };
+        let ctx = Ctx::new(cfg, &templates, now);
         (0..n)
             .map(|i| {
                 let spec = GameSpec {

@@ -286,7 +286,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
                 if pw.len() < 6 {
                     anyhow::bail!("a password needs at least 6 characters");
                 }
-                Some(crate::password::hash(pw, &gm::new_token()?))
+                Some(crate::password::hash(pw, &gm::new_salt()?)?)
             };
             store.tx(|tx| tx.set_password_hash(&email, hash.as_deref()))?;
             println!(
@@ -364,11 +364,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
     let mut store = Store::open(db, false)?;
     let now = Utc::now();
     let templates = Templates::load(cfg.templates_dir.as_deref())?;
-    let ctx = Ctx {
-        cfg: &cfg,
-        templates: &templates,
-        now,
-    };
+    let ctx = Ctx::new(&cfg, &templates, now);
     match cmd {
         GameCmd::New(args) => {
             let spec = spec_from_args(&args)?;

@@ -93,6 +93,14 @@ fn parse_line(line: &str) -> Vec<Command> {
             return out;
         }
     }
+    // A password attempt in any spelling (`PASSWORD:x`, `password = x`) is never game text: it
+    // would be echoed, published to the other players and kept in the record.
+    if let Some(pw) = password_attempt(line) {
+        return vec![match pw {
+            "" => bad("PASSWORD", "PASSWORD needs the password after it"),
+            pw => Command::Password(pw.to_string()),
+        }];
+    }
     let (word, rest) = match line.split_once(char::is_whitespace) {
         Some((w, r)) => (w, r.trim()),
         None => (line, ""),
@@ -159,10 +167,6 @@ fn parse_line(line: &str) -> Vec<Command> {
             },
             None => vec![Command::Vacation(Some(7))],
         },
-        "PASSWORD" => match rest {
-            "" => vec![bad(line, "PASSWORD needs the password after it")],
-            pw => vec![Command::Password(pw.to_string())],
-        },
         "SALT" => match rest {
             "" => vec![bad(line, "SALT needs some text after it")],
             s => vec![Command::Salt(s.to_string())],
@@ -170,6 +174,27 @@ fn parse_line(line: &str) -> Vec<Command> {
         "PRESS" => parse_press(line, rest),
         _ => vec![Command::Game(line.to_string())],
     }
+}
+
+/// The words that start a password line, in the spellings players use.
+const PASSWORD_WORDS: [&str; 4] = ["password", "passwort", "passwd", "passphrase"];
+
+/// When a line starts with a password word (any case) followed by anything but a letter or
+/// digit (`PASSWORD secret`, `password:secret`, `Password = secret`): what follows it, trimmed
+/// of separators (maybe empty).
+pub fn password_attempt(line: &str) -> Option<&str> {
+    let line = line.trim_start();
+    PASSWORD_WORDS.iter().find_map(|word| {
+        let head = line.get(..word.len())?;
+        if !head.eq_ignore_ascii_case(word) {
+            return None;
+        }
+        let rest = &line[word.len()..];
+        if rest.starts_with(|c: char| c.is_alphanumeric()) {
+            return None;
+        }
+        Some(rest.trim_start_matches(|c: char| c.is_whitespace() || ":=-".contains(c)).trim_end())
+    })
 }
 
 fn parse_press(line: &str, rest: &str) -> Vec<Command> {
@@ -258,5 +283,23 @@ mod tests {
         assert!(matches!(p(&["VACATION 400"])[0], Command::Bad { .. }));
         assert_eq!(p(&["vacation off"]), vec![Command::Vacation(None)]);
         assert_eq!(p(&["Victory!"]), vec![Command::Game("Victory!".into())]);
+    }
+
+    #[test]
+    fn a_password_in_any_spelling_is_never_game_text() {
+        for line in [
+            "PASSWORD secret",
+            "PASSWORD:secret",
+            "password=secret",
+            "Password - secret",
+            "  passwd: secret ",
+        ] {
+            assert_eq!(p(&[line]), vec![Command::Password("secret".into())], "{line}");
+        }
+        assert!(matches!(&p(&["PASSWORD:"])[0], Command::Bad { line, .. } if line == "PASSWORD"));
+        assert_eq!(
+            p(&["passwords are silly"]),
+            vec![Command::Game("passwords are silly".into())]
+        );
     }
 }

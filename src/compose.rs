@@ -1,6 +1,8 @@
 //! Builds outgoing mails about games: stable subjects, threading headers, each seat's secret Reply-To, rendered bodies.
 
-use chrono::{DateTime, Utc};
+use std::cell::Cell;
+
+use chrono::{DateTime, Duration, Utc};
 use serde_json::{json, Value};
 
 use crate::config::Config;
@@ -8,11 +10,73 @@ use crate::gamelog::Loaded;
 use crate::store::{OutboxRow, Tx};
 use crate::template::Templates;
 
-/// What composing needs besides the store: the config, the templates and the time.
+/// What composing needs besides the store: the config, the templates and the time, and the
+/// budget of mails the inbound mail being processed may still queue.
 pub struct Ctx<'a> {
     pub cfg: &'a Config,
     pub templates: &'a Templates,
     pub now: DateTime<Utc>,
+    pub budget: MailBudget,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(cfg: &'a Config, templates: &'a Templates, now: DateTime<Utc>) -> Ctx<'a> {
+        Ctx {
+            cfg,
+            templates,
+            now,
+            budget: MailBudget::default(),
+        }
+    }
+}
+
+/// How many more mails may be queued while one inbound mail is processed (none: no bound, as
+/// for the timers). One mail can cause at most `limits.max_mails_per_message` mails, whatever
+/// it says; the reply to its sender is always among them.
+#[derive(Debug, Default)]
+pub struct MailBudget {
+    left: Cell<Option<usize>>,
+    refused: Cell<usize>,
+}
+
+impl MailBudget {
+    /// Starts counting for one inbound mail: `limit` mails in all, one kept for the reply.
+    pub fn start(&self, limit: usize) {
+        self.left.set(Some(limit.saturating_sub(1)));
+        self.refused.set(0);
+    }
+
+    /// The reply to the sender: it may use the mail kept for it.
+    pub fn release_for_reply(&self) {
+        if let Some(n) = self.left.get() {
+            self.left.set(Some(n + 1));
+        }
+    }
+
+    /// Stops counting (the mail is done).
+    pub fn stop(&self) {
+        self.left.set(None);
+    }
+
+    /// Takes one mail from the budget; false when it is spent.
+    fn take(&self) -> bool {
+        match self.left.get() {
+            None => true,
+            Some(0) => {
+                self.refused.set(self.refused.get() + 1);
+                false
+            }
+            Some(n) => {
+                self.left.set(Some(n - 1));
+                true
+            }
+        }
+    }
+
+    /// Mails not queued because the budget was spent.
+    pub fn refused(&self) -> usize {
+        self.refused.get()
+    }
 }
 
 /// The subject every mail of a game carries, so mail clients keep the game in one thread.
@@ -57,17 +121,72 @@ pub struct Draft {
     pub refs: Vec<String>,
 }
 
-/// Queues a draft in this transaction (it is sent only after commit), counting it against the
-/// recipient's reply rate.
+/// Queues a draft in this transaction (it is sent only after commit). Nothing is dropped for
+/// the rate limit: a recipient who was already sent `replies_per_hour` mails in the last hour
+/// gets this one an hour later, and is told so once. Past the inbound mail's budget of mails,
+/// the draft is not queued at all (and the GM's log says so).
 pub fn enqueue(tx: &Tx, ctx: &Ctx, d: Draft) -> anyhow::Result<()> {
+    if !ctx.budget.take() {
+        tx.log_event(
+            d.game,
+            ctx.now,
+            &format!(
+                "a {} mail to {} was not queued: one inbound mail may cause at most {} mails",
+                d.kind, d.to, ctx.cfg.max_mails_per_message
+            ),
+        )?;
+        return Ok(());
+    }
+    let due = hold_until(tx, ctx, &d.to)?;
+    queue(tx, ctx, d, due)
+}
+
+/// When the rate limit holds mail to `to`: `None` (send now) or an hour from now; the first
+/// time in an hour, the recipient is told why their mail comes late.
+fn hold_until(tx: &Tx, ctx: &Ctx, to: &str) -> anyhow::Result<Option<DateTime<Utc>>> {
+    let hour_ago = ctx.now - Duration::hours(1);
+    if tx.replies_since(to, hour_ago)? < ctx.cfg.replies_per_hour {
+        return Ok(None);
+    }
+    let until = ctx.now + Duration::hours(1);
+    if tx.throttle_count(to, "held_notice", hour_ago)? == 0 {
+        tx.note_throttle(to, "held_notice", ctx.now)?;
+        tx.log_event(None, ctx.now, &format!("rate limit: mail to {to} is held"))?;
+        let body = ctx.templates.render(
+            "held",
+            &json!({
+                "limit": ctx.cfg.replies_per_hour,
+                "until": until.format("%Y-%m-%d %H:%M UTC").to_string(),
+            }),
+        )?;
+        let notice = Draft {
+            kind: "held",
+            game: None,
+            to: to.to_string(),
+            reply_to: None,
+            subject: "[pbem] your mail is delayed".into(),
+            body,
+            in_reply_to: None,
+            refs: vec![],
+        };
+        queue(tx, ctx, notice, None)?;
+    }
+    Ok(Some(until))
+}
+
+/// Writes a draft into the outbox, due at `due` (or at once).
+fn queue(tx: &Tx, ctx: &Ctx, d: Draft, due: Option<DateTime<Utc>>) -> anyhow::Result<()> {
     let seq = tx.next_outbox_id()?;
     let message_id = format!(
         "<pbem.{seq}.{}@{}>",
         ctx.now.timestamp_millis(),
         ctx.cfg.address_parts().1
     );
-    let mut refs = d.refs;
-    if let Some(irt) = &d.in_reply_to {
+    // Only well-formed ids go into In-Reply-To and References: a sender's malformed
+    // Message-ID must not make our reply unsendable.
+    let in_reply_to = d.in_reply_to.filter(|m| is_msg_id(m));
+    let mut refs: Vec<String> = d.refs.into_iter().filter(|m| is_msg_id(m)).collect();
+    if let Some(irt) = &in_reply_to {
         if !refs.contains(irt) {
             refs.push(irt.clone());
         }
@@ -82,13 +201,26 @@ pub fn enqueue(tx: &Tx, ctx: &Ctx, d: Draft) -> anyhow::Result<()> {
             reply_to: d.reply_to,
             subject: d.subject,
             body: d.body,
-            in_reply_to: d.in_reply_to,
+            in_reply_to,
             refs: (!refs.is_empty()).then(|| refs.join(" ")),
+            next_try_at: due,
             ..Default::default()
         },
         ctx.now,
     )?;
     Ok(())
+}
+
+/// `<left@right>` in the printable ASCII a header allows, without spaces, of a sane length.
+pub fn is_msg_id(id: &str) -> bool {
+    let Some(inner) = id.strip_prefix('<').and_then(|i| i.strip_suffix('>')) else {
+        return false;
+    };
+    id.len() <= 250
+        && inner.contains('@')
+        && inner
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && !matches!(b, b'<' | b'>' | b'"' | b'\\'))
 }
 
 /// A mail about a game to one seat: its subject, thread and secret Reply-To.
@@ -136,18 +268,25 @@ pub fn to_seat(
     )
 }
 
-/// A notice to the GM (timeouts, refusals worth a look, players to replace).
+/// A notice to the GM (timeouts, refusals worth a look, players to replace): always in the
+/// event log (`pbem inbox`, the daemon's log), and mailed to `admin_address` when there is one.
+/// Never to pbem's own address: such a mail would come back in and be refused as a loop.
 pub fn to_gm(tx: &Tx, ctx: &Ctx, g: Option<&Loaded>, text: &str) -> anyhow::Result<()> {
+    tx.log_event(g.map(|g| g.row.id), ctx.now, text)?;
+    tracing::warn!(game = g.map(|g| g.row.id), "GM notice: {text}");
+    let Some(admin) = ctx.cfg.admin_address.clone().filter(|a| !ctx.cfg.is_ours(a)) else {
+        return Ok(());
+    };
     let vars = json!({"game": g.map(game_json), "text": text});
     let body = ctx.templates.render("gm_notice", &vars)?;
-    tx.log_event(g.map(|g| g.row.id), ctx.now, text)?;
-    enqueue(
+    // GM notices do not count against the inbound mail that caused them.
+    queue(
         tx,
         ctx,
         Draft {
             kind: "gm_notice",
             game: g.map(|g| g.row.id),
-            to: ctx.cfg.address.clone(),
+            to: admin,
             reply_to: None,
             subject: match g {
                 Some(g) => format!("{}: GM notice", game_subject(g)),
@@ -159,6 +298,7 @@ pub fn to_gm(tx: &Tx, ctx: &Ctx, g: Option<&Loaded>, text: &str) -> anyhow::Resu
                 .map(|g| vec![thread_root(ctx.cfg, g.row.id)])
                 .unwrap_or_default(),
         },
+        None,
     )
 }
 

@@ -67,11 +67,7 @@ impl Daemon {
     /// the message is safe and the next pass processes it.
     pub fn ingest(&mut self, raw: &[u8]) -> anyhow::Result<bool> {
         crate::fault::point("ingest:before-store");
-        let ctx = Ctx {
-            cfg: &self.cfg,
-            templates: &self.templates,
-            now: Utc::now(),
-        };
+        let ctx = Ctx::new(&self.cfg, &self.templates, Utc::now());
         // Stored and processed in one commit (one fsync): a crash before it leaves nothing,
         // and the MTA, which saw no exit 0, delivers again.
         let id = inbox::store_and_process(&mut self.store, raw, &ctx)?;
@@ -105,11 +101,7 @@ impl Daemon {
         if let Some(dir) = self.cfg.maildir.clone() {
             self.intake(&dir, &mut pass)?;
         }
-        let ctx = Ctx {
-            cfg: &self.cfg,
-            templates: &self.templates,
-            now: Utc::now(),
-        };
+        let ctx = Ctx::new(&self.cfg, &self.templates, Utc::now());
         loop {
             let n = inbox::process_batch(&mut self.store, &ctx, BATCH)?;
             crate::fault::point("process:after-commit");
@@ -144,11 +136,7 @@ impl Daemon {
                     std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))
                 })
                 .collect::<anyhow::Result<Vec<_>>>()?;
-            let ctx = Ctx {
-                cfg: &self.cfg,
-                templates: &self.templates,
-                now: Utc::now(),
-            };
+            let ctx = Ctx::new(&self.cfg, &self.templates, Utc::now());
             // One commit stores and plays the whole chunk; only then do the files leave new/.
             for fresh in inbox::store_and_process_batch(&mut self.store, &raws, &ctx)? {
                 if fresh {

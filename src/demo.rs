@@ -53,11 +53,7 @@ pub fn run(dir: Option<&Path>) -> anyhow::Result<i32> {
     let id = store.tx(|tx| {
         let id = gm::create_game(tx, &spec, &secrets, Utc::now())?;
         let g = gamelog::load(tx, id)?;
-        let ctx = crate::compose::Ctx {
-            cfg: &cfg,
-            templates: &templates,
-            now: Utc::now(),
-        };
+        let ctx = crate::compose::Ctx::new(&cfg, &templates, Utc::now());
         crate::inbox::welcome_all(tx, &ctx, &g)?;
         Ok(id)
     })?;

@@ -45,6 +45,13 @@ impl Secrets {
     }
 }
 
+/// 16 random bytes from the OS for a password hash's salt (a secret made, never a roll).
+pub fn new_salt() -> anyhow::Result<[u8; 16]> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow!("no randomness from the OS: {e}"))?;
+    Ok(bytes)
+}
+
 /// A secret reply token: 80 random bits in lower-case base32 (safe in a mail local part).
 pub fn new_token() -> anyhow::Result<String> {
     let mut bytes = [0u8; 10];

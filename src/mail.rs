@@ -2,3 +2,4 @@
 
 pub mod inbound;
 pub mod outbound;
+pub mod intake;

@@ -26,6 +26,8 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ),
     ("press", include_str!("../templates/press.txt")),
     ("gm_notice", include_str!("../templates/gm_notice.txt")),
+    ("held", include_str!("../templates/held.txt")),
+    ("confirm", include_str!("../templates/confirm.txt")),
     (
         "dice_revealed",
         include_str!("../templates/dice_revealed.txt"),

@@ -227,7 +227,7 @@ fn a_password_line_authenticates_and_a_wrong_one_is_refused() {
     let mut w = World::new();
     let id = rink(&mut w, ALICE, None);
     w.store
-        .tx(|tx| tx.set_password_hash(ALICE, Some(&pbem::password::hash("s3cret!", "salt"))))
+        .tx(|tx| tx.set_password_hash(ALICE, Some(&pbem::password::hash("s3cret!", &[1; 16]).unwrap())))
         .unwrap();
     let raw = w.mail(
         ALICE,

@@ -181,7 +181,7 @@ fn from_message(message: &Message<'_>, raw: &[u8], content_hash: String) -> Inbo
         date: message
             .date()
             .and_then(|date| DateTime::parse_from_rfc3339(&date.to_rfc3339()).ok()),
-        size: raw.len(),
+        size: declared_size(message.header_raw(OVERSIZE_HEADER), raw.len()),
         body,
         kind: MailKind::Normal,
     };
@@ -241,10 +241,45 @@ fn from_bare_headers(raw: &[u8], content_hash: String) -> Inbound {
             .map(|v| ids_in_text(&v))
             .unwrap_or_default(),
         date: None,
-        size: raw.len(),
+        size: declared_size(first(&OVERSIZE_HEADER.to_ascii_lowercase()).as_deref(), raw.len()),
         body: String::new(),
         kind: MailKind::Normal,
     }
+}
+
+/// The header pbem adds to the headers it keeps of a mail over the size limit: the mail's
+/// real size in bytes (the body itself was never read into memory or stored).
+pub const OVERSIZE_HEADER: &str = "X-Pbem-Oversize";
+
+/// At most this much of a too-large mail's header block is kept.
+const MAX_KEPT_HEADERS: usize = 64 * 1024;
+
+/// The size a mail had: its bytes, or more if it is the kept headers of a larger mail.
+fn declared_size(oversize: Option<&str>, len: usize) -> usize {
+    oversize
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .map_or(len, |n| n.max(len))
+}
+
+/// What is stored of a mail over the size limit: its header block (at most 64 KiB of it) and
+/// `X-Pbem-Oversize` with the real size, so it can be refused, answered and deduplicated
+/// like any other mail without its body ever being kept. `head` is the first bytes read.
+pub fn oversize_stub(head: &[u8], total: u64) -> Vec<u8> {
+    let window = &head[..head.len().min(MAX_KEPT_HEADERS)];
+    let end = find(window, b"\r\n\r\n")
+        .or_else(|| find(window, b"\n\n"))
+        .or_else(|| window.iter().rposition(|b| *b == b'\n'))
+        .unwrap_or(0);
+    let mut out = window[..end].to_vec();
+    if !out.is_empty() && !out.ends_with(b"\n") {
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(format!("{OVERSIZE_HEADER}: {total}\r\n\r\n").as_bytes());
+    out
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -410,10 +445,15 @@ fn with_quote(depth: usize, text: &str) -> String {
 /// the depth, so hostile HTML this deep goes through `strip_tags` instead.
 const MAX_HTML_DEPTH: usize = 400;
 
+/// More elements than any real reply has; such HTML goes through `strip_tags` too.
+const MAX_HTML_TAGS: usize = 5_000;
+
 /// HTML converted to plain text; blockquotes come out as `> ` lines. Hostile HTML that makes
 /// the converter fail (or panic) yields no text rather than an error.
 fn html_to_text(html: &str) -> String {
-    if nesting_depth(html) > MAX_HTML_DEPTH {
+    // html2text lays out tables cell by cell: a mail of 100,000 cells costs far more than its
+    // size suggests. No person's reply has this many elements.
+    if nesting_depth(html) > MAX_HTML_DEPTH || html.matches('<').count() > MAX_HTML_TAGS {
         return strip_tags(html);
     }
     let converted = catch_unwind(AssertUnwindSafe(|| {

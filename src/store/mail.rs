@@ -157,12 +157,13 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// Queues a mail; it is sent only after this transaction commits.
+    /// Queues a mail (due at its `next_try_at`, or at once); it is sent only after this
+    /// transaction commits.
     pub fn enqueue(&self, m: &OutboxRow, now: DateTime<Utc>) -> anyhow::Result<i64> {
         self.exec(
             "INSERT INTO outbox (message_id, kind, game_id, from_addr, to_addr, reply_to, \
              subject, body, in_reply_to, refs, next_try_at, created_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)",
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 m.message_id,
                 m.kind,
@@ -174,6 +175,8 @@ impl Tx<'_> {
                 m.body,
                 m.in_reply_to,
                 m.refs,
+                // A mail held by the rate limit is due later; any other at once.
+                ts(m.next_try_at.unwrap_or(now).max(now)),
                 ts(now)
             ],
         )?;

@@ -2,6 +2,7 @@
 
 mod games;
 mod mail;
+mod requests;
 pub mod schema;
 
 use std::path::Path;
@@ -13,6 +14,7 @@ use rusqlite::{Connection, TransactionBehavior};
 
 pub use games::{GameRow, MoveRow, NewGame, SeatRow};
 pub use mail::{MessageRow, OutboxRow};
+pub use requests::RequestRow;
 
 /// An open game store.
 pub struct Store {

@@ -202,6 +202,27 @@ const MIGRATIONS: &[&str] = &[
     UPDATE games SET salts_fixed = 1
         WHERE EXISTS (SELECT 1 FROM moves WHERE moves.game_id = games.id);
     "#,
+    // 5 (hostile mail): NEW and JOIN wait in `requests` until the address confirms them by
+    // replying to a one-time code; `throttle` counts per address what must be bounded per hour
+    // (answers to mail that proves no seat, failed authentications, notices already given).
+    r#"
+    CREATE TABLE requests (
+        id         INTEGER PRIMARY KEY,
+        code       TEXT NOT NULL UNIQUE,
+        kind       TEXT NOT NULL CHECK (kind = 'new' OR kind = 'join'),
+        address    TEXT NOT NULL COLLATE NOCASE,
+        payload    TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+    );
+    CREATE INDEX requests_address ON requests(address);
+    CREATE TABLE throttle (
+        address TEXT NOT NULL COLLATE NOCASE,
+        what    TEXT NOT NULL,
+        at      TEXT NOT NULL
+    );
+    CREATE INDEX throttle_address ON throttle(address, what, at);
+    "#,
 ];
 
 /// The schema version this build writes.

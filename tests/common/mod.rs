@@ -42,11 +42,7 @@ impl World {
     }
 
     pub fn ctx(&self) -> Ctx<'_> {
-        Ctx {
-            cfg: &self.cfg,
-            templates: &self.templates,
-            now: self.now,
-        }
+        Ctx::new(&self.cfg, &self.templates, self.now)
     }
 
     /// Creates a game (welcome mails queued), with fixed tokens `tok<seat>g<n>`.
@@ -86,11 +82,7 @@ impl World {
                 let id = gm::create_game(tx, &spec, &secrets, now)?;
                 let g = gamelog::load(tx, id)?;
                 if g.row.status == "active" {
-                    let ctx = Ctx {
-                        cfg: &cfg,
-                        templates: &templates,
-                        now,
-                    };
+                    let ctx = Ctx::new(&cfg, &templates, now);
                     inbox::welcome_all(tx, &ctx, &g)?;
                 }
                 Ok(id)
@@ -119,11 +111,7 @@ impl World {
         raw: &[u8],
         dice: Option<&mut ScriptedDice>,
     ) -> Option<Handled> {
-        let ctx = Ctx {
-            cfg: &self.cfg,
-            templates: &self.templates,
-            now: self.now,
-        };
+        let ctx = Ctx::new(&self.cfg, &self.templates, self.now);
         let id = inbox::store_raw(&mut self.store, raw, &ctx).unwrap()?;
         inbox::process(
             &mut self.store,
@@ -172,11 +160,7 @@ impl World {
 
     /// Runs the timers at the current clock.
     pub fn timers(&mut self) -> usize {
-        let ctx = Ctx {
-            cfg: &self.cfg,
-            templates: &self.templates,
-            now: self.now,
-        };
+        let ctx = Ctx::new(&self.cfg, &self.templates, self.now);
         pbem::timers::run(&mut self.store, &ctx, None).unwrap()
     }
 }
