@@ -713,11 +713,14 @@ fn send_now(store: &mut Store, cfg: &Config) {
 /// `pbem ingest`: sysexits codes, so an MTA retries what could not be stored.
 fn ingest(db: &Path, cfg: Config) -> anyhow::Result<Exit> {
     const EX_TEMPFAIL: Exit = 75;
-    let mut raw = Vec::new();
-    if let Err(e) = std::io::Read::read_to_end(&mut std::io::stdin(), &mut raw) {
-        eprintln!("pbem ingest: cannot read the message: {e}");
-        return Ok(EX_TEMPFAIL);
-    }
+    // Never more than the size limit in memory: a larger mail is kept as its headers.
+    let raw = match crate::mail::intake::read_bounded(&mut std::io::stdin().lock(), cfg.max_message_bytes) {
+        Ok(raw) => raw,
+        Err(e) => {
+            eprintln!("pbem ingest: cannot read the message: {e}");
+            return Ok(EX_TEMPFAIL);
+        }
+    };
     let store = match Store::open(db, true).and_then(|s| s.checkpoint_early().map(|_| s)) {
         Ok(s) => s,
         Err(e) => {

@@ -191,6 +191,7 @@ fn queue(tx: &Tx, ctx: &Ctx, d: Draft, due: Option<DateTime<Utc>>) -> anyhow::Re
             refs.push(irt.clone());
         }
     }
+    let body = within(d.body, ctx.cfg.max_reply_bytes);
     tx.enqueue(
         &OutboxRow {
             message_id,
@@ -200,7 +201,7 @@ fn queue(tx: &Tx, ctx: &Ctx, d: Draft, due: Option<DateTime<Utc>>) -> anyhow::Re
             to_addr: d.to.clone(),
             reply_to: d.reply_to,
             subject: d.subject,
-            body: d.body,
+            body,
             in_reply_to,
             refs: (!refs.is_empty()).then(|| refs.join(" ")),
             next_try_at: due,
@@ -209,6 +210,23 @@ fn queue(tx: &Tx, ctx: &Ctx, d: Draft, due: Option<DateTime<Utc>>) -> anyhow::Re
         ctx.now,
     )?;
     Ok(())
+}
+
+/// A mail body cut to at most `max` bytes at a line's end, the rest summarised in one line.
+pub fn within(body: String, max: usize) -> String {
+    if body.len() <= max {
+        return body;
+    }
+    let mut cut = max.saturating_sub(100);
+    while !body.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let cut = body[..cut].rfind('\n').map_or(cut, |i| i + 1);
+    let rest = body[cut..].lines().count();
+    format!(
+        "{}\n[{rest} more lines not shown: this mail would have been too long]\n",
+        &body[..cut]
+    )
 }
 
 /// `<left@right>` in the printable ASCII a header allows, without spaces, of a sane length.

@@ -133,7 +133,11 @@ impl Daemon {
                 .iter()
                 .map(|name| {
                     let path = new.join(name);
-                    std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))
+                    std::fs::File::open(&path)
+                        .and_then(|mut f| {
+                            crate::mail::intake::read_bounded(&mut f, self.cfg.max_message_bytes)
+                        })
+                        .with_context(|| format!("cannot read {}", path.display()))
                 })
                 .collect::<anyhow::Result<Vec<_>>>()?;
             let ctx = Ctx::new(&self.cfg, &self.templates, Utc::now());

@@ -10,11 +10,14 @@ use crate::commands::{self, Command};
 use crate::compose::{self, Ctx, Draft};
 use crate::dice::DiceSource;
 use crate::gamelog::{self, Loaded};
-use crate::games::{Actor, AnyGame, GameKind, PlyError, ToAct};
-use crate::gm::{self, GameSpec, Secrets};
+use crate::games::{Actor, GameKind, PlyError, ToAct};
+use crate::gm::{self, Secrets};
 use crate::mail::inbound::{self, Inbound};
 use crate::store::{Store, Tx};
 use crate::{fault, help, orders, password};
+
+mod guard;
+mod requests;
 
 /// The key a raw message is deduplicated by: its Message-ID, else a hash of its bytes.
 pub fn dedupe_key(inb: &Inbound) -> String {
@@ -200,8 +203,169 @@ impl Line {
         }
     }
     fn json(&self) -> Value {
-        json!({"status": self.status, "text": self.text, "canonical": self.canonical, "reason": self.reason})
+        // A reply quotes at most the start of a long line.
+        let text = shorten(&self.text, 120);
+        json!({"status": self.status, "text": text, "canonical": self.canonical, "reason": self.reason})
     }
+}
+
+/// One mail's handling, its budget of mails started and stopped around it.
+fn handle(
+    tx: &Tx,
+    ctx: &Ctx,
+    msg_id: i64,
+    inb: &Inbound,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<(Handled, Option<i64>)> {
+    ctx.budget.start(ctx.cfg.max_mails_per_message);
+    let result = handle_mail(tx, ctx, msg_id, inb, dice);
+    ctx.budget.stop();
+    let (mut h, game) = result?;
+    if ctx.budget.refused() > 0 {
+        h.note.push_str(&format!(
+            "; {} mails not queued (at most {} per mail)",
+            ctx.budget.refused(),
+            ctx.cfg.max_mails_per_message
+        ));
+    }
+    Ok((h, game))
+}
+
+/// The guards, then authentication, then the mail's commands and the reply.
+fn handle_mail(
+    tx: &Tx,
+    ctx: &Ctx,
+    msg_id: i64,
+    inb: &Inbound,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<(Handled, Option<i64>)> {
+    let from = match screen(tx, ctx, inb)? {
+        Ok(from) => from,
+        Err(h) => return Ok((h, None)),
+    };
+    let mut dice = dice;
+    let mut session = Session::new(inb);
+    if let Some(code) = inb
+        .recipients()
+        .iter()
+        .find_map(|a| requests::code_in(ctx, a))
+    {
+        if let Err(h) = requests::confirm(tx, ctx, &mut session, &from, &code, &mut dice)? {
+            return Ok((h, None));
+        }
+        reply(tx, ctx, &mut session, None, &from)?;
+        return Ok((done("request confirmed"), session.game));
+    }
+    let (lines, unread_lines) = read_lines(inb, ctx.cfg.max_lines);
+    let mut cmds = commands::parse(&lines);
+    let unread_cmds = cmds.len().saturating_sub(ctx.cfg.max_commands);
+    cmds.truncate(ctx.cfg.max_commands);
+    let redact = lines
+        .iter()
+        .any(|l| commands::password_attempt(l).is_some());
+    let auth = match authenticate(tx, ctx, inb, &from, &cmds)? {
+        Ok(a) => a,
+        Err(h) => return finish(tx, msg_id, inb, redact, (h, None)),
+    };
+    if matches!(auth, Auth::None) && guard::unauth_budget_spent(tx, ctx, &from)? {
+        tx.log_event(None, ctx.now, &format!("rate limit: unproven mail from {from} not answered"))?;
+        let h = refused("rate limit: too many answers to mail from this address that proves no seat");
+        return finish(tx, msg_id, inb, redact, (h, None));
+    }
+    let outcome = run_lines(tx, ctx, &mut session, msg_id, &cmds, &from, &auth, &mut dice)?;
+    if let Some(h) = outcome {
+        return finish(tx, msg_id, inb, redact, (h, None));
+    }
+    session.note_unread(unread_lines, unread_cmds, ctx.cfg.max_lines, ctx.cfg.max_commands);
+    // An empty mail (or all quoted text): say how to play rather than stay silent.
+    if cmds.is_empty() && session.extra.is_empty() && session.help.is_none() {
+        session.help = Some(help_text(ctx, None)?);
+    }
+    let current = session.current;
+    reply(tx, ctx, &mut session, current, &from)?;
+    if matches!(auth, Auth::None) {
+        tx.note_throttle(&from, guard::UNAUTH_REPLY, ctx.now)?;
+    }
+    let note = session.summary();
+    let game = session.touched.or(session.game);
+    finish(tx, msg_id, inb, redact, (done(note), game))
+}
+
+/// The mail as handled; a mail that held a password attempt is stored from now on without it.
+fn finish(
+    tx: &Tx,
+    msg_id: i64,
+    inb: &Inbound,
+    redact: bool,
+    result: (Handled, Option<i64>),
+) -> anyhow::Result<(Handled, Option<i64>)> {
+    if redact {
+        tx.replace_raw(msg_id, &redacted(inb))?;
+    }
+    Ok(result)
+}
+
+/// What is kept of a mail that held a password: its addresses, subject and ids, and its text
+/// with every password line blanked (transfer encodings, HTML and attachments dropped).
+fn redacted(inb: &Inbound) -> Vec<u8> {
+    let mut out = String::new();
+    let mut header = |name: &str, value: Option<&str>| {
+        if let Some(v) = value.filter(|v| !v.is_empty()) {
+            let v: String = v.chars().filter(|c| !c.is_control()).collect();
+            out.push_str(&format!("{name}: {v}\r\n"));
+        }
+    };
+    header("From", inb.from.as_deref());
+    header("To", Some(&inb.to.join(", ")));
+    header("Cc", Some(&inb.cc.join(", ")));
+    header("Subject", Some(&inb.subject));
+    header("Message-ID", inb.message_id.as_ref().map(|m| format!("<{m}>")).as_deref());
+    let date = inb.date.map(|d| d.to_rfc2822());
+    header("Date", date.as_deref());
+    out.push_str("MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n");
+    out.push_str("X-Pbem-Redacted: password lines removed\r\n\r\n");
+    for line in inb.body.lines() {
+        if commands::password_attempt(line).is_some() {
+            out.push_str("PASSWORD (removed)\r\n");
+        } else {
+            out.push_str(line);
+            out.push_str("\r\n");
+        }
+    }
+    out.into_bytes()
+}
+
+/// The lines the player wrote, at most `max` of them, and how many more there were.
+fn read_lines(inb: &Inbound, max: usize) -> (Vec<String>, usize) {
+    let mut lines = orders::player_lines(&inb.body);
+    let unread = lines.len().saturating_sub(max);
+    lines.truncate(max);
+    (lines, unread)
+}
+
+/// The loop, junk and throttle guards: the sender's address, or how the mail ends unanswered.
+fn screen(tx: &Tx, ctx: &Ctx, inb: &Inbound) -> anyhow::Result<Result<String, Handled>> {
+    let ours = vec![ctx.cfg.address.clone()];
+    if let Some(r) = inbound::refusal(inb, &ours, ctx.cfg.max_message_bytes) {
+        if r.code == "too-large" {
+            if let Some(from) = &inb.from {
+                guard::answer_too_large(tx, ctx, inb, from)?;
+            }
+        }
+        return Ok(Err(refused(format!("{}: {}", r.code, r.reason))));
+    }
+    let Some(from) = inb.from.clone() else {
+        return Ok(Err(refused("no usable From address")));
+    };
+    if ctx.cfg.is_ours(&from) {
+        return Ok(Err(refused("loop: mail from our own address")));
+    }
+    if guard::auth_throttled(tx, ctx, &from)? {
+        return Ok(Err(refused(
+            "throttled: too many failed authentications from this address in the last hour",
+        )));
+    }
+    Ok(Ok(from))
 }
 
 /// Who the mail is from, as far as authentication goes.
@@ -214,224 +378,188 @@ enum Auth {
     None,
 }
 
-fn handle(
+/// The secret reply address with the registered sender, or a password; a failed attempt is
+/// counted against the sender and told to the seat's owner.
+fn authenticate(
     tx: &Tx,
     ctx: &Ctx,
-    msg_id: i64,
     inb: &Inbound,
-    dice: Option<&mut dyn DiceSource>,
-) -> anyhow::Result<(Handled, Option<i64>)> {
-    // The loop and junk guard: recorded, never answered.
-    let ours = vec![ctx.cfg.address.clone()];
-    if let Some(r) = inbound::refusal(inb, &ours, ctx.cfg.max_message_bytes) {
-        return Ok((refused(format!("{}: {}", r.code, r.reason)), None));
-    }
-    let Some(from) = inb.from.clone() else {
-        return Ok((refused("no usable From address"), None));
-    };
-    if ctx.cfg.is_ours(&from) {
-        return Ok((refused("loop: mail from our own address"), None));
-    }
-    let since = ctx.now - Duration::hours(1);
-    if tx.replies_since(&from, since)? >= ctx.cfg.replies_per_hour {
-        tx.log_event(None, ctx.now, &format!("rate limit: {from} not answered"))?;
-        return Ok((
-            refused("rate limit: too many replies to this address in the last hour"),
-            None,
-        ));
-    }
-    let cmds = commands::parse(&orders::player_lines(&inb.body));
-    let in_reply_to = inb.message_id.as_ref().map(|m| format!("<{m}>"));
-
-    // Authentication: the secret reply address with the registered sender, or a password.
-    let token = inb.recipients().iter().find_map(|a| ctx.cfg.token_in(a));
+    from: &str,
+    cmds: &[Command],
+) -> anyhow::Result<Result<Auth, Handled>> {
     let mut auth = Auth::None;
+    let token = inb.recipients().iter().find_map(|a| ctx.cfg.token_in(a));
     if let Some(token) = &token {
         match tx.seat_by_token(token)? {
             Some((game, seat)) => {
                 let on_record = tx.seat_email(game, seat)?;
-                if on_record.as_deref() == Some(from.as_str()) {
+                if on_record.as_deref() == Some(from) {
                     auth = Auth::Seat(game, seat);
                 } else {
                     let g = gamelog::load(tx, game)?;
-                    refuse_auth(tx, ctx, &g, on_record.as_deref(), &from, &inb.subject)?;
-                    return Ok((
-                        refused(format!(
-                            "spoofed: {from} wrote to the reply address of seat {} of game {game}",
-                            g.game.seat_name(seat)
-                        )),
-                        Some(game),
-                    ));
+                    let what = format!(
+                        "wrote to the reply address of seat {} of game {game}",
+                        g.game.seat_name(seat)
+                    );
+                    guard::auth_failed(tx, ctx, from, &what)?;
+                    guard::tell_owner(tx, ctx, &g, on_record.as_deref(), from)?;
+                    return Ok(Err(refused(format!("spoofed: {from} {what}"))));
                 }
             }
-            None => {
-                tx.log_event(
-                    None,
-                    ctx.now,
-                    &format!("mail from {from} to an unknown reply address"),
-                )?;
-            }
+            None => tx.log_event(
+                None,
+                ctx.now,
+                &format!("mail from {from} to an unknown reply address"),
+            )?,
         }
     }
-    if let Some(pw) = cmds.iter().find_map(|c| match c {
-        Command::Password(p) => Some(p.clone()),
+    let password = cmds.iter().find_map(|c| match c {
+        Command::Password(p) => Some(p.as_str()),
         _ => None,
-    }) {
-        match tx.password_hash(&from)? {
-            Some(h) if password::verify(&pw, &h) => {
-                if matches!(auth, Auth::None) {
-                    auth = Auth::Password;
-                }
+    });
+    let Some(pw) = password else {
+        return Ok(Ok(auth));
+    };
+    match tx.password_hash(from)? {
+        Some(h) if password::verify(pw, &h) => {
+            if password::needs_rehash(&h) {
+                let fresh = password::hash(pw, &gm::new_salt()?)?;
+                tx.set_password_hash(from, Some(&fresh))?;
             }
-            _ => {
-                let seats = tx.seats_of(&from)?;
-                if let Some((game, _)) = seats.first() {
-                    let g = gamelog::load(tx, *game)?;
-                    refuse_auth(tx, ctx, &g, Some(&from), &from, &inb.subject)?;
-                }
-                return Ok((refused(format!("wrong password from {from}")), None));
+            Ok(Ok(match auth {
+                Auth::None => Auth::Password,
+                seat => seat,
+            }))
+        }
+        _ => {
+            guard::auth_failed(tx, ctx, from, "a wrong password")?;
+            if let Some((game, _)) = tx.seats_of(from)?.first() {
+                let g = gamelog::load(tx, *game)?;
+                guard::tell_owner(tx, ctx, &g, Some(from), from)?;
             }
+            Ok(Err(refused(format!("wrong password from {from}"))))
         }
     }
+}
 
-    // Which game the game lines are for.
-    let subject_game = orders::subject_game_id(&inb.subject);
-    let mut current: Option<(i64, usize)> = match auth {
-        Auth::Seat(g, s) => Some((g, s)),
-        _ => None,
-    };
-    let pick = |tx: &Tx, wanted: Option<i64>| -> anyhow::Result<Option<(i64, usize)>> {
-        let seats = tx.seats_of(&from)?;
-        Ok(match wanted {
-            Some(w) => seats.into_iter().find(|(g, _)| *g == w),
-            None => {
-                let active: Vec<(i64, usize)> = seats
-                    .into_iter()
-                    .filter(|(g, _)| {
-                        tx.game(*g)
-                            .ok()
-                            .flatten()
-                            .is_some_and(|r| r.status == "active")
-                    })
-                    .collect();
-                (active.len() == 1).then(|| active[0])
+/// The game a password-authenticated mail is about: the one named, else the only active one.
+fn pick_seat(tx: &Tx, from: &str, wanted: Option<i64>) -> anyhow::Result<Option<(i64, usize)>> {
+    let seats = tx.seats_of(from)?;
+    Ok(match wanted {
+        Some(w) => seats.into_iter().find(|(g, _)| *g == w),
+        None => {
+            let mut active = Vec::new();
+            for (g, seat) in seats {
+                if tx.game(g)?.is_some_and(|r| r.status == "active") {
+                    active.push((g, seat));
+                }
             }
-        })
-    };
-    if matches!(auth, Auth::Password) {
-        current = pick(tx, subject_game)?;
-    }
+            (active.len() == 1).then(|| active[0])
+        }
+    })
+}
 
-    let mut session = Session {
-        lines: Vec::new(),
-        extra: Vec::new(),
-        game: None,
-        // A `#12` guard anywhere in the mail applies to all of its moves.
-        guard: cmds.iter().find_map(|c| match c {
-            Command::Guard(n) => Some(*n),
-            _ => None,
-        }),
-        moved: false,
-        help: None,
-        fresh: None,
+/// Runs the mail's commands and game lines in order. `Some` when the mail ends unanswered
+/// (a stranger's game lines).
+#[allow(clippy::too_many_arguments)]
+fn run_lines(
+    tx: &Tx,
+    ctx: &Ctx,
+    session: &mut Session,
+    msg_id: i64,
+    cmds: &[Command],
+    from: &str,
+    auth: &Auth,
+    dice: &mut Option<&mut dyn DiceSource>,
+) -> anyhow::Result<Option<Handled>> {
+    session.current = match auth {
+        Auth::Seat(g, s) => Some((*g, *s)),
+        Auth::Password => pick_seat(tx, from, session.subject_game)?,
+        Auth::None => None,
     };
-    let mut touched: Option<i64> = current.map(|c| c.0);
-    let mut dice = dice;
+    session.touched = session.current.map(|c| c.0);
+    // A `#12` guard anywhere in the mail applies to all of its moves.
+    session.guard = cmds.iter().find_map(|c| match c {
+        Command::Guard(n) => Some(*n),
+        _ => None,
+    });
     let mut unauth_game_lines = 0;
     let mut game_lines: Vec<String> = Vec::new();
-    for cmd in &cmds {
-        if let Command::UseGame(id) = cmd {
-            flush(
-                tx,
-                ctx,
-                &mut session,
-                &mut game_lines,
-                current,
-                msg_id,
-                &mut dice,
-            )?;
-            if matches!(auth, Auth::None) {
-                session.lines.push(Line::no(
-                    &format!("GAME {id}"),
-                    "send it from your secret reply address or with your PASSWORD",
-                ));
-                continue;
-            }
-            match pick(tx, Some(*id))? {
-                Some(c) if matches!(auth, Auth::Password) || Some(c) == current => {
-                    current = Some(c);
-                    touched = Some(c.0);
-                    session.lines.push(Line::ok(&format!("GAME {id}"), None));
-                }
-                _ => session.lines.push(Line::no(
-                    &format!("GAME {id}"),
-                    format!("you have no seat in game {id}"),
-                )),
-            }
-            continue;
-        }
+    for cmd in cmds {
         if let Command::Game(text) = cmd {
-            if current.is_none() {
+            if session.current.is_none() {
                 unauth_game_lines += 1;
-                session.lines.push(Line::no(
-                    text,
-                    format!("not played: {}", no_game_reason(&auth)),
-                ));
+                let why = format!("not played: {}", no_game_reason(auth));
+                session.lines.push(Line::no(text, why));
             } else {
                 game_lines.push(text.clone());
             }
             continue;
         }
-        flush(
-            tx,
-            ctx,
-            &mut session,
-            &mut game_lines,
-            current,
-            msg_id,
-            &mut dice,
-        )?;
-        if cmd.needs_game() && current.is_none() {
+        let current = session.current;
+        flush(tx, ctx, session, &mut game_lines, current, msg_id, dice)?;
+        if let Command::UseGame(id) = cmd {
+            use_game(tx, session, *id, from, auth)?;
+            continue;
+        }
+        if cmd.needs_game() && session.current.is_none() {
             let text = command_text(cmd);
-            session.lines.push(Line::no(&text, no_game_reason(&auth)));
+            session.lines.push(Line::no(&text, no_game_reason(auth)));
             unauth_game_lines += 1;
             continue;
         }
-        run_command(tx, ctx, &mut session, cmd, current, &from, &auth, &mut dice)?;
+        if let Some(why) = session.repeated(cmd) {
+            session.lines.push(Line::no(&command_text(cmd), why));
+            continue;
+        }
+        let current = session.current;
+        run_command(tx, ctx, session, cmd, current, from, auth, dice)?;
     }
-    flush(
-        tx,
-        ctx,
-        &mut session,
-        &mut game_lines,
-        current,
-        msg_id,
-        &mut dice,
-    )?;
-
+    let current = session.current;
+    flush(tx, ctx, session, &mut game_lines, current, msg_id, dice)?;
     // Strangers get no answer to game lines: only registered addresses are ever told.
-    let registered = !tx.seats_of(&from)?.is_empty();
+    let registered = !tx.seats_of(from)?.is_empty();
     if matches!(auth, Auth::None)
         && unauth_game_lines > 0
         && !registered
         && session.extra.is_empty()
         && session.help.is_none()
+        && session.confirm.is_none()
     {
-        return Ok((
-            refused(format!(
-                "unauthenticated game lines from unknown address {from}"
-            )),
-            None,
+        return Ok(Some(refused(format!(
+            "unauthenticated game lines from unknown address {from}"
+        ))));
+    }
+    Ok(None)
+}
+
+/// `GAME 12`: the lines below are for game 12, if the mail's proof covers it.
+fn use_game(
+    tx: &Tx,
+    session: &mut Session,
+    id: i64,
+    from: &str,
+    auth: &Auth,
+) -> anyhow::Result<()> {
+    let text = format!("GAME {id}");
+    if matches!(auth, Auth::None) {
+        session.lines.push(Line::no(
+            &text,
+            "send it from your secret reply address or with your PASSWORD",
         ));
+        return Ok(());
     }
-    // An empty mail (or all quoted text): say how to play rather than stay silent.
-    if cmds.is_empty() && session.extra.is_empty() && session.help.is_none() {
-        session.help = Some(help_text(ctx, None)?);
+    match pick_seat(tx, from, Some(id))? {
+        Some(c) if matches!(auth, Auth::Password) || Some(c) == session.current => {
+            session.current = Some(c);
+            session.touched = Some(c.0);
+            session.lines.push(Line::ok(&text, None));
+        }
+        _ => session
+            .lines
+            .push(Line::no(&text, format!("you have no seat in game {id}"))),
     }
-    let fresh = session.fresh.take();
-    reply(tx, ctx, &session, fresh, current, &from, in_reply_to)?;
-    let note = format!("{} line(s) answered", session.lines.len());
-    Ok((done(note), touched.or(session.game)))
+    Ok(())
 }
 
 /// Why a line that needs a game was not run: no proof of identity, or no game named.
@@ -452,12 +580,117 @@ struct Session {
     extra: Vec<String>,
     /// A game the mail created or joined.
     game: Option<i64>,
+    /// The (game, seat) the mail's game lines are for.
+    current: Option<(i64, usize)>,
+    /// The game the mail touched, for the GM's listing.
+    touched: Option<i64>,
+    /// The game named in the subject (`[pbem #12]`).
+    subject_game: Option<i64>,
     guard: Option<u32>,
     moved: bool,
     help: Option<String>,
     /// The game as the last move left it, reused for the reply (so it is not rebuilt from
     /// its log again); dropped by anything that changes a game outside it.
     fresh: Option<Loaded>,
+    /// A NEW or JOIN waiting for confirmation: its code and the text that explains it.
+    confirm: Option<(String, String)>,
+    /// The sender's Message-ID, when it is one a reply may quote.
+    in_reply_to: Option<String>,
+    /// Commands answered once per mail, already run (a second BOARD adds nothing).
+    once: Vec<&'static str>,
+    /// Seats this mail already sent press to (each gets at most one press mail per mail).
+    pressed: Vec<usize>,
+}
+
+impl Session {
+    fn new(inb: &Inbound) -> Session {
+        Session {
+            lines: Vec::new(),
+            extra: Vec::new(),
+            game: None,
+            current: None,
+            touched: None,
+            subject_game: orders::subject_game_id(&inb.subject),
+            guard: None,
+            moved: false,
+            help: None,
+            fresh: None,
+            confirm: None,
+            in_reply_to: inb
+                .message_id
+                .as_ref()
+                .map(|m| format!("<{m}>"))
+                .filter(|m| compose::is_msg_id(m)),
+            once: Vec::new(),
+            pressed: Vec::new(),
+        }
+    }
+
+    /// Why this command is not run again in the same mail (None: run it). Each of these
+    /// answers or mails the same thing however often it is written, so once is enough;
+    /// a mail of a thousand BOARD or DRAW lines costs what one costs.
+    fn repeated(&mut self, cmd: &Command) -> Option<&'static str> {
+        let key = match cmd {
+            Command::Board => "board",
+            Command::Status => "status",
+            Command::History => "history",
+            Command::Moves => "moves",
+            Command::List => "list",
+            Command::Help(_) => "help",
+            Command::Resign => "resign",
+            Command::DrawOffer | Command::DrawAccept | Command::DrawDecline => "draw",
+            Command::New { .. } | Command::Join { .. } => "request",
+            Command::Start => "start",
+            Command::Vacation(_) => "vacation",
+            _ => return None,
+        };
+        if self.once.contains(&key) {
+            return Some(match key {
+                "request" => "one NEW or JOIN per mail: send the next one in a mail of its own",
+                "draw" => "one DRAW line per mail",
+                _ => "already answered above (once per mail)",
+            });
+        }
+        self.once.push(key);
+        None
+    }
+
+    /// Says in the reply what was not read of a long mail.
+    fn note_unread(&mut self, lines: usize, cmds: usize, max_lines: usize, max_cmds: usize) {
+        if lines > 0 {
+            self.lines.push(Line {
+                status: "unread",
+                text: format!("... and {lines} more lines"),
+                canonical: None,
+                reason: Some(format!("not read: the game master reads at most {max_lines} lines of a mail")),
+            });
+        }
+        if cmds > 0 {
+            self.lines.push(Line {
+                status: "unread",
+                text: format!("... and {cmds} more commands"),
+                canonical: None,
+                reason: Some(format!("not run: the game master runs at most {max_cmds} commands of a mail")),
+            });
+        }
+    }
+
+    /// What became of the mail, for the GM's listing.
+    fn summary(&self) -> String {
+        let count = |st: &str| self.lines.iter().filter(|l| l.status == st).count();
+        let mut parts = Vec::new();
+        for (st, word) in [("ok", "done"), ("refused", "refused"), ("void", "void"), ("ignored", "ignored"), ("unread", "unread")] {
+            let n = count(st);
+            if n > 0 {
+                parts.push(format!("{n} {word}"));
+            }
+        }
+        if parts.is_empty() {
+            "answered".into()
+        } else {
+            format!("{} line(s) answered: {}", self.lines.len(), parts.join(", "))
+        }
+    }
 }
 
 fn command_text(cmd: &Command) -> String {
@@ -758,110 +991,10 @@ fn run_command(
             s.extra.push(out);
         }
         Command::New { game, options } => {
-            let Some(kind) = GameKind::parse(game) else {
-                let names: Vec<&str> = GameKind::ALL.iter().map(|k| k.name()).collect();
-                s.lines.push(Line::no(
-                    &text,
-                    format!("no game '{game}' (games: {})", names.join(", ")),
-                ));
-                return Ok(());
-            };
-            let mut opts = crate::games::Options::new();
-            for o in options {
-                match o.split_once('=') {
-                    Some((k, v)) => {
-                        opts.insert(k.to_ascii_lowercase(), v.to_string());
-                    }
-                    None => {
-                        s.lines.push(Line::no(
-                            &text,
-                            format!("option '{o}' must be written name=value"),
-                        ));
-                        return Ok(());
-                    }
-                }
-            }
-            let probe = match AnyGame::new(kind, &opts) {
-                Ok(g) => g,
-                Err(e) => {
-                    s.lines.push(Line::no(&text, e));
-                    return Ok(());
-                }
-            };
-            let first_seat = probe.seat_name(0).to_string();
-            let spec = GameSpec {
-                kind: Some(kind),
-                options: opts,
-                players: vec![(first_seat.clone(), from.to_string())],
-                event: None,
-                move_secs: ctx.cfg.move_secs,
-                position: None,
-            };
-            let secrets = new_secrets(probe.seat_names().len())?;
-            let id = gm::create_game(tx, &spec, &secrets, ctx.now)?;
-            s.game = Some(id);
-            s.lines.push(Line::ok(
-                &text,
-                Some(format!("game #{id} created; you play {first_seat}")),
-            ));
-            s.extra.push(format!(
-                "Game #{id} waits for players: they send JOIN {id}. Everybody gets a welcome mail with their secret reply address when the seats are full."
-            ));
-            after_join(tx, ctx, id, reborrow(dice))?;
+            requests::ask_new(tx, ctx, s, &text, from, game, options)?;
         }
         Command::Join { game, seat } => {
-            let Some(row) = tx.game(*game)? else {
-                s.lines
-                    .push(Line::no(&text, format!("there is no game {game}")));
-                return Ok(());
-            };
-            if row.status != "open" {
-                s.lines.push(Line::no(
-                    &text,
-                    format!("game {game} has no open seat (it is {})", row.status),
-                ));
-                return Ok(());
-            }
-            let g = gamelog::load(tx, *game)?;
-            if g.seats.iter().any(|x| x.email.as_deref() == Some(from)) {
-                s.lines
-                    .push(Line::no(&text, format!("you already play in game {game}")));
-                return Ok(());
-            }
-            let open: Vec<usize> = g
-                .seats
-                .iter()
-                .filter(|x| x.email.is_none())
-                .map(|x| x.seat)
-                .collect();
-            let target = match seat {
-                Some(name) => match g.game.seat_by_name(name) {
-                    Some(x) if open.contains(&x) => Some(x),
-                    _ => {
-                        s.lines.push(Line::no(
-                            &text,
-                            format!("seat {name} is not open in game {game}"),
-                        ));
-                        return Ok(());
-                    }
-                },
-                None => open.first().copied(),
-            };
-            let Some(target) = target else {
-                s.lines.push(Line::no(&text, "no open seat"));
-                return Ok(());
-            };
-            let player = tx.player_id(from)?;
-            tx.fill_seat(*game, target, player, &gm::new_token()?)?;
-            s.game = Some(*game);
-            s.lines.push(Line::ok(
-                &text,
-                Some(format!(
-                    "you play {} in game #{game}",
-                    g.game.seat_name(target)
-                )),
-            ));
-            after_join(tx, ctx, *game, reborrow(dice))?;
+            requests::ask_join(tx, ctx, s, &text, from, *game, seat.as_deref())?;
         }
         Command::Vacation(days) => {
             if matches!(auth, Auth::None) {
@@ -903,12 +1036,21 @@ fn run_command(
                 Err(e) => s.lines.push(Line::no(&text, e)),
                 Ok(norm) => {
                     let mut pairs = gm::salt_pairs(&g.row)?;
+                    let max = ctx.cfg.max_salts_per_game;
+                    if pairs.len() >= max {
+                        s.lines.push(Line::no(
+                            &text,
+                            format!("this game has its {max} salts already, the most it takes"),
+                        ));
+                        return Ok(());
+                    }
                     pairs.push((seat, norm));
                     tx.set_salts(g.row.id, &serde_json::to_string(&pairs)?)?;
-                    let salts = crate::dice::salts_in_order(&pairs);
+                    // The reply lists the salts once, below; each line only counts them, so
+                    // a mail of many SALT lines does not repeat the list for each.
                     s.lines.push(Line::ok(
                         &text,
-                        Some(format!("salt recorded; salts now: {}", salts.join(" | "))),
+                        Some(format!("salt recorded ({} of at most {max})", pairs.len())),
                     ));
                 }
             }
@@ -1124,6 +1266,18 @@ fn run_command(
                 }
                 v
             };
+            let targets: Vec<usize> = targets
+                .into_iter()
+                .filter(|x| !s.pressed.contains(x))
+                .collect();
+            if targets.is_empty() {
+                s.lines.push(Line::no(
+                    &text,
+                    "you already sent press to them in this mail: one PRESS per player per mail",
+                ));
+                return Ok(());
+            }
+            s.pressed.extend(&targets);
             let anonymous = gamelog::options_of(&g.row)?
                 .get("press")
                 .is_some_and(|p| p == "anonymous");
@@ -1222,16 +1376,17 @@ fn help_text(ctx: &Ctx, kind: Option<GameKind>) -> anyhow::Result<String> {
     )
 }
 
-/// Answers the sender (at the address on record: the From of an accepted mail).
+/// Answers the sender (at the address on record: the From of an accepted mail). A NEW or
+/// JOIN waiting for confirmation rides on this reply when it goes outside any game's thread
+/// (its Reply-To is then the confirmation address), else it gets a mail of its own.
 fn reply(
     tx: &Tx,
     ctx: &Ctx,
-    s: &Session,
-    fresh: Option<Loaded>,
+    s: &mut Session,
     current: Option<(i64, usize)>,
     from: &str,
-    in_reply_to: Option<String>,
 ) -> anyhow::Result<()> {
+    ctx.budget.release_for_reply();
     let refused_only = !s.lines.is_empty() && s.lines.iter().all(|l| l.status != "ok");
     let kind = if refused_only {
         "order_refused"
@@ -1242,75 +1397,58 @@ fn reply(
     if let Some(h) = &s.help {
         extra.push(h.clone());
     }
+    let confirm = s.confirm.take();
+    if let (Some((_, text)), None) = (&confirm, current) {
+        extra.push(text.clone());
+    }
     let vars = json!({
         "lines": s.lines.iter().map(Line::json).collect::<Vec<_>>(),
         "reports": [],
         "extra": extra.join("\n"),
     });
+    let in_reply_to = s.in_reply_to.clone();
     match current {
         Some((gid, seat)) => {
-            let g = match fresh {
+            let g = match s.fresh.take() {
                 Some(g) if g.row.id == gid => g,
                 _ => gamelog::load(tx, gid)?,
             };
             if g.seat(seat).and_then(|x| x.email.as_deref()) == Some(from) {
-                return compose::to_seat(tx, ctx, &g, seat, kind, vars, in_reply_to);
+                compose::to_seat(tx, ctx, &g, seat, kind, vars, in_reply_to)?;
+            }
+            if let Some((code, text)) = confirm {
+                requests::send_confirmation(tx, ctx, from, &code, text)?;
             }
             Ok(())
         }
         None => {
             let body = ctx.templates.render(kind, &vars)?;
-            compose::enqueue(
-                tx,
-                ctx,
-                Draft {
-                    kind,
-                    game: s.game,
-                    to: from.to_string(),
-                    reply_to: None,
-                    subject: "Re: [pbem] your mail".into(),
-                    body,
-                    in_reply_to,
-                    refs: vec![],
-                },
-            )
+            let mut draft = Draft {
+                kind,
+                game: s.game,
+                to: from.to_string(),
+                reply_to: None,
+                subject: "Re: [pbem] your mail".into(),
+                body,
+                in_reply_to,
+                refs: vec![],
+            };
+            if let Some((code, _)) = confirm {
+                let c = requests::confirmation_draft(ctx, from, &code, String::new());
+                draft.reply_to = c.reply_to;
+                draft.subject = c.subject;
+            }
+            compose::enqueue(tx, ctx, draft)
         }
     }
 }
 
-/// A failed authentication: the address on record is told (never the sender), the GM logs it.
-fn refuse_auth(
-    tx: &Tx,
-    ctx: &Ctx,
-    g: &Loaded,
-    on_record: Option<&str>,
-    sender: &str,
-    subject: &str,
-) -> anyhow::Result<()> {
-    tx.log_event(
-        Some(g.row.id),
-        ctx.now,
-        &format!("refused mail from {sender} (failed authentication)"),
-    )?;
-    let Some(to) = on_record else { return Ok(()) };
-    let body = ctx.templates.render(
-        "auth_refusal",
-        &json!({"game_id": g.row.id, "sender": sender, "subject": subject}),
-    )?;
-    compose::enqueue(
-        tx,
-        ctx,
-        Draft {
-            kind: "auth_refusal",
-            game: Some(g.row.id),
-            to: to.to_string(),
-            reply_to: None,
-            subject: format!("{}: a mail was refused", compose::game_subject(g)),
-            body,
-            in_reply_to: None,
-            refs: vec![compose::thread_root(ctx.cfg, g.row.id)],
-        },
-    )
+/// At most `max` characters of `text`, with "..." when cut.
+fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((i, _)) => format!("{}...", &text[..i]),
+    }
 }
 
 fn wrap(text: &str, width: usize) -> String {

@@ -69,7 +69,8 @@ fn a_rinoceronte_game_opens_with_its_roll_once_every_player_sent_start() {
     send(&mut w, id, 0, "SALT white's lucky pebble", &[]);
     let body = reply_body(&mut w, WHITE);
     assert!(
-        body.contains("salt recorded; salts now: white's lucky pebble"),
+        body.contains("salt recorded (1 of at most 32)")
+            && body.contains("Dice salts so far: white's lucky pebble"),
         "{body}"
     );
     // A move before the opening roll is refused, saying why.
@@ -239,19 +240,12 @@ fn a_standard_games_first_declaration_waits_for_the_salts() {
 #[test]
 fn the_window_opens_when_the_last_seat_is_taken_by_mail() {
     let mut w = World::new();
-    let raw = w.mail(
-        WHITE,
-        "gm@pbem.example",
-        "new game",
-        "NEW d4d6 variant=rinoceronte salt_window=2h",
-    );
-    w.deliver(&raw).unwrap();
+    w.ask_and_confirm(WHITE, "NEW d4d6 variant=rinoceronte salt_window=2h");
     let id = w.load(1).row.id;
     assert_eq!(w.load(id).row.status, "open");
     assert_eq!(w.load(id).row.salts_until, None);
     w.now += Duration::hours(5);
-    let raw = w.mail(BLACK, "gm@pbem.example", "join", &format!("JOIN {id}"));
-    w.deliver(&raw).unwrap();
+    w.ask_and_confirm(BLACK, &format!("JOIN {id}"));
     let g = w.load(id);
     assert_eq!(g.row.status, "active");
     assert_eq!(g.row.salts_until, Some(w.now + Duration::hours(2)));

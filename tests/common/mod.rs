@@ -12,6 +12,9 @@ use pbem::inbox::{self, Handled};
 use pbem::store::{OutboxRow, Store};
 use pbem::template::Templates;
 
+/// Where GM notices go in the tests.
+pub const ADMIN: &str = "referee@admin.example";
+
 pub struct World {
     pub dir: tempfile::TempDir,
     pub store: Store,
@@ -28,6 +31,7 @@ impl World {
         let dir = tempfile::tempdir().unwrap();
         let (mut cfg, _) = config::load(None, &|_| None).unwrap();
         cfg.address = "gm@pbem.example".into();
+        cfg.admin_address = Some(ADMIN.into());
         cfg.transport = format!("dir:{}", dir.path().join("out").display());
         let store = Store::open(&dir.path().join("pbem.sqlite"), true).unwrap();
         World {
@@ -147,6 +151,24 @@ impl World {
             std::process::id()
         )
         .into_bytes()
+    }
+
+    /// Sends a NEW or JOIN mail from `from` to the GM's plain address, then confirms it the way
+    /// a player does: a reply from the same address to the confirmation mail's Reply-To.
+    /// Returns the handling of the confirmation.
+    pub fn ask_and_confirm(&mut self, from: &str, body: &str) -> Handled {
+        let raw = self.mail(from, "gm@pbem.example", "request", body);
+        assert_eq!(self.deliver(&raw).unwrap().status, "done", "{body}");
+        let mail = self.new_mail();
+        let ask = only_to(&mail, from);
+        let confirm_to = ask
+            .reply_to
+            .clone()
+            .filter(|r| r.contains("+confirm-"))
+            .unwrap_or_else(|| panic!("no confirmation address: {ask:#?}"));
+        assert!(ask.body.contains("To confirm, reply"), "{}", ask.body);
+        let raw = self.mail(from, &confirm_to, &format!("Re: {}", ask.subject), "yes");
+        self.deliver(&raw).unwrap()
     }
 
     /// Outgoing mail queued since the last call, oldest first.

@@ -1,0 +1,136 @@
+//! What an address may cost per hour: failed authentications, answers to mail that proves no seat, refusal notices to a seat's owner.
+//!
+//! Limits apply to what pbem sends and to unproven mail, never to a player's authenticated
+//! mail: forged mail "from" a player spends only the forged-mail allowances, so the player's
+//! own moves are always read.
+
+use chrono::Duration;
+use serde_json::json;
+
+use crate::compose::{self, Ctx, Draft};
+use crate::gamelog::Loaded;
+use crate::mail::inbound::Inbound;
+use crate::store::Tx;
+
+/// A failed token, password or confirmation from an address.
+pub const AUTH_FAILURE: &str = "auth_failure";
+/// An answer to mail that proved no seat.
+pub const UNAUTH_REPLY: &str = "unauth_reply";
+/// A refusal notice to a seat's owner (at most one an hour, however many forgeries).
+const REFUSAL_NOTICE: &str = "refusal_notice";
+
+/// Whether an address has failed authentication `max_auth_failures` times in the last hour;
+/// its mail is then stored and not answered.
+pub fn auth_throttled(tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<bool> {
+    let hour_ago = ctx.now - Duration::hours(1);
+    Ok(tx.throttle_count(from, AUTH_FAILURE, hour_ago)? >= ctx.cfg.max_auth_failures)
+}
+
+/// Counts a failed authentication; the GM is told when the address reaches the limit.
+pub fn auth_failed(tx: &Tx, ctx: &Ctx, from: &str, what: &str) -> anyhow::Result<()> {
+    tx.note_throttle(from, AUTH_FAILURE, ctx.now)?;
+    let hour_ago = ctx.now - Duration::hours(1);
+    let n = tx.throttle_count(from, AUTH_FAILURE, hour_ago)?;
+    tx.log_event(None, ctx.now, &format!("failed authentication from {from}: {what}"))?;
+    if n == ctx.cfg.max_auth_failures {
+        compose::to_gm(
+            tx,
+            ctx,
+            None,
+            &format!(
+                "{from} failed authentication {n} times in the last hour (last: {what}); \
+                 its mail is stored but not answered for the rest of the hour"
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+/// Whether an address has had its hour's answers to mail that proves no seat.
+pub fn unauth_budget_spent(tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<bool> {
+    let hour_ago = ctx.now - Duration::hours(1);
+    Ok(tx.throttle_count(from, UNAUTH_REPLY, hour_ago)? >= ctx.cfg.unauth_replies_per_hour)
+}
+
+/// A failed authentication against a seat: the address on record is told (never the sender),
+/// at most once an hour; the sender is named only if it is a plain address, and nothing else
+/// of the stranger's mail (its subject, its text) is quoted in a mail signed by the GM.
+pub fn tell_owner(
+    tx: &Tx,
+    ctx: &Ctx,
+    g: &Loaded,
+    on_record: Option<&str>,
+    sender: &str,
+) -> anyhow::Result<()> {
+    tx.log_event(
+        Some(g.row.id),
+        ctx.now,
+        &format!("refused mail from {sender} (failed authentication)"),
+    )?;
+    let Some(to) = on_record else { return Ok(()) };
+    if tx.throttle_count(to, REFUSAL_NOTICE, ctx.now - Duration::hours(1))? > 0 {
+        return Ok(());
+    }
+    tx.note_throttle(to, REFUSAL_NOTICE, ctx.now)?;
+    let body = ctx.templates.render(
+        "auth_refusal",
+        &json!({"game_id": g.row.id, "sender": plain_address(sender)}),
+    )?;
+    compose::enqueue(
+        tx,
+        ctx,
+        Draft {
+            kind: "auth_refusal",
+            game: Some(g.row.id),
+            to: to.to_string(),
+            reply_to: None,
+            subject: format!("{}: a mail was refused", compose::game_subject(g)),
+            body,
+            in_reply_to: None,
+            refs: vec![compose::thread_root(ctx.cfg, g.row.id)],
+        },
+    )
+}
+
+/// An address shown to a player only when it is a plain `name@domain` of ordinary characters.
+fn plain_address(addr: &str) -> Option<&str> {
+    let ok = addr.len() <= 80
+        && addr.split_once('@').is_some_and(|(l, d)| {
+            !l.is_empty()
+                && d.contains('.')
+                && l.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._%+-".contains(c))
+                && d.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || ".-".contains(c))
+        });
+    ok.then_some(addr)
+}
+
+/// A mail over the size limit: its sender is told only when it came to a seat's secret
+/// address from that seat's registered address (a stranger's is only recorded).
+pub fn answer_too_large(tx: &Tx, ctx: &Ctx, inb: &Inbound, from: &str) -> anyhow::Result<()> {
+    let Some(token) = inb.recipients().iter().find_map(|a| ctx.cfg.token_in(a)) else {
+        return Ok(());
+    };
+    let Some((game, seat)) = tx.seat_by_token(&token)? else {
+        return Ok(());
+    };
+    if tx.seat_email(game, seat)?.as_deref() != Some(from) {
+        return Ok(());
+    }
+    let g = crate::gamelog::load(tx, game)?;
+    let text = format!(
+        "Your mail was not read: it had {} bytes, and the game master reads mails of up to {} \
+         bytes. Please send your move as plain text, without attachments or long quotes.",
+        inb.size, ctx.cfg.max_message_bytes
+    );
+    compose::to_seat(
+        tx,
+        ctx,
+        &g,
+        seat,
+        "order_refused",
+        json!({"lines": [], "reports": [], "extra": text}),
+        None,
+    )
+}

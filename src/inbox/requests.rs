@@ -1,0 +1,359 @@
+//! NEW and JOIN by mail take effect only when the address confirms: the request waits, a one-time code goes to the address as its Reply-To, and the reply to it creates the game or fills the seat.
+//!
+//! Without this, a forged NEW and three forged JOINs started a game that mailed four
+//! strangers, and one mail of 5,000 NEW lines made 5,000 games.
+
+use chrono::Duration;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::{after_join, new_secrets, reborrow, Handled, Line, Session};
+use crate::compose::{self, Ctx, Draft};
+use crate::dice::DiceSource;
+use crate::gamelog;
+use crate::games::{AnyGame, GameKind, Options};
+use crate::gm::{self, GameSpec};
+use crate::store::Tx;
+
+/// The local-part prefix of a confirmation address: `gm+confirm-CODE@domain`.
+const PREFIX: &str = "confirm-";
+
+/// What a request asks for, as stored until it is confirmed.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum Request {
+    New { game: String, options: Options },
+    Join { game: i64, seat: Option<String> },
+}
+
+impl Request {
+    fn kind(&self) -> &'static str {
+        match self {
+            Request::New { .. } => "new",
+            Request::Join { .. } => "join",
+        }
+    }
+}
+
+/// The confirmation code in one of our addresses, if it is a confirmation address.
+pub fn code_in(ctx: &Ctx, addr: &str) -> Option<String> {
+    ctx.cfg
+        .token_in(addr)
+        .and_then(|t| t.strip_prefix(PREFIX).map(str::to_string))
+        .filter(|c| !c.is_empty())
+}
+
+/// A NEW line: checked now (game, options), kept as a request to confirm.
+pub fn ask_new(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    text: &str,
+    from: &str,
+    game: &str,
+    options: &[String],
+) -> anyhow::Result<()> {
+    let Some(kind) = GameKind::parse(game) else {
+        let names: Vec<&str> = GameKind::ALL.iter().map(|k| k.name()).collect();
+        s.lines.push(Line::no(
+            text,
+            format!("there is no game by that name (games: {})", names.join(", ")),
+        ));
+        return Ok(());
+    };
+    let mut opts = Options::new();
+    for o in options {
+        let Some((k, v)) = o.split_once('=') else {
+            s.lines.push(Line::no(text, "options are written name=value"));
+            return Ok(());
+        };
+        opts.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
+    }
+    if let Err(e) = AnyGame::new(kind, &opts) {
+        s.lines.push(Line::no(text, e));
+        return Ok(());
+    }
+    let request = Request::New {
+        game: kind.name().to_string(),
+        options: opts,
+    };
+    file(tx, ctx, s, text, from, &request)
+}
+
+/// A JOIN line: checked now (the game is open, the seat free), kept as a request to confirm.
+pub fn ask_join(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    text: &str,
+    from: &str,
+    game: i64,
+    seat: Option<&str>,
+) -> anyhow::Result<()> {
+    if let Err(why) = open_seat(tx, game, seat, from)? {
+        s.lines.push(Line::no(text, why));
+        return Ok(());
+    }
+    let request = Request::Join {
+        game,
+        seat: seat.map(str::to_string),
+    };
+    file(tx, ctx, s, text, from, &request)
+}
+
+/// Stores a request (within the address's allowance) and says how to confirm it.
+fn file(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    text: &str,
+    from: &str,
+    request: &Request,
+) -> anyhow::Result<()> {
+    let waiting = tx.pending_requests(from, ctx.now)? + open_games_created(tx, from)?;
+    if waiting >= ctx.cfg.max_pending_requests {
+        s.lines.push(Line::no(
+            text,
+            format!(
+                "you already have {waiting} games or requests waiting (at most {}): confirm \
+                 them or wait until their games fill up",
+                ctx.cfg.max_pending_requests
+            ),
+        ));
+        return Ok(());
+    }
+    let code = gm::new_token()?;
+    let expires = ctx.now + Duration::seconds(ctx.cfg.request_ttl_secs);
+    tx.insert_request(
+        &code,
+        request.kind(),
+        from,
+        &serde_json::to_string(request)?,
+        ctx.now,
+        expires,
+    )?;
+    s.lines.push(Line::ok(
+        text,
+        Some("waiting for your confirmation: see below".into()),
+    ));
+    let (title, detail) = describe(request);
+    let body = ctx.templates.render(
+        "confirm",
+        &json!({
+            "kind": request.kind(),
+            "title": title,
+            "options": detail,
+            "game_id": match request { Request::Join { game, .. } => Some(*game), _ => None },
+            "seat": match request { Request::Join { seat, .. } => seat.clone(), _ => None },
+            "expires": expires.format("%Y-%m-%d %H:%M UTC").to_string(),
+        }),
+    )?;
+    s.confirm = Some((code, body));
+    Ok(())
+}
+
+/// The game's title and, for NEW, its options in one line.
+fn describe(request: &Request) -> (String, String) {
+    match request {
+        Request::New { game, options } => (
+            GameKind::parse(game).map_or(game.clone(), |k| k.title().to_string()),
+            options
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+        Request::Join { .. } => (String::new(), String::new()),
+    }
+}
+
+/// Open games this address created or joined that still wait for players.
+fn open_games_created(tx: &Tx, from: &str) -> anyhow::Result<i64> {
+    let mut n = 0;
+    for (game, _) in tx.seats_of(from)? {
+        if tx.game(game)?.is_some_and(|r| r.status == "open") {
+            n += 1;
+        }
+    }
+    Ok(n)
+}
+
+/// Whether `from` may take `seat` (or any seat) in `game` now: the seat, or why not.
+fn open_seat(
+    tx: &Tx,
+    game: i64,
+    seat: Option<&str>,
+    from: &str,
+) -> anyhow::Result<Result<usize, String>> {
+    let Some(row) = tx.game(game)? else {
+        return Ok(Err(format!("there is no game {game}")));
+    };
+    if row.status != "open" {
+        return Ok(Err(format!(
+            "game {game} has no open seat (it is {})",
+            row.status
+        )));
+    }
+    let g = gamelog::load(tx, game)?;
+    if g.seats.iter().any(|x| x.email.as_deref() == Some(from)) {
+        return Ok(Err(format!("you already play in game {game}")));
+    }
+    let open: Vec<usize> = g
+        .seats
+        .iter()
+        .filter(|x| x.email.is_none())
+        .map(|x| x.seat)
+        .collect();
+    Ok(match seat {
+        Some(name) => match g.game.seat_by_name(name) {
+            Some(x) if open.contains(&x) => Ok(x),
+            _ => Err(format!("seat {name} is not open in game {game}")),
+        },
+        None => open.first().copied().ok_or_else(|| "no open seat".to_string()),
+    })
+}
+
+/// A reply to a confirmation address: from the address that asked, the request is carried
+/// out; from any other, or for an unknown code, nothing happens and nobody is answered.
+pub fn confirm(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    from: &str,
+    code: &str,
+    dice: &mut Option<&mut dyn DiceSource>,
+) -> anyhow::Result<Result<(), Handled>> {
+    let Some(row) = tx.request_by_code(code)? else {
+        tx.note_throttle(from, super::guard::AUTH_FAILURE, ctx.now)?;
+        return Ok(Err(super::refused(format!(
+            "confirmation to an unknown or used code from {from}"
+        ))));
+    };
+    if !row.address.eq_ignore_ascii_case(from) {
+        tx.note_throttle(from, super::guard::AUTH_FAILURE, ctx.now)?;
+        return Ok(Err(super::refused(format!(
+            "confirmation of {}'s request came from {from}",
+            row.address
+        ))));
+    }
+    tx.delete_request(row.id)?;
+    let text = format!("confirm {}", row.kind.to_ascii_uppercase());
+    if row.expires_at <= ctx.now {
+        s.lines.push(Line::no(
+            &text,
+            "this request has expired: send it again to start over",
+        ));
+        return Ok(Ok(()));
+    }
+    match serde_json::from_str::<Request>(&row.payload)? {
+        Request::New { game, options } => create(tx, ctx, s, &text, from, &game, options, dice)?,
+        Request::Join { game, seat } => join(tx, ctx, s, &text, from, game, seat, dice)?,
+    }
+    Ok(Ok(()))
+}
+
+/// A confirmed NEW: the game exists, its first seat taken by the address that asked.
+#[allow(clippy::too_many_arguments)]
+fn create(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    text: &str,
+    from: &str,
+    game: &str,
+    options: Options,
+    dice: &mut Option<&mut dyn DiceSource>,
+) -> anyhow::Result<()> {
+    let Some(kind) = GameKind::parse(game) else {
+        s.lines.push(Line::no(text, "that game is no longer offered"));
+        return Ok(());
+    };
+    let probe = match AnyGame::new(kind, &options) {
+        Ok(g) => g,
+        Err(e) => {
+            s.lines.push(Line::no(text, e));
+            return Ok(());
+        }
+    };
+    let first_seat = probe.seat_name(0).to_string();
+    let spec = GameSpec {
+        kind: Some(kind),
+        options,
+        players: vec![(first_seat.clone(), from.to_string())],
+        event: None,
+        move_secs: ctx.cfg.move_secs,
+        position: None,
+    };
+    let secrets = new_secrets(probe.seat_names().len())?;
+    let id = gm::create_game(tx, &spec, &secrets, ctx.now)?;
+    s.game = Some(id);
+    s.lines.push(Line::ok(
+        text,
+        Some(format!("game #{id} created; you play {first_seat}")),
+    ));
+    s.extra.push(format!(
+        "Game #{id} waits for players: they send JOIN {id}. Everybody gets a welcome mail \
+         with their secret reply address when the seats are full."
+    ));
+    after_join(tx, ctx, id, reborrow(dice))
+}
+
+/// A confirmed JOIN: the seat is taken if it is still open.
+#[allow(clippy::too_many_arguments)]
+fn join(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    text: &str,
+    from: &str,
+    game: i64,
+    seat: Option<String>,
+    dice: &mut Option<&mut dyn DiceSource>,
+) -> anyhow::Result<()> {
+    let target = match open_seat(tx, game, seat.as_deref(), from)? {
+        Ok(t) => t,
+        Err(why) => {
+            s.lines.push(Line::no(text, why));
+            return Ok(());
+        }
+    };
+    let player = tx.player_id(from)?;
+    tx.fill_seat(game, target, player, &gm::new_token()?)?;
+    s.game = Some(game);
+    let g = gamelog::load(tx, game)?;
+    s.lines.push(Line::ok(
+        text,
+        Some(format!(
+            "you play {} in game #{game}",
+            g.game.seat_name(target)
+        )),
+    ));
+    after_join(tx, ctx, game, reborrow(dice))
+}
+
+/// The mail that carries the code: its Reply-To is the confirmation address, so replying to
+/// it is all the player does. `None` when the reply itself carries it (see `inbox::reply`).
+pub fn confirmation_draft(ctx: &Ctx, to: &str, code: &str, body: String) -> Draft {
+    Draft {
+        kind: "confirm",
+        game: None,
+        to: to.to_string(),
+        reply_to: Some(ctx.cfg.seat_address(&format!("{PREFIX}{code}"))),
+        subject: "[pbem] please confirm your request".into(),
+        body,
+        in_reply_to: None,
+        refs: vec![],
+    }
+}
+
+/// Queues the confirmation mail on its own (when the reply to the mail goes to a seat's
+/// thread and keeps that seat's Reply-To).
+pub fn send_confirmation(
+    tx: &Tx,
+    ctx: &Ctx,
+    to: &str,
+    code: &str,
+    body: String,
+) -> anyhow::Result<()> {
+    compose::enqueue(tx, ctx, confirmation_draft(ctx, to, code, body))
+}
