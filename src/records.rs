@@ -79,9 +79,7 @@ impl Record {
             movetext.push('\n');
         }
         let stripped = strip_comments(&movetext)?;
-        static NUMBER: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-        let number = NUMBER
-            .get_or_init(|| regex::Regex::new(r"^(\d+)(\.{1,3})(.*)$").expect("static regex"));
+        let number = move_number_regex();
         let mut group = String::new();
         for tok in stripped.split_whitespace() {
             let mut rest = tok;
@@ -271,22 +269,30 @@ fn parse_tag(line: &str) -> Result<(String, String), String> {
     Ok((name.to_string(), value.replace("\\\"", "\"")))
 }
 
+/// A token that starts with a move number: `12.`, `12...`, or one glued to its ply, `12.5W6`.
+fn move_number_regex() -> &'static regex::Regex {
+    static NUMBER: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    NUMBER.get_or_init(|| regex::Regex::new(r"^(\d+)(\.{1,3})(.*)$").expect("static regex"))
+}
+
+/// Removes `{comments}`. As in PGN they do not nest: a comment ends at the first `}`, and a `{`
+/// inside one is text.
 fn strip_comments(text: &str) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
-    let mut depth = 0usize;
+    let mut in_comment = false;
     for c in text.chars() {
         match c {
-            '{' => depth += 1,
-            '}' if depth == 0 => return Err("a '}' closes no comment".into()),
+            '{' if !in_comment => in_comment = true,
+            '}' if !in_comment => return Err("a '}' closes no comment".into()),
             '}' => {
-                depth -= 1;
+                in_comment = false;
                 out.push(' ');
             }
-            _ if depth == 0 => out.push(c),
+            _ if !in_comment => out.push(c),
             _ => {}
         }
     }
-    if depth > 0 {
+    if in_comment {
         return Err("a '{' comment is never closed".into());
     }
     Ok(out)
@@ -351,6 +357,7 @@ fn write_plies(
 ) -> Result<String, String> {
     let mut out = String::new();
     for (name, value) in tags {
+        check_tag(name, value)?;
         let _ = writeln!(out, "[{name} \"{}\"]", value.replace('"', "\\\""));
     }
     out.push('\n');
@@ -381,18 +388,28 @@ fn write_plies(
             }
             _ => String::new(),
         };
-        let mut word = if implied_actor(&game) == Some(*actor) {
-            text.clone()
+        let implied = implied_actor(&game) == Some(*actor);
+        let prefix = if implied {
+            String::new()
         } else {
-            format!("{}>{text}", actor_name(&game, *actor))
+            format!("{}>", actor_name(&game, *actor))
         };
         // The dice are known only before the roll is played: `to_act` asks for them.
-        if let (true, Actor::Chance, ToAct::Chance(sides)) = (name_dice, actor, game.to_act()) {
-            let dice: Vec<String> = sides.iter().map(|s| format!("d{s}")).collect();
-            let _ = write!(word, " {{{}}}", dice.join(" "));
-        }
-        game.play(*actor, text)
+        let dice = match (name_dice, actor, game.to_act()) {
+            (true, Actor::Chance, ToAct::Chance(sides)) => {
+                let dice: Vec<String> = sides.iter().map(|s| format!("d{s}")).collect();
+                format!(" {{{}}}", dice.join(" "))
+            }
+            _ => String::new(),
+        };
+        // The canonical text, not the logged one: a ply logged before its game's notation
+        // changed (Dip-Tac-Toe's encoding of free text) is written in today's form.
+        let canonical = game
+            .play(*actor, text)
             .map_err(|e| format!("the log does not replay at {text}: {e}"))?;
+        let word = format!("{prefix}{canonical}");
+        check_word(&game, &word, implied)?;
+        let word = word + &dice;
         push(&mut out, &format!("{number}{word}"));
     }
     if !line.is_empty() {
@@ -400,6 +417,46 @@ fn write_plies(
         out.push('\n');
     }
     Ok(out)
+}
+
+/// A tag the reader would not give back as written is refused rather than written: its name
+/// must be one word, its value one line (a `"` in it is escaped, a `\` stands for itself).
+fn check_tag(name: &str, value: &str) -> Result<(), String> {
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Err(format!("'{name}' cannot be a tag name"));
+    }
+    if value.contains(['\n', '\r']) {
+        return Err(format!("the value of tag {name} has a line break"));
+    }
+    Ok(())
+}
+
+/// Refuses a ply that the reader would not give back as this one ply: the record would not
+/// replay. Games keep their canonical plies clear of comment braces, tag brackets, move
+/// numbers, actor prefixes and odd white space (Dip-Tac-Toe percent-encodes its players' words),
+/// so this never fails for a log their `play` wrote; it stops a bad record being exported.
+fn check_word(game: &AnyGame, word: &str, implied: bool) -> Result<(), String> {
+    let problem = if word.contains(['{', '}']) {
+        "a comment brace"
+    } else if word.starts_with('[') {
+        "a tag's opening bracket"
+    } else if word.split_whitespace().collect::<Vec<_>>().join(" ") != word {
+        "white space other than single spaces"
+    } else if word
+        .split_whitespace()
+        .any(|t| move_number_regex().is_match(t))
+    {
+        "a move number"
+    } else if implied && split_actor(word).actor.is_some() {
+        "an actor's name"
+    } else if game.split_plies(word) != [word] {
+        "several plies"
+    } else {
+        return Ok(());
+    };
+    Err(format!(
+        "the ply '{word}' would read back as {problem}: it cannot be written in a record"
+    ))
 }
 
 #[cfg(test)]
@@ -435,6 +492,37 @@ mod tests {
         assert!(Record::parse("[Game dicerink]").is_err());
         assert!(Record::parse("[Game \"dicerink\"]\n1. 3N6 {oops").is_err());
         assert!(Record::parse("[Game \"dicerink\"]\n1. 3N6 }").is_err());
+    }
+
+    #[test]
+    fn comments_do_not_nest() {
+        let r = Record::parse("[Game \"dicerink\"]\n1. 3N6 {a {b} 6S4 {c}").unwrap();
+        assert_eq!(r.items[1], Item::Plies("3N6 6S4".into()));
+        assert!(Record::parse("[Game \"dicerink\"]\n1. 3N6 {a {b} c} 6S4").is_err());
+    }
+
+    #[test]
+    fn what_would_not_read_back_is_not_written() {
+        let game = AnyGame::new(GameKind::DipTacToe, &Options::new()).unwrap();
+        let ok = "BLUE:?%7B;RED:;GREEN:;YELLOW:";
+        assert_eq!(check_word(&game, ok, true), Ok(()));
+        for bad in [
+            "BLUE:?{;RED:;GREEN:;YELLOW:",
+            "BLUE:?};RED:",
+            "[BLUE:",
+            "BLUE:?a\nb",
+            "BLUE: ?a",
+            "12.BLUE:",
+            "GM>draw",
+        ] {
+            assert!(check_word(&game, bad, true).is_err(), "{bad}");
+        }
+        assert_eq!(check_word(&game, "GM>draw", false), Ok(()));
+        let start = AnyGame::new(GameKind::DiceRink, &Options::new()).unwrap();
+        for (name, value) in [("Event", "two\nlines"), ("Two words", "x"), ("", "x")] {
+            let tags = [(name.to_string(), value.to_string())];
+            assert!(write(&tags, &start, &[]).is_err(), "{name}");
+        }
     }
 
     #[test]

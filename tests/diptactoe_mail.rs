@@ -203,3 +203,38 @@ fn a_grace_period_reminds_the_late_player_once_before_adjudicating() {
     // The next turn has its own grace again.
     assert!(!w.load(id).row.graced);
 }
+
+#[test]
+fn a_line_ending_in_resign_is_adjudicated_as_words_and_the_game_exports() {
+    // Once, YELLOW's last line ending in `:resign` made the turn ply read as a resignation of
+    // nobody, and every timer pass (each restart of the daemon) failed at the deadline.
+    let mut w = World::new();
+    let id = w.game(GameKind::DipTacToe, &PLAYERS, &[], None, Some(86400));
+    w.new_mail();
+    order(&mut w, id, 2, "R-III.L.3\n{ [x] } \"quoted\" %41 Grüße");
+    order(&mut w, id, 3, "R-IV.P.3\nthanks, see you:resign");
+    w.new_mail();
+    w.now += Duration::hours(24);
+    assert_eq!(w.timers(), 1);
+    let mail = w.new_mail();
+    let reports: Vec<_> = mail.iter().filter(|m| m.kind == "turn_report").collect();
+    assert_eq!(reports.len(), 4, "{mail:#?}");
+    assert!(
+        reports[0].body.contains("thanks, see you:resign: void"),
+        "{}",
+        reports[0].body
+    );
+    let g = w.load(id);
+    assert_eq!(g.moves.len(), 1);
+    assert!(
+        !g.game.position_tag().contains("resigned"),
+        "{}",
+        g.game.position_tag()
+    );
+    let export = pbem::gm::export(&g).unwrap();
+    let again = pbem::records::Record::parse(&export)
+        .unwrap()
+        .replay()
+        .unwrap_or_else(|e| panic!("{e}\n{export}"));
+    assert_eq!(again.game.position_tag(), g.game.position_tag());
+}

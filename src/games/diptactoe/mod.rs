@@ -4,8 +4,11 @@
 //! `BLUE:I.A.1-II.F.2;RED:II.G.2(S)BLUE(I.A.1-II.F.2);GREEN:VICTORY;YELLOW:`. Seats are
 //! separated by `;`, a seat's lines by `,`; each line is in canonical order notation
 //! (`notation/diptactoe.md`), or `?` and the line as sent, percent-encoded, when it could not be
-//! read (it is void, but its reason belongs in the report). The ply has no white space.
-//! Other plies: `BLUE:resign` (the seat's units hold for the rest of the game) and `draw`.
+//! read (it is void, but its reason belongs in the report): only letters, digits and
+//! `-._~!*'+/=@` stay as written, so a player's words hold no `;` `,` `:`, nothing a record
+//! reads, no white space.
+//! Other plies: exactly `BLUE:resign` (the seat's units hold for the rest of the game) and
+//! `draw`; a turn ply names four seats, so it is never one of them.
 //!
 //! Position tag: `turn=3 BLUE=I.A.1,II.F.2/6 RED=II.H.1/7 GREEN=III.M.4/7 YELLOW=IV.N.4/7`
 //! (units, then the reserve after `/`), with ` resigned=BLUE,RED` when somebody resigned and
@@ -21,6 +24,7 @@ pub mod space;
 pub mod whatif;
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use crate::games::{
     options_get, Actor, GameKind, OptionSpec, Options, Outcome, PlyError, Rules, Seat, ToAct,
@@ -267,30 +271,53 @@ impl DipTacToe {
     }
 }
 
-/// Percent-encodes everything that would break a ply: white space, `%`, `;`, `,`, `?` and
-/// anything outside printable ASCII.
+/// The seat of a resignation ply, which is exactly `SEAT:resign` (any case): nothing else, so
+/// that no turn ply, whatever its players wrote, reads as one (a turn ply names four seats).
+fn resign_ply(text: &str) -> Option<Seat> {
+    let (name, word) = text.split_once(':')?;
+    if !word.eq_ignore_ascii_case("resign") {
+        return None;
+    }
+    SEATS.iter().position(|s| s.eq_ignore_ascii_case(name))
+}
+
+/// Whether a byte of a player's line is written as itself in a turn ply: ASCII letters, digits
+/// and a little punctuation that means nothing in a ply (as `;` `,` `:` `?` `%` do) nor in a
+/// record (as `{` `}` `[` `]` `(` `)` `"` `\` `>` and white space do). Everything else is
+/// `%XX`, so the free text of a turn can never be taken for its structure.
+fn written_as_itself(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || b"-._~!*'+/=@".contains(&byte)
+}
+
+/// Percent-encodes a line that could not be read, byte by byte (UTF-8), upper-case hex.
 fn percent_encode(text: &str) -> String {
-    let mut out = String::new();
+    let mut out = String::with_capacity(text.len());
     for byte in text.bytes() {
-        if byte.is_ascii_graphic() && !b"%;,?".contains(&byte) {
+        if written_as_itself(byte) {
             out.push(byte as char);
         } else {
-            out.push_str(&format!("%{byte:02X}"));
+            let _ = write!(out, "%{byte:02X}");
         }
     }
     out
 }
 
+/// Decodes `%XX` (two hex digits). Any other character stands for itself: plies logged before
+/// the encoding took in `:` `{` `"` and the like still replay (their canonical text is then
+/// re-encoded).
 fn percent_decode(text: &str) -> Result<String, String> {
     let bytes = text.as_bytes();
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = text
+            let hex = bytes
                 .get(i + 1..i + 3)
+                .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
                 .ok_or_else(|| format!("'{text}': bad %-escape"))?;
-            out.push(u8::from_str_radix(hex, 16).map_err(|_| format!("'{text}': bad %-escape"))?);
+            // Two ASCII hex digits: always a valid number below 256.
+            let digits = std::str::from_utf8(hex).map_err(|e| e.to_string())?;
+            out.push(u8::from_str_radix(digits, 16).map_err(|e| e.to_string())?);
             i += 3;
         } else {
             out.push(bytes[i]);
@@ -416,13 +443,7 @@ impl Rules for DipTacToe {
             return Err(PlyError::NotYourTurn("the game is over".into()));
         }
         let text = text.trim();
-        let resign_suffix = text.len().saturating_sub(":resign".len());
-        if let Some(name) = text
-            .get(resign_suffix..)
-            .filter(|end| end.eq_ignore_ascii_case(":resign"))
-            .map(|_| &text[..resign_suffix])
-        {
-            let seat = seat_by_name(name).map_err(PlyError::Syntax)?;
+        if let Some(seat) = resign_ply(text) {
             if actor != Actor::Gm && actor != Actor::Seat(seat) {
                 return Err(PlyError::NotYourTurn(format!(
                     "only {} or the GM can resign for {}",
