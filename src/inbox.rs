@@ -417,7 +417,9 @@ fn authenticate(
         Command::Password(p) => Some(p.as_str()),
         _ => None,
     });
-    let Some(pw) = password else {
+    // A mail from a seat's secret address is proven already: a password in it is not needed,
+    // and a wrong one must not cost the player the moves in that mail.
+    let (Some(pw), Auth::None) = (password, &auth) else {
         return Ok(Ok(auth));
     };
     match tx.password_hash(from)? {
@@ -426,10 +428,7 @@ fn authenticate(
                 let fresh = password::hash(pw, &gm::new_salt()?)?;
                 tx.set_password_hash(from, Some(&fresh))?;
             }
-            Ok(Ok(match auth {
-                Auth::None => Auth::Password,
-                seat => seat,
-            }))
+            Ok(Ok(Auth::Password))
         }
         _ => {
             guard::auth_failed(tx, ctx, from, "a wrong password")?;

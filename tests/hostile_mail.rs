@@ -1,0 +1,438 @@
+//! Hostile mail hurts no one: each finding of the attacker's test, reproduced through the mail path, with the bound that now holds.
+
+mod common;
+
+use chrono::Duration;
+use common::{only_to, World, ADMIN};
+use pbem::games::GameKind;
+use pbem::store::OutboxRow;
+
+const ALICE: &str = "alice@example.org";
+const BOB: &str = "bob@example.org";
+const MALLORY: &str = "mallory@evil.example";
+
+const DIP: [(&str, &str); 4] = [
+    ("BLUE", "blue@example.org"),
+    ("RED", "red@example.org"),
+    ("GREEN", "green@example.org"),
+    ("YELLOW", "yellow@example.org"),
+];
+
+fn rink(w: &mut World) -> i64 {
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", ALICE), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
+    w.new_mail();
+    id
+}
+
+fn dip(w: &mut World) -> i64 {
+    let id = w.game(GameKind::DipTacToe, &DIP, &[], None, Some(2 * 86400));
+    w.new_mail();
+    id
+}
+
+/// Every mail one inbound mail caused stays within the limits.
+fn assert_bounded(w: &World, mail: &[OutboxRow]) {
+    assert!(
+        mail.len() <= w.cfg.max_mails_per_message,
+        "{} mails queued: {:#?}",
+        mail.len(),
+        mail.iter().map(|m| (&m.to_addr, &m.kind)).collect::<Vec<_>>()
+    );
+    for m in mail {
+        assert!(
+            m.body.len() <= w.cfg.max_reply_bytes,
+            "{} bytes to {}",
+            m.body.len(),
+            m.to_addr
+        );
+    }
+}
+
+/// Finding 1: an option too large for any clock is refused in words, and nothing is created.
+#[test]
+fn an_overflowing_salt_window_is_refused_with_a_line_not_a_panic() {
+    let mut w = World::new();
+    let raw = w.mail(
+        MALLORY,
+        "gm@pbem.example",
+        "new",
+        "NEW d4d6 salt_window=9999999999999999",
+    );
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    let reply = only_to(&w.new_mail(), MALLORY).body.clone();
+    assert!(reply.contains("salt_window"), "{reply}");
+    assert!(reply.contains("needs a unit"), "{reply}");
+    for opt in ["salt_window=9999999999999999s", "grace=400d", "salt_window=30"] {
+        let raw = w.mail(MALLORY, "gm@pbem.example", "new", &format!("NEW d4d6 {opt}"));
+        assert_eq!(w.deliver(&raw).unwrap().status, "done", "{opt}");
+        let reply = only_to(&w.new_mail(), MALLORY).body.clone();
+        assert!(reply.contains("refused:"), "{opt}: {reply}");
+    }
+    assert!(w.store.tx(|tx| tx.games(None)).unwrap().is_empty());
+}
+
+/// Finding 17: a negative grace is answered, not marked failed in silence.
+#[test]
+fn a_negative_grace_is_answered_with_the_reason() {
+    let mut w = World::new();
+    let raw = w.mail(ALICE, "gm@pbem.example", "new", "NEW dicerink grace=-1h");
+    let h = w.deliver(&raw).unwrap();
+    assert_eq!(h.status, "done", "{h:?}");
+    let reply = only_to(&w.new_mail(), ALICE).body.clone();
+    assert!(reply.contains("option 'grace'"), "{reply}");
+}
+
+/// Finding 3: HELP with 100,000 lines after it gets one bounded reply.
+#[test]
+fn help_and_a_hundred_thousand_lines_get_one_bounded_reply() {
+    let mut w = World::new();
+    let body = format!("HELP\n{}", "x\n".repeat(100_000));
+    let raw = w.mail(ALICE, "gm@pbem.example", "help", &body);
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    let mail = w.new_mail();
+    assert_bounded(&w, &mail);
+    let reply = only_to(&mail, ALICE);
+    assert!(reply.body.contains("more lines"), "{}", reply.body);
+    assert!(reply.body.contains("Dice Rink"), "{}", reply.body);
+}
+
+/// Finding 3, HTML: a table of 90,000 cells is read cheaply, and answered within bounds.
+#[test]
+fn an_html_mail_of_ninety_thousand_cells_is_bounded() {
+    let mut w = World::new();
+    let cells = "<td>x</td>".repeat(90_000);
+    let raw = format!(
+        "From: <{ALICE}>\r\nTo: gm@pbem.example\r\nSubject: t\r\nMessage-ID: <html@x.example>\r\n\
+         MIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n\
+         <html><body><p>HELP</p><table><tr>{cells}</tr></table></body></html>\r\n"
+    );
+    assert_eq!(w.deliver(raw.as_bytes()).unwrap().status, "done");
+    let mail = w.new_mail();
+    assert_bounded(&w, &mail);
+}
+
+/// Finding 4: forged mail "from" a player cannot lock the player out: only a few are
+/// answered, and the player's real move is played and answered at once.
+#[test]
+fn forged_help_mails_do_not_lock_a_player_out() {
+    let mut w = World::new();
+    let id = rink(&mut w);
+    for _ in 0..60 {
+        let raw = w.mail(ALICE, "gm@pbem.example", "help", "HELP");
+        w.deliver(&raw).unwrap();
+    }
+    let answered = w.new_mail().len() as i64;
+    assert_eq!(answered, w.cfg.unauth_replies_per_hour);
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(ALICE, &to, "Re: move", "b1 5/4");
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    assert_eq!(w.load(id).moves.len(), 1, "the move was played");
+    let mail = w.new_mail();
+    let reply = only_to(&mail, ALICE);
+    let due = w.store.tx(|tx| tx.outbox_due(w.now, 1000)).unwrap();
+    assert!(due.iter().any(|d| d.id == reply.id), "the answer goes now");
+}
+
+/// Finding 5: thousands of press, draw and board lines in one mail cost what one costs.
+#[test]
+fn repeated_press_draw_and_board_lines_send_each_mail_once() {
+    let mut w = World::new();
+    let id = dip(&mut w);
+    let to = w.seat_address(id, 0);
+    let body = "PRESS TO ALL: hello\n".repeat(2000);
+    let raw = w.mail(DIP[0].1, &to, "Re: press", &body);
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    let mail = w.new_mail();
+    assert_bounded(&w, &mail);
+    assert_eq!(mail.iter().filter(|m| m.kind == "press").count(), 3);
+
+    let raw = w.mail(DIP[0].1, &to, "Re: draw", &"DRAW OFFER\n".repeat(1000));
+    w.deliver(&raw).unwrap();
+    let mail = w.new_mail();
+    assert_bounded(&w, &mail);
+    assert_eq!(mail.len(), 4, "the reply and one notice to each other seat");
+
+    let raw = w.mail(DIP[0].1, &to, "Re: board", &"BOARD\n".repeat(1000));
+    w.deliver(&raw).unwrap();
+    let mail = w.new_mail();
+    assert_bounded(&w, &mail);
+    let reply = only_to(&mail, DIP[0].1);
+    assert!(reply.body.contains("already answered above"), "{}", reply.body);
+}
+
+/// Finding 6: eight thousand SALT lines add a bounded number of salts, and no answer lists
+/// the salts once per line.
+#[test]
+fn eight_thousand_salts_are_bounded() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::D4D6,
+        &[("WHITE", ALICE), ("BLACK", BOB)],
+        &[],
+        None,
+        None,
+    );
+    w.new_mail();
+    let to = w.seat_address(id, 0);
+    let body: String = (0..8000).map(|i| format!("SALT pebble number {i}\n")).collect();
+    let raw = w.mail(ALICE, &to, "Re: salts", &body);
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    let mail = w.new_mail();
+    assert_bounded(&w, &mail);
+    let salts = pbem::gm::salt_pairs(&w.load(id).row).unwrap();
+    assert!(salts.len() <= w.cfg.max_salts_per_game, "{}", salts.len());
+    assert!(!salts.is_empty());
+    // A second mail cannot pass the game's limit either.
+    w.cfg.max_commands = 1000;
+    let raw = w.mail(ALICE, &to, "Re: salts", &body);
+    w.deliver(&raw).unwrap();
+    let salts = pbem::gm::salt_pairs(&w.load(id).row).unwrap();
+    assert_eq!(salts.len(), w.cfg.max_salts_per_game);
+    let mail = w.new_mail();
+    assert_bounded(&w, &mail);
+}
+
+/// Finding 7: a password in any spelling is never an order, never mailed, never kept.
+#[test]
+fn a_password_line_is_never_published_or_kept() {
+    let mut w = World::new();
+    let id = dip(&mut w);
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(
+        DIP[0].1,
+        &to,
+        "Re: orders",
+        "I.A.1 - II.F.2\nPASSWORD:hunter2secret",
+    );
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    let mail = w.new_mail();
+    for m in &mail {
+        assert!(!m.body.contains("hunter2secret"), "mailed: {}", m.body);
+    }
+    let pending = w.store.tx(|tx| tx.pending(id, "orders")).unwrap();
+    assert!(!format!("{pending:?}").contains("hunter2"), "{pending:?}");
+    let stored = w
+        .store
+        .tx(|tx| {
+            let ids: Vec<i64> = tx.messages(10)?.iter().map(|m| m.id).collect();
+            tx.message(ids[0])
+        })
+        .unwrap()
+        .unwrap();
+    let raw = String::from_utf8_lossy(&stored.raw);
+    assert!(!raw.contains("hunter2"), "{raw}");
+    assert!(raw.contains("I.A.1 - II.F.2"), "{raw}");
+    // The adjudicated turn and the record carry no trace of it either.
+    w.now += Duration::days(3);
+    w.timers();
+    let g = w.load(id);
+    assert!(!pbem::gm::export(&g).unwrap().contains("hunter2"));
+    for m in w.new_mail() {
+        assert!(!m.body.contains("hunter2"), "{}", m.body);
+    }
+}
+
+/// Finding 8: a forged NEW and JOINs make no game; only a reply from the address itself to
+/// its own code does; one mail of many NEW lines makes one request.
+#[test]
+fn new_and_join_need_the_address_to_confirm() {
+    let mut w = World::new();
+    let raw = w.mail(ALICE, "gm@pbem.example", "new", "NEW diptactoe");
+    w.deliver(&raw).unwrap();
+    let ask = only_to(&w.new_mail(), ALICE).clone();
+    let code_address = ask.reply_to.clone().unwrap();
+    assert!(code_address.starts_with("gm+confirm-"), "{code_address}");
+    assert!(w.store.tx(|tx| tx.games(None)).unwrap().is_empty());
+    // Somebody else replying to the code (had they seen it) is refused and not answered.
+    let raw = w.mail(MALLORY, &code_address, "Re: confirm", "yes");
+    assert_eq!(w.deliver(&raw).unwrap().status, "refused");
+    assert!(w.new_mail().is_empty());
+    assert!(w.store.tx(|tx| tx.games(None)).unwrap().is_empty());
+    // The address itself confirms: now the game exists. The code works once.
+    let raw = w.mail(ALICE, &code_address, "Re: confirm", "yes");
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    assert_eq!(w.store.tx(|tx| tx.games(None)).unwrap().len(), 1);
+    w.new_mail();
+    let raw = w.mail(ALICE, &code_address, "Re: confirm", "yes again");
+    assert_eq!(w.deliver(&raw).unwrap().status, "refused");
+    assert_eq!(w.store.tx(|tx| tx.games(None)).unwrap().len(), 1);
+
+    // Forged JOINs fill no seat.
+    for who in ["a@x.example", "b@x.example", "c@x.example"] {
+        let raw = w.mail(who, "gm@pbem.example", "join", "JOIN 1");
+        w.deliver(&raw).unwrap();
+    }
+    let g = w.load(1);
+    assert_eq!(g.seats.iter().filter(|s| s.email.is_some()).count(), 1);
+    assert!(w.new_mail().iter().all(|m| m.kind != "welcome"));
+
+    // 5,000 NEW lines: one request, the rest refused; and the pending allowance holds.
+    let raw = w.mail(BOB, "gm@pbem.example", "new", &"NEW dicerink\n".repeat(5000));
+    w.deliver(&raw).unwrap();
+    let mail = w.new_mail();
+    assert_bounded(&w, &mail);
+    assert!(only_to(&mail, BOB).body.contains("one NEW or JOIN per mail"));
+    for _ in 0..5 {
+        let raw = w.mail(BOB, "gm@pbem.example", "new", "NEW dicerink");
+        w.deliver(&raw).unwrap();
+    }
+    let mail = w.new_mail();
+    let last = mail.last().unwrap();
+    assert!(last.body.contains("waiting (at most 3)"), "{}", last.body);
+    // Unconfirmed requests expire.
+    w.now += Duration::days(4);
+    let raw = w.mail(BOB, &code_address_of(&mail[0]), "Re: confirm", "yes");
+    w.deliver(&raw).unwrap();
+    assert!(only_to(&w.new_mail(), BOB).body.contains("expired"));
+    assert_eq!(w.store.tx(|tx| tx.games(None)).unwrap().len(), 1);
+}
+
+fn code_address_of(m: &OutboxRow) -> String {
+    m.reply_to.clone().expect("a confirmation address")
+}
+
+/// Finding 11: a mail over the size limit is kept as its headers; a seat's own is answered.
+#[test]
+fn a_mail_over_the_limit_is_kept_as_headers_and_its_sender_told() {
+    let mut w = World::new();
+    let id = rink(&mut w);
+    let to = w.seat_address(id, 0);
+    let mut raw = w.mail(ALICE, &to, "Re: move", "b1 5/4\n");
+    raw.extend(std::iter::repeat_n(b'x', 3 << 20));
+    let kept = pbem::mail::intake::read_bounded(&mut &raw[..], w.cfg.max_message_bytes).unwrap();
+    assert!(kept.len() < 4096, "{} bytes kept", kept.len());
+    let h = w.deliver(&kept).unwrap();
+    assert_eq!(h.status, "refused");
+    assert!(h.note.contains("too-large"), "{h:?}");
+    let reply = only_to(&w.new_mail(), ALICE).body.clone();
+    assert!(reply.contains("was not read"), "{reply}");
+    assert!(w.load(id).moves.is_empty());
+}
+
+/// Finding 13: GM notices never go to pbem's own address; without an admin address they
+/// stay in the event log.
+#[test]
+fn gm_notices_go_to_the_admin_address_or_stay_in_the_log() {
+    let mut w = World::new();
+    w.cfg.admin_address = None;
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", ALICE), ("B", BOB)],
+        &[],
+        None,
+        Some(86400),
+    );
+    w.new_mail();
+    w.now += Duration::days(3);
+    w.timers();
+    w.timers();
+    let mail = w.new_mail();
+    assert!(mail.iter().all(|m| m.to_addr != "gm@pbem.example"), "{mail:#?}");
+    let events = w.store.tx(|tx| tx.events(Some(id))).unwrap();
+    assert!(
+        events.iter().any(|(_, t)| t.contains("did not move")),
+        "{events:?}"
+    );
+    let mut cfg = w.cfg.clone();
+    cfg.admin_address = Some("GM@pbem.example".to_ascii_lowercase());
+    assert!(cfg.problems().iter().any(|p| p.contains("admin_address")));
+    let _ = ADMIN;
+}
+
+/// Finding 14: a forger's subject is never quoted to the seat's owner, who is told at most
+/// once an hour however many forgeries arrive.
+#[test]
+fn a_forgers_words_are_not_quoted_and_the_owner_is_told_once() {
+    let mut w = World::new();
+    let id = rink(&mut w);
+    let to = w.seat_address(id, 0);
+    for _ in 0..3 {
+        let raw = w.mail(
+            MALLORY,
+            &to,
+            "URGENT: your account is closed, visit evil.example",
+            "b1 5/4",
+        );
+        assert_eq!(w.deliver(&raw).unwrap().status, "refused");
+    }
+    let mail = w.new_mail();
+    let notice = only_to(&mail, ALICE);
+    assert_eq!(notice.kind, "auth_refusal");
+    assert!(!notice.body.contains("evil.example visit"), "{}", notice.body);
+    assert!(!notice.body.contains("URGENT"), "{}", notice.body);
+    assert!(mail.iter().all(|m| m.to_addr != MALLORY));
+    assert!(w.load(id).moves.is_empty());
+}
+
+/// Failed authentications are throttled per address, and the GM is told once.
+#[test]
+fn repeated_failed_authentication_is_throttled_and_reported() {
+    let mut w = World::new();
+    let id = rink(&mut w);
+    let to = w.seat_address(id, 0);
+    for n in 0..8 {
+        let raw = w.mail(MALLORY, &to, &format!("try {n}"), "b1 5/4");
+        let h = w.deliver(&raw).unwrap();
+        assert_eq!(h.status, "refused");
+        if n >= w.cfg.max_auth_failures {
+            assert!(h.note.contains("throttled"), "{n}: {h:?}");
+        }
+    }
+    let mail = w.new_mail();
+    let to_admin: Vec<_> = mail.iter().filter(|m| m.to_addr == ADMIN).collect();
+    assert_eq!(to_admin.len(), 1, "{mail:#?}");
+    assert!(to_admin[0].body.contains(MALLORY), "{}", to_admin[0].body);
+}
+
+/// Finding 16: a malformed Message-ID does not make the reply unsendable.
+#[test]
+fn a_malformed_message_id_is_not_quoted_in_the_reply() {
+    let mut w = World::new();
+    let raw = format!(
+        "From: <{ALICE}>\r\nTo: gm@pbem.example\r\nSubject: hi\r\n\
+         Message-ID: <a b ü@x.example>\r\nMIME-Version: 1.0\r\n\
+         Content-Type: text/plain; charset=utf-8\r\n\r\nHELP\r\n"
+    );
+    assert_eq!(w.deliver(raw.as_bytes()).unwrap().status, "done");
+    let reply = only_to(&w.new_mail(), ALICE).clone();
+    assert_eq!(reply.in_reply_to, None);
+    assert!(reply.refs.as_deref().unwrap_or("").is_ascii());
+    let transport = w.cfg.transport().unwrap();
+    let sent = pbem::sender::drain(&mut w.store, &w.cfg, &transport, &|| w.now).unwrap();
+    assert_eq!(sent.failed, 0);
+    assert_eq!(sent.sent, 1);
+}
+
+/// Finding 18: passwords are argon2id, and a right password logs in; a legacy hash is
+/// replaced after its first use.
+#[test]
+fn passwords_are_argon2id_and_legacy_hashes_are_upgraded() {
+    use sha2::Digest;
+    let mut w = World::new();
+    let id = rink(&mut w);
+    let legacy = format!(
+        "sha256$s${}",
+        hex::encode(sha2::Sha256::digest("s\0opensesame"))
+    );
+    w.store
+        .tx(|tx| tx.set_password_hash(ALICE, Some(&legacy)))
+        .unwrap();
+    let raw = w.mail(
+        ALICE,
+        "gm@pbem.example",
+        &format!("[pbem #{id}]"),
+        "password = opensesame\nSTATUS",
+    );
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    let reply = only_to(&w.new_mail(), ALICE).body.clone();
+    assert!(reply.contains("you play A"), "{reply}");
+    assert!(!reply.contains("opensesame"), "{reply}");
+    let stored = w.store.tx(|tx| tx.password_hash(ALICE)).unwrap().unwrap();
+    assert!(stored.starts_with("$argon2id$"), "{stored}");
+}
