@@ -436,3 +436,56 @@ fn passwords_are_argon2id_and_legacy_hashes_are_upgraded() {
     let stored = w.store.tx(|tx| tx.password_hash(ALICE)).unwrap().unwrap();
     assert!(stored.starts_with("$argon2id$"), "{stored}");
 }
+
+/// Finding 1 on the command line: an overflowing duration is refused with a line (exit 2),
+/// not a panic (exit 101), and a bare number is refused too.
+#[test]
+fn the_command_line_refuses_overflowing_and_bare_durations() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_pbem"))
+            .current_dir(dir.path())
+            .args(args)
+            .env("PBEM_DB", dir.path().join("g.sqlite"))
+            .env("PBEM_OUTBOX_DIR", dir.path().join("out"))
+            .env("PBEM_ADDRESS", "gm@example.org")
+            .env_remove("PBEM_CONFIG")
+            .env_remove("PBEM_MAILDIR")
+            .env_remove("PBEM_TRANSPORT")
+            .output()
+            .unwrap()
+    };
+    assert!(run(&["init"]).status.success());
+    for (args, needle) in [
+        (vec!["--move-time", "9999999999999999s"], "out of range"),
+        (vec!["--move-time", "30"], "needs a unit"),
+        (vec!["--option", "grace=9999999999999999999d"], "grace"),
+        (vec!["--option", "salt_window=-1h"], "salt_window"),
+    ] {
+        let mut all = vec![
+            "game",
+            "new",
+            "d4d6",
+            "--player",
+            "WHITE=w@example.org",
+            "--player",
+            "BLACK=b@example.org",
+        ];
+        all.extend(args.iter().copied());
+        let o = run(&all);
+        let text = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_ne!(o.status.code(), Some(101), "{args:?} panicked: {text}");
+        assert!(!o.status.success(), "{args:?} was accepted");
+        assert!(text.contains(needle), "{args:?}: {text}");
+    }
+    // The config file: a move time that overflows is a clear error.
+    std::fs::write(
+        dir.path().join("pbem.toml"),
+        "[time]\nmove_time = \"9999999999999999s\"\n",
+    )
+    .unwrap();
+    let o = run(&["config", "check"]);
+    let text = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_ne!(o.status.code(), Some(101), "{text}");
+    assert!(text.contains("move_time"), "{text}");
+}
