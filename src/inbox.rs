@@ -360,11 +360,6 @@ fn screen(tx: &Tx, ctx: &Ctx, inb: &Inbound) -> anyhow::Result<Result<String, Ha
     if ctx.cfg.is_ours(&from) {
         return Ok(Err(refused("loop: mail from our own address")));
     }
-    if guard::auth_throttled(tx, ctx, &from)? {
-        return Ok(Err(refused(
-            "throttled: too many failed authentications from this address in the last hour",
-        )));
-    }
     Ok(Ok(from))
 }
 
@@ -395,6 +390,11 @@ fn authenticate(
                 let on_record = tx.seat_email(game, seat)?;
                 if on_record.as_deref() == Some(from) {
                     auth = Auth::Seat(game, seat);
+                } else if guard::auth_throttled(tx, ctx, from)? {
+                    return Ok(Err(refused(
+                        "throttled: too many failed authentications from this address in the \
+                         last hour",
+                    )));
                 } else {
                     let g = gamelog::load(tx, game)?;
                     let what = format!(
@@ -418,8 +418,17 @@ fn authenticate(
         _ => None,
     });
     // A mail from a seat's secret address is proven already: a password in it is not needed,
-    // and a wrong one must not cost the player the moves in that mail.
-    let (Some(pw), Auth::None) = (password, &auth) else {
+    // and a wrong one must not cost the player the moves in that mail. Nor does a throttle:
+    // failures forged in a player's name must not lock the player out.
+    if matches!(auth, Auth::Seat(..)) {
+        return Ok(Ok(auth));
+    }
+    if guard::auth_throttled(tx, ctx, from)? {
+        return Ok(Err(refused(
+            "throttled: too many failed authentications from this address in the last hour",
+        )));
+    }
+    let Some(pw) = password else {
         return Ok(Ok(auth));
     };
     match tx.password_hash(from)? {

@@ -489,3 +489,28 @@ fn the_command_line_refuses_overflowing_and_bare_durations() {
     assert_ne!(o.status.code(), Some(101), "{text}");
     assert!(text.contains("move_time"), "{text}");
 }
+
+/// Failures forged in a player's name throttle that address's unproven mail only: the
+/// player's own mail from the seat's secret address is still played.
+#[test]
+fn failures_forged_in_a_players_name_do_not_lock_the_player_out() {
+    let mut w = World::new();
+    let id = rink(&mut w);
+    let other = rink(&mut w);
+    // "Alice" writes to Bob's seat address ten times: her address is throttled.
+    let bobs = w.seat_address(other, 1);
+    for _ in 0..10 {
+        let raw = w.mail(ALICE, &bobs, "x", "b1 5/4");
+        assert_eq!(w.deliver(&raw).unwrap().status, "refused");
+    }
+    let raw = w.mail(ALICE, "gm@pbem.example", "x", "PASSWORD guess");
+    let h = w.deliver(&raw).unwrap();
+    assert!(h.note.contains("throttled"), "{h:?}");
+    // Her real move, from her seat's secret address, is played.
+    w.new_mail();
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(ALICE, &to, "Re: move", "b1 5/4");
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    assert_eq!(w.load(id).moves.len(), 1);
+    assert!(only_to(&w.new_mail(), ALICE).body.contains("ok: b1 5/4"));
+}
