@@ -714,7 +714,10 @@ fn send_now(store: &mut Store, cfg: &Config) {
 fn ingest(db: &Path, cfg: Config) -> anyhow::Result<Exit> {
     const EX_TEMPFAIL: Exit = 75;
     // Never more than the size limit in memory: a larger mail is kept as its headers.
-    let raw = match crate::mail::intake::read_bounded(&mut std::io::stdin().lock(), cfg.max_message_bytes) {
+    let raw = match crate::mail::intake::read_bounded(
+        &mut std::io::stdin().lock(),
+        cfg.max_message_bytes,
+    ) {
         Ok(raw) => raw,
         Err(e) => {
             eprintln!("pbem ingest: cannot read the message: {e}");

@@ -193,7 +193,10 @@ pub fn password_attempt(line: &str) -> Option<&str> {
         if rest.starts_with(|c: char| c.is_alphanumeric()) {
             return None;
         }
-        Some(rest.trim_start_matches(|c: char| c.is_whitespace() || ":=-".contains(c)).trim_end())
+        Some(
+            rest.trim_start_matches(|c: char| c.is_whitespace() || ":=-".contains(c))
+                .trim_end(),
+        )
     })
 }
 
@@ -294,7 +297,11 @@ mod tests {
             "Password - secret",
             "  passwd: secret ",
         ] {
-            assert_eq!(p(&[line]), vec![Command::Password("secret".into())], "{line}");
+            assert_eq!(
+                p(&[line]),
+                vec![Command::Password("secret".into())],
+                "{line}"
+            );
         }
         assert!(matches!(&p(&["PASSWORD:"])[0], Command::Bad { line, .. } if line == "PASSWORD"));
         assert_eq!(

@@ -292,7 +292,12 @@ pub fn to_seat(
 pub fn to_gm(tx: &Tx, ctx: &Ctx, g: Option<&Loaded>, text: &str) -> anyhow::Result<()> {
     tx.log_event(g.map(|g| g.row.id), ctx.now, text)?;
     tracing::warn!(game = g.map(|g| g.row.id), "GM notice: {text}");
-    let Some(admin) = ctx.cfg.admin_address.clone().filter(|a| !ctx.cfg.is_ours(a)) else {
+    let Some(admin) = ctx
+        .cfg
+        .admin_address
+        .clone()
+        .filter(|a| !ctx.cfg.is_ours(a))
+    else {
         return Ok(());
     };
     let vars = json!({"game": g.map(game_json), "text": text});

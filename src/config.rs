@@ -130,11 +130,9 @@ pub fn load(
         None => FileConfig::default(),
     };
     let dur = |what: &str, v: Option<String>, default: i64, range| -> anyhow::Result<i64> {
-        v.map(|s| {
-            crate::duration::parse(&s, range).map_err(|e| anyhow!("{what} = \"{s}\": {e}"))
-        })
-        .transpose()
-        .map(|o| o.unwrap_or(default))
+        v.map(|s| crate::duration::parse(&s, range).map_err(|e| anyhow!("{what} = \"{s}\": {e}")))
+            .transpose()
+            .map(|o| o.unwrap_or(default))
     };
     let lim = &fc.limits;
     let env_bytes = match env("PBEM_MAX_MESSAGE_BYTES") {
@@ -172,8 +170,7 @@ pub fn load(
         templates_dir: env("PBEM_TEMPLATES")
             .map(PathBuf::from)
             .or(fc.templates_dir),
-        max_message_bytes: count("max_message_bytes", env_bytes, 1 << 20, 4096, 64 << 20)?
-            as usize,
+        max_message_bytes: count("max_message_bytes", env_bytes, 1 << 20, 4096, 64 << 20)? as usize,
         replies_per_hour: count("replies_per_hour", lim.replies_per_hour, 60, 1, 10_000)?,
         unauth_replies_per_hour: count(
             "unauth_replies_per_hour",
@@ -184,8 +181,13 @@ pub fn load(
         )?,
         max_lines: count("max_lines", lim.max_lines, 200, 10, 10_000)? as usize,
         max_commands: count("max_commands", lim.max_commands, 40, 1, 1_000)? as usize,
-        max_reply_bytes: count("max_reply_bytes", lim.max_reply_bytes, 64 << 10, 4096, 1 << 20)?
-            as usize,
+        max_reply_bytes: count(
+            "max_reply_bytes",
+            lim.max_reply_bytes,
+            64 << 10,
+            4096,
+            1 << 20,
+        )? as usize,
         max_mails_per_message: count(
             "max_mails_per_message",
             lim.max_mails_per_message,

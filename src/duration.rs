@@ -62,7 +62,9 @@ pub fn parse(text: &str, range: Range) -> Result<i64, DurationError> {
         return Ok(0);
     }
     if t.is_empty() {
-        return Err(DurationError("a duration is missing (e.g. 3d, 36h, 90m)".into()));
+        return Err(DurationError(
+            "a duration is missing (e.g. 3d, 36h, 90m)".into(),
+        ));
     }
     if t.chars().all(|c| c.is_ascii_digit()) {
         return Err(DurationError(format!(

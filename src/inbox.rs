@@ -268,15 +268,34 @@ fn handle_mail(
         Err(h) => return finish(tx, msg_id, inb, redact, (h, None)),
     };
     if matches!(auth, Auth::None) && guard::unauth_budget_spent(tx, ctx, &from)? {
-        tx.log_event(None, ctx.now, &format!("rate limit: unproven mail from {from} not answered"))?;
-        let h = refused("rate limit: too many answers to mail from this address that proves no seat");
+        tx.log_event(
+            None,
+            ctx.now,
+            &format!("rate limit: unproven mail from {from} not answered"),
+        )?;
+        let h =
+            refused("rate limit: too many answers to mail from this address that proves no seat");
         return finish(tx, msg_id, inb, redact, (h, None));
     }
-    let outcome = run_lines(tx, ctx, &mut session, msg_id, &cmds, &from, &auth, &mut dice)?;
+    let outcome = run_lines(
+        tx,
+        ctx,
+        &mut session,
+        msg_id,
+        &cmds,
+        &from,
+        &auth,
+        &mut dice,
+    )?;
     if let Some(h) = outcome {
         return finish(tx, msg_id, inb, redact, (h, None));
     }
-    session.note_unread(unread_lines, unread_cmds, ctx.cfg.max_lines, ctx.cfg.max_commands);
+    session.note_unread(
+        unread_lines,
+        unread_cmds,
+        ctx.cfg.max_lines,
+        ctx.cfg.max_commands,
+    );
     // An empty mail (or all quoted text): say how to play rather than stay silent.
     if cmds.is_empty() && session.extra.is_empty() && session.help.is_none() {
         session.help = Some(help_text(ctx, None)?);
@@ -319,7 +338,10 @@ fn redacted(inb: &Inbound) -> Vec<u8> {
     header("To", Some(&inb.to.join(", ")));
     header("Cc", Some(&inb.cc.join(", ")));
     header("Subject", Some(&inb.subject));
-    header("Message-ID", inb.message_id.as_ref().map(|m| format!("<{m}>")).as_deref());
+    header(
+        "Message-ID",
+        inb.message_id.as_ref().map(|m| format!("<{m}>")).as_deref(),
+    );
     let date = inb.date.map(|d| d.to_rfc2822());
     header("Date", date.as_deref());
     out.push_str("MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\n");
@@ -670,7 +692,9 @@ impl Session {
                 status: "unread",
                 text: format!("... and {lines} more lines"),
                 canonical: None,
-                reason: Some(format!("not read: the game master reads at most {max_lines} lines of a mail")),
+                reason: Some(format!(
+                    "not read: the game master reads at most {max_lines} lines of a mail"
+                )),
             });
         }
         if cmds > 0 {
@@ -678,7 +702,9 @@ impl Session {
                 status: "unread",
                 text: format!("... and {cmds} more commands"),
                 canonical: None,
-                reason: Some(format!("not run: the game master runs at most {max_cmds} commands of a mail")),
+                reason: Some(format!(
+                    "not run: the game master runs at most {max_cmds} commands of a mail"
+                )),
             });
         }
     }
@@ -687,7 +713,13 @@ impl Session {
     fn summary(&self) -> String {
         let count = |st: &str| self.lines.iter().filter(|l| l.status == st).count();
         let mut parts = Vec::new();
-        for (st, word) in [("ok", "done"), ("refused", "refused"), ("void", "void"), ("ignored", "ignored"), ("unread", "unread")] {
+        for (st, word) in [
+            ("ok", "done"),
+            ("refused", "refused"),
+            ("void", "void"),
+            ("ignored", "ignored"),
+            ("unread", "unread"),
+        ] {
             let n = count(st);
             if n > 0 {
                 parts.push(format!("{n} {word}"));
@@ -696,7 +728,11 @@ impl Session {
         if parts.is_empty() {
             "answered".into()
         } else {
-            format!("{} line(s) answered: {}", self.lines.len(), parts.join(", "))
+            format!(
+                "{} line(s) answered: {}",
+                self.lines.len(),
+                parts.join(", ")
+            )
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Mail in and out: parsing received mail and sending replies.
 
 pub mod inbound;
-pub mod outbound;
 pub mod intake;
+pub mod outbound;

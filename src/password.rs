@@ -65,10 +65,7 @@ mod tests {
 
     #[test]
     fn an_old_sha256_hash_still_verifies_and_asks_to_be_replaced() {
-        let old = format!(
-            "sha256$abc${}",
-            hex::encode(Sha256::digest("abc\0hunter2"))
-        );
+        let old = format!("sha256$abc${}", hex::encode(Sha256::digest("abc\0hunter2")));
         assert!(verify("hunter2", &old));
         assert!(!verify("hunter3", &old));
         assert!(needs_rehash(&old));

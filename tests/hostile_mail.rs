@@ -42,7 +42,9 @@ fn assert_bounded(w: &World, mail: &[OutboxRow]) {
         mail.len() <= w.cfg.max_mails_per_message,
         "{} mails queued: {:#?}",
         mail.len(),
-        mail.iter().map(|m| (&m.to_addr, &m.kind)).collect::<Vec<_>>()
+        mail.iter()
+            .map(|m| (&m.to_addr, &m.kind))
+            .collect::<Vec<_>>()
     );
     for m in mail {
         assert!(
@@ -68,8 +70,17 @@ fn an_overflowing_salt_window_is_refused_with_a_line_not_a_panic() {
     let reply = only_to(&w.new_mail(), MALLORY).body.clone();
     assert!(reply.contains("salt_window"), "{reply}");
     assert!(reply.contains("needs a unit"), "{reply}");
-    for opt in ["salt_window=9999999999999999s", "grace=400d", "salt_window=30"] {
-        let raw = w.mail(MALLORY, "gm@pbem.example", "new", &format!("NEW d4d6 {opt}"));
+    for opt in [
+        "salt_window=9999999999999999s",
+        "grace=400d",
+        "salt_window=30",
+    ] {
+        let raw = w.mail(
+            MALLORY,
+            "gm@pbem.example",
+            "new",
+            &format!("NEW d4d6 {opt}"),
+        );
         assert_eq!(w.deliver(&raw).unwrap().status, "done", "{opt}");
         let reply = only_to(&w.new_mail(), MALLORY).body.clone();
         assert!(reply.contains("refused:"), "{opt}: {reply}");
@@ -163,7 +174,11 @@ fn repeated_press_draw_and_board_lines_send_each_mail_once() {
     let mail = w.new_mail();
     assert_bounded(&w, &mail);
     let reply = only_to(&mail, DIP[0].1);
-    assert!(reply.body.contains("already answered above"), "{}", reply.body);
+    assert!(
+        reply.body.contains("already answered above"),
+        "{}",
+        reply.body
+    );
 }
 
 /// Finding 6: eight thousand SALT lines add a bounded number of salts, and no answer lists
@@ -180,7 +195,9 @@ fn eight_thousand_salts_are_bounded() {
     );
     w.new_mail();
     let to = w.seat_address(id, 0);
-    let body: String = (0..8000).map(|i| format!("SALT pebble number {i}\n")).collect();
+    let body: String = (0..8000)
+        .map(|i| format!("SALT pebble number {i}\n"))
+        .collect();
     let raw = w.mail(ALICE, &to, "Re: salts", &body);
     assert_eq!(w.deliver(&raw).unwrap().status, "done");
     let mail = w.new_mail();
@@ -273,11 +290,18 @@ fn new_and_join_need_the_address_to_confirm() {
     assert!(w.new_mail().iter().all(|m| m.kind != "welcome"));
 
     // 5,000 NEW lines: one request, the rest refused; and the pending allowance holds.
-    let raw = w.mail(BOB, "gm@pbem.example", "new", &"NEW dicerink\n".repeat(5000));
+    let raw = w.mail(
+        BOB,
+        "gm@pbem.example",
+        "new",
+        &"NEW dicerink\n".repeat(5000),
+    );
     w.deliver(&raw).unwrap();
     let mail = w.new_mail();
     assert_bounded(&w, &mail);
-    assert!(only_to(&mail, BOB).body.contains("one NEW or JOIN per mail"));
+    assert!(only_to(&mail, BOB)
+        .body
+        .contains("one NEW or JOIN per mail"));
     for _ in 0..5 {
         let raw = w.mail(BOB, "gm@pbem.example", "new", "NEW dicerink");
         w.deliver(&raw).unwrap();
@@ -333,7 +357,10 @@ fn gm_notices_go_to_the_admin_address_or_stay_in_the_log() {
     w.timers();
     w.timers();
     let mail = w.new_mail();
-    assert!(mail.iter().all(|m| m.to_addr != "gm@pbem.example"), "{mail:#?}");
+    assert!(
+        mail.iter().all(|m| m.to_addr != "gm@pbem.example"),
+        "{mail:#?}"
+    );
     let events = w.store.tx(|tx| tx.events(Some(id))).unwrap();
     assert!(
         events.iter().any(|(_, t)| t.contains("did not move")),
@@ -364,7 +391,11 @@ fn a_forgers_words_are_not_quoted_and_the_owner_is_told_once() {
     let mail = w.new_mail();
     let notice = only_to(&mail, ALICE);
     assert_eq!(notice.kind, "auth_refusal");
-    assert!(!notice.body.contains("evil.example visit"), "{}", notice.body);
+    assert!(
+        !notice.body.contains("evil.example visit"),
+        "{}",
+        notice.body
+    );
     assert!(!notice.body.contains("URGENT"), "{}", notice.body);
     assert!(mail.iter().all(|m| m.to_addr != MALLORY));
     assert!(w.load(id).moves.is_empty());

@@ -227,7 +227,12 @@ fn a_password_line_authenticates_and_a_wrong_one_is_refused() {
     let mut w = World::new();
     let id = rink(&mut w, ALICE, None);
     w.store
-        .tx(|tx| tx.set_password_hash(ALICE, Some(&pbem::password::hash("s3cret!", &[1; 16]).unwrap())))
+        .tx(|tx| {
+            tx.set_password_hash(
+                ALICE,
+                Some(&pbem::password::hash("s3cret!", &[1; 16]).unwrap()),
+            )
+        })
         .unwrap();
     let raw = w.mail(
         ALICE,
@@ -503,8 +508,16 @@ fn a_player_sent_too_much_mail_gets_the_rest_later_and_is_told_once() {
         .iter()
         .filter(|m| m.kind != "held" && !due_now.iter().any(|d| d.id == m.id))
         .collect();
-    assert_eq!(held.len(), 2, "the third BOARD and the STATUS are held: {mail:#?}");
-    assert_eq!(mail.len(), 5, "two answers, the notice, two held answers: {mail:#?}");
+    assert_eq!(
+        held.len(),
+        2,
+        "the third BOARD and the STATUS are held: {mail:#?}"
+    );
+    assert_eq!(
+        mail.len(),
+        5,
+        "two answers, the notice, two held answers: {mail:#?}"
+    );
     // An hour later they go out.
     let later = w.now + chrono::Duration::minutes(61);
     let due_later = w.store.tx(|tx| tx.outbox_due(later, 100)).unwrap();

@@ -31,7 +31,11 @@ pub fn auth_failed(tx: &Tx, ctx: &Ctx, from: &str, what: &str) -> anyhow::Result
     tx.note_throttle(from, AUTH_FAILURE, ctx.now)?;
     let hour_ago = ctx.now - Duration::hours(1);
     let n = tx.throttle_count(from, AUTH_FAILURE, hour_ago)?;
-    tx.log_event(None, ctx.now, &format!("failed authentication from {from}: {what}"))?;
+    tx.log_event(
+        None,
+        ctx.now,
+        &format!("failed authentication from {from}: {what}"),
+    )?;
     if n == ctx.cfg.max_auth_failures {
         compose::to_gm(
             tx,

@@ -57,14 +57,18 @@ pub fn ask_new(
         let names: Vec<&str> = GameKind::ALL.iter().map(|k| k.name()).collect();
         s.lines.push(Line::no(
             text,
-            format!("there is no game by that name (games: {})", names.join(", ")),
+            format!(
+                "there is no game by that name (games: {})",
+                names.join(", ")
+            ),
         ));
         return Ok(());
     };
     let mut opts = Options::new();
     for o in options {
         let Some((k, v)) = o.split_once('=') else {
-            s.lines.push(Line::no(text, "options are written name=value"));
+            s.lines
+                .push(Line::no(text, "options are written name=value"));
             return Ok(());
         };
         opts.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
@@ -209,7 +213,10 @@ fn open_seat(
             Some(x) if open.contains(&x) => Ok(x),
             _ => Err(format!("seat {name} is not open in game {game}")),
         },
-        None => open.first().copied().ok_or_else(|| "no open seat".to_string()),
+        None => open
+            .first()
+            .copied()
+            .ok_or_else(|| "no open seat".to_string()),
     })
 }
 
@@ -265,7 +272,8 @@ fn create(
     dice: &mut Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<()> {
     let Some(kind) = GameKind::parse(game) else {
-        s.lines.push(Line::no(text, "that game is no longer offered"));
+        s.lines
+            .push(Line::no(text, "that game is no longer offered"));
         return Ok(());
     };
     let probe = match AnyGame::new(kind, &options) {

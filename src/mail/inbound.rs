@@ -241,7 +241,10 @@ fn from_bare_headers(raw: &[u8], content_hash: String) -> Inbound {
             .map(|v| ids_in_text(&v))
             .unwrap_or_default(),
         date: None,
-        size: declared_size(first(&OVERSIZE_HEADER.to_ascii_lowercase()).as_deref(), raw.len()),
+        size: declared_size(
+            first(&OVERSIZE_HEADER.to_ascii_lowercase()).as_deref(),
+            raw.len(),
+        ),
         body: String::new(),
         kind: MailKind::Normal,
     }

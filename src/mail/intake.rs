@@ -9,7 +9,10 @@ use super::inbound::oversize_stub;
 /// the real size (`inbound::oversize_stub`), to be refused without storing the body.
 pub fn read_bounded(reader: &mut impl Read, max: usize) -> io::Result<Vec<u8>> {
     let mut head = Vec::with_capacity(max.min(64 * 1024));
-    reader.by_ref().take(max as u64 + 1).read_to_end(&mut head)?;
+    reader
+        .by_ref()
+        .take(max as u64 + 1)
+        .read_to_end(&mut head)?;
     if head.len() <= max {
         return Ok(head);
     }

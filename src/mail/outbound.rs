@@ -190,7 +190,23 @@ pub fn build(mail: &OutMail) -> Result<Message, BuildError> {
             })?;
         builder = builder.raw_header(HeaderValue::new(header_name, single_line(name, value)?));
     }
-    Ok(builder.body(mail.body.clone())?)
+    // CRLF line ends made here in one pass: lettre makes them with one `String::insert` per
+    // line, which is quadratic in the body's length (a 46 MB reply took minutes).
+    Ok(builder.body(crlf(&mail.body))?)
+}
+
+/// `text` with every line ending as CRLF, in one pass.
+pub fn crlf(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 32 + 2);
+    let mut prev = '\0';
+    for c in text.chars() {
+        if c == '\n' && prev != '\r' {
+            out.push('\r');
+        }
+        out.push(c);
+        prev = c;
+    }
+    out
 }
 
 fn mailbox(field: &'static str, value: &str) -> Result<Mailbox, BuildError> {
@@ -750,6 +766,15 @@ mod tests {
             .filter_map(|a| a.address())
             .collect();
         assert_eq!(to, ["alice@example.org", "bob@example.org"]);
+    }
+
+    #[test]
+    fn bodies_get_crlf_line_ends_in_one_pass() {
+        assert_eq!(crlf("a\nb\r\nc\n\n"), "a\r\nb\r\nc\r\n\r\n");
+        let big = "x\n".repeat(500_000);
+        let out = crlf(&big);
+        assert_eq!(out.len(), big.len() + 500_000);
+        assert!(!out.replace("\r\n", "").contains('\n'));
     }
 
     #[test]

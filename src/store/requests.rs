@@ -72,17 +72,19 @@ impl Tx<'_> {
 
     /// Forgets expired requests and throttle entries older than a day; how many went.
     pub fn prune_requests_and_throttles(&self, now: DateTime<Utc>) -> anyhow::Result<usize> {
-        let requests = self.exec(
-            "DELETE FROM requests WHERE expires_at <= ?1",
-            [ts(now)],
-        )?;
+        let requests = self.exec("DELETE FROM requests WHERE expires_at <= ?1", [ts(now)])?;
         let old = now - chrono::Duration::days(1);
         let throttles = self.exec("DELETE FROM throttle WHERE at < ?1", [ts(old)])?;
         Ok(requests + throttles)
     }
 
     /// Counts one `what` (an answer to unproven mail, a failed authentication, ...) for an address.
-    pub fn note_throttle(&self, address: &str, what: &str, now: DateTime<Utc>) -> anyhow::Result<()> {
+    pub fn note_throttle(
+        &self,
+        address: &str,
+        what: &str,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<()> {
         self.exec(
             "INSERT INTO throttle (address, what, at) VALUES (?1, ?2, ?3)",
             params![address, what, ts(now)],
