@@ -35,6 +35,9 @@ pub struct Config {
     pub max_attempts: i64,
     /// `pbem serve`: seconds between polls of the Maildir and timers.
     pub poll_secs: u64,
+    /// How long a command waits for another process's write lock on the database before it
+    /// gives up (`pbem ingest` then exits 75; `pbem serve` retries later), seconds.
+    pub busy_timeout_secs: u64,
 }
 
 /// The file as written by the GM; every field optional (defaults apply).
@@ -61,6 +64,7 @@ struct Limits {
     replies_per_hour: Option<i64>,
     max_attempts: Option<i64>,
     retry_base: Option<String>,
+    busy_timeout: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -133,6 +137,12 @@ pub fn load(
         retry_base_secs: dur("retry_base", fc.limits.retry_base, 60)?,
         max_attempts: fc.limits.max_attempts.unwrap_or(8),
         poll_secs: dur("poll", env("PBEM_POLL").or(fc.time.poll), 5)? as u64,
+        busy_timeout_secs: dur(
+            "busy_timeout",
+            env("PBEM_BUSY_TIMEOUT").or(fc.limits.busy_timeout),
+            30,
+        )?
+        .max(1) as u64,
     };
     // The file's `db` applies unless --db / PBEM_DB gave one (the caller decides).
     Ok((cfg, fc.db))

@@ -202,6 +202,11 @@ const MIGRATIONS: &[&str] = &[
     UPDATE games SET salts_fixed = 1
         WHERE EXISTS (SELECT 1 FROM moves WHERE moves.game_id = games.id);
     "#,
+    // 5: quarantine. A game whose timer or adjudication fails (an error or a panic) is set
+    // aside with the reason, so its timers stop and every other game goes on; NULL is fine.
+    r#"
+    ALTER TABLE games ADD COLUMN quarantined TEXT;
+    "#,
 ];
 
 /// The schema version this build writes.
