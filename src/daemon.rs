@@ -108,39 +108,39 @@ impl Daemon {
 
     /// A pass that leaves the outbox to a `BackgroundSender`. Its three parts (the Maildir,
     /// stored messages, the timers) each run even when one before failed or panicked: a
-    /// broken Maildir must not stop the clocks. The error is every part's that failed.
+    /// broken Maildir must not stop the clocks. Only the store's own trouble (a lock held
+    /// past the busy timeout) skips the parts after it, which would wait for it in vain. The
+    /// error is every failed part's.
     pub fn pass_without_sending(&mut self) -> anyhow::Result<Pass> {
         let mut pass = Pass::default();
-        let mut failed = Vec::new();
+        let mut failed = Failed::default();
         if let Some(dir) = self.cfg.maildir.clone() {
-            if let Err(e) = unwind::catch(|| self.intake(&dir, &mut pass)) {
-                failed.push(format!("Maildir: {e:#}"));
-            }
+            failed.note("Maildir", unwind::catch(|| self.intake(&dir, &mut pass)));
         }
         let ctx = Ctx {
             cfg: &self.cfg,
             templates: &self.templates,
             now: Utc::now(),
         };
-        let stop = &self.stop;
-        let processed = unwind::catch(|| loop {
-            let n = inbox::process_batch(&mut self.store, &ctx, BATCH)?;
-            crate::fault::point("process:after-commit");
-            pass.processed += n;
-            if n < BATCH || stop.load(Ordering::SeqCst) {
-                return Ok(());
-            }
-        });
-        if let Err(e) = processed {
-            failed.push(format!("stored messages: {e:#}"));
+        if !failed.store_down {
+            let stop = &self.stop;
+            let processed = unwind::catch(|| loop {
+                let n = inbox::process_batch(&mut self.store, &ctx, BATCH)?;
+                crate::fault::point("process:after-commit");
+                pass.processed += n;
+                if n < BATCH || stop.load(Ordering::SeqCst) {
+                    return Ok(());
+                }
+            });
+            failed.note("stored messages", processed);
         }
-        match unwind::catch(|| timers::run(&mut self.store, &ctx, None)) {
-            Ok(n) => pass.timers = n,
-            Err(e) => failed.push(format!("timers: {e:#}")),
+        if !failed.store_down {
+            let timers = unwind::catch(|| timers::run(&mut self.store, &ctx, None));
+            pass.timers = failed.note("timers", timers).unwrap_or(0);
         }
-        match failed.is_empty() {
+        match failed.parts.is_empty() {
             true => Ok(pass),
-            false => Err(anyhow::anyhow!("{}", failed.join("; "))),
+            false => Err(anyhow::anyhow!("{}", failed.parts.join("; "))),
         }
     }
 
@@ -261,6 +261,27 @@ impl Daemon {
                 return;
             }
             std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+/// The parts of a pass that failed, and whether the store itself is in trouble.
+#[derive(Default)]
+struct Failed {
+    parts: Vec<String>,
+    store_down: bool,
+}
+
+impl Failed {
+    /// Keeps a part's error, if it failed; its value otherwise.
+    fn note<T>(&mut self, part: &str, result: anyhow::Result<T>) -> Option<T> {
+        match result {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.store_down |= crate::store::is_transient(&e);
+                self.parts.push(format!("{part}: {e:#}"));
+                None
+            }
         }
     }
 }

@@ -381,7 +381,7 @@ impl Transport {
 
 impl Transport {
     /// Sends mails one after the other, calling `taken(i, result)` as soon as the transport
-    /// has taken mail `i` (or failed it), before the next goes out: the caller marks it sent
+    /// has taken mail `i` (or failed it), before the next goes out: the caller notes it sent
     /// there, so a crash sends again at most the one mail in flight. An error from `taken`
     /// stops the sending (the mails not reached stay as they were) and is returned.
     pub fn send_each(
@@ -647,26 +647,15 @@ fn send_with_sendmail(program: &Path, message: &Message) -> Result<(), SendError
 
 /// Writes `message` as `<UTC time>-<message id>.eml` (sortable by time, then id) and returns
 /// the path. The file appears complete or not at all (written under a hidden name, then
-/// hard-linked), and an existing file is never replaced: a clash gets a `-2`, `-3`... suffix.
+/// renamed into place), and an existing file is never replaced: a clash gets a `-2`, `-3`...
+/// suffix.
 pub fn write_to_folder(folder: &Path, message: &Message, message_id: &str) -> io::Result<PathBuf> {
-    let path = write_to_folder_synced(folder, message, message_id, true)?;
+    let file = stage(folder, message, message_id, true)?;
+    let path = publish(folder, &file);
+    let _ = fs::remove_file(&file.temp);
     // The rename is durable only once the folder is: until then a power cut could lose a
     // mail the outbox already marks sent.
     sync_dir(folder)?;
-    Ok(path)
-}
-
-/// `write_to_folder` without the folder's fsync, and without the file's when `sync` is
-/// false: the caller makes a batch durable at once (`sync_dir` or `sync_folder`).
-fn write_to_folder_synced(
-    folder: &Path,
-    message: &Message,
-    message_id: &str,
-    sync: bool,
-) -> io::Result<PathBuf> {
-    let file = stage(folder, message, message_id, sync)?;
-    let path = publish(folder, &file);
-    let _ = fs::remove_file(&file.temp);
     path
 }
 

@@ -58,8 +58,12 @@ impl SendTurn {
         let mut text = String::new();
         std::io::Seek::seek(f, std::io::SeekFrom::Start(0))?;
         std::io::Read::read_to_string(f, &mut text)?;
-        // A line cut short cannot be trusted: that mail is sent again.
-        Ok(text.lines().filter_map(|l| l.trim().parse().ok()).collect())
+        // Each note is one write of `<id>\n`; a line without its end (a power cut in the
+        // middle) cannot be trusted, and that mail is sent again.
+        Ok(text
+            .split_inclusive('\n')
+            .filter_map(|l| l.strip_suffix('\n')?.parse().ok())
+            .collect())
     }
 
     /// Forgets the noted mails, once the outbox marks them sent.
