@@ -238,7 +238,10 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
     match cli.command {
         Command::Ingest => unreachable!("handled above"),
         Command::Serve { once } => {
-            let store = Store::open(&db, true)?;
+            let store = match once {
+                true => Store::open(&db, true)?,
+                false => open_for_serve(&db, cfg.poll_secs)?,
+            };
             let mut d = Daemon::new(&db, store, cfg)?;
             let p = d.serve(once)?;
             if once {
@@ -594,6 +597,25 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
                 "seat {seat} of game {id} has a new reply address (mailed with its next report)"
             );
             Ok(0)
+        }
+    }
+}
+
+/// Opens the daemon's database, waiting out what time may cure (another process holding
+/// the lock a migration needs, a full disk): a daemon started at boot must not die because
+/// something else held the database at that moment. Anything else is an error at start.
+fn open_for_serve(db: &Path, poll_secs: u64) -> anyhow::Result<Store> {
+    let mut failures = 0;
+    loop {
+        match Store::open(db, true) {
+            Ok(store) => return Ok(store),
+            Err(e) if crate::store::is_transient(&e) => {
+                failures += 1;
+                let pause = crate::daemon::retry_pause(poll_secs, failures);
+                tracing::error!(error = %format!("{e:#}"), retry_in_secs = pause, "cannot open the database; retrying");
+                std::thread::sleep(std::time::Duration::from_secs(pause));
+            }
+            Err(e) => return Err(e),
         }
     }
 }

@@ -99,7 +99,8 @@ fn wait_for_lock(attempt: i32) -> bool {
 /// Whether an error is the store's own trouble, which time may cure (another process holds
 /// the lock past the busy timeout, the disk is full, an I/O error), rather than a fault of
 /// the mail or game being worked on: such an error must abort the work and be tried again,
-/// never mark a message failed or a game quarantined.
+/// never mark a message failed or a game quarantined. (A database that cannot be opened at
+/// all is not among them: most often its path is wrong, which is the GM's to fix.)
 pub fn is_transient(e: &anyhow::Error) -> bool {
     use rusqlite::ErrorCode as C;
     e.chain().any(|cause| {
@@ -112,7 +113,6 @@ pub fn is_transient(e: &anyhow::Error) -> bool {
                     | C::DiskFull
                     | C::SystemIoFailure
                     | C::OutOfMemory
-                    | C::CannotOpen
                     | C::ReadOnly
             )
         )
