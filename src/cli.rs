@@ -181,6 +181,10 @@ pub enum GameCmd {
     /// Fix the dice salts now and make the roll that waits for them (a game with dice waits
     /// for every player's START, or the end of its salt window, before its first roll).
     Start { id: i64 },
+    /// Clear a game's quarantine (set when its timer or adjudication failed) once the cause
+    /// is fixed: its timers run again from the next pass.
+    #[command(alias = "release")]
+    Unquarantine { id: i64 },
     /// Give a seat a new secret reply address (the old one stops working).
     RotateToken {
         id: i64,
@@ -224,12 +228,20 @@ pub type Exit = i32;
 
 /// Runs a parsed command, printing its output; errors go back to main.
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {
+    // The MTA's command keeps its own contract, even for a config that does not load.
+    if let Command::Ingest = cli.command {
+        return Ok(ingest(&cli));
+    }
     let (cfg, cfg_db) = config::load(cli.config.as_deref(), &config::process_env)?;
+    crate::store::set_busy_timeout(std::time::Duration::from_secs(cfg.busy_timeout_secs));
     let db = db_path(&cli, cfg_db);
     match cli.command {
-        Command::Ingest => ingest(&db, cfg),
+        Command::Ingest => unreachable!("handled above"),
         Command::Serve { once } => {
-            let store = Store::open(&db, true)?;
+            let store = match once {
+                true => Store::open(&db, true)?,
+                false => open_for_serve(&db, cfg.poll_secs)?,
+            };
             let mut d = Daemon::new(&db, store, cfg)?;
             let p = d.serve(once)?;
             if once {
@@ -270,7 +282,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
                 Ok(0)
             } else {
                 for p in problems {
-                    eprintln!("{p}");
+                    say(&p);
                 }
                 Ok(1)
             }
@@ -303,7 +315,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             let query = match crate::games::d4d6::tablebase::Query::from_args(&args) {
                 Ok(q) => q,
                 Err(e) => {
-                    eprintln!("pbem analyze d4d6: {e}");
+                    say(&format!("pbem analyze d4d6: {e}"));
                     return Ok(1);
                 }
             };
@@ -333,7 +345,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
                     Ok(0)
                 }
                 Err(e) => {
-                    eprintln!("{}: {e}", file.display());
+                    say(&format!("{}: {e}", file.display()));
                     Ok(1)
                 }
             }
@@ -415,13 +427,18 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
                     })
                     .collect();
                 println!(
-                    "#{:<4} {:<10} {:<8} ply {:<4} {}  {}",
+                    "#{:<4} {:<10} {:<8} ply {:<4} {}  {}{}",
                     r.id,
                     r.kind,
                     r.status,
                     g.moves.len(),
                     g.game.to_act_text(),
-                    players.join(" ")
+                    players.join(" "),
+                    if r.quarantined.is_some() {
+                        "  QUARANTINED"
+                    } else {
+                        ""
+                    }
                 );
             }
             Ok(0)
@@ -443,6 +460,10 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
             }
             if let Some(d) = g.row.deadline {
                 println!("  deadline {}", d.format("%Y-%m-%d %H:%M UTC"));
+            }
+            if let Some(why) = &g.row.quarantined {
+                println!("  QUARANTINED (timers stopped): {why}");
+                println!("  clear it once fixed: pbem game unquarantine {id}");
             }
             println!();
             print!("{}", g.game.board());
@@ -487,7 +508,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
                     Ok(0)
                 }
                 Err(e) => {
-                    eprintln!("illegal: {e}");
+                    say(&format!("illegal: {e}"));
                     Ok(1)
                 }
             }
@@ -555,6 +576,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
             );
             Ok(0)
         }
+        GameCmd::Unquarantine { id } => unquarantine(&mut store, id, now),
         GameCmd::RotateToken { id, seat } => {
             let token = gm::new_token()?;
             store.tx(|tx| {
@@ -573,6 +595,43 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
             Ok(0)
         }
     }
+}
+
+/// Opens the daemon's database, waiting out what time may cure (another process holding
+/// the lock a migration needs, a full disk): a daemon started at boot must not die because
+/// something else held the database at that moment. Anything else is an error at start.
+fn open_for_serve(db: &Path, poll_secs: u64) -> anyhow::Result<Store> {
+    let mut failures = 0;
+    loop {
+        match Store::open(db, true) {
+            Ok(store) => return Ok(store),
+            Err(e) if crate::store::is_transient(&e) => {
+                failures += 1;
+                let pause = crate::daemon::retry_pause(poll_secs, failures);
+                tracing::error!(error = %format!("{e:#}"), retry_in_secs = pause, "cannot open the database; retrying");
+                std::thread::sleep(std::time::Duration::from_secs(pause));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// `pbem game unquarantine`: the GM fixed what made the game's timer fail; its timers run
+/// again from the next pass.
+fn unquarantine(store: &mut Store, id: i64, now: chrono::DateTime<Utc>) -> anyhow::Result<Exit> {
+    let was = store.tx(|tx| {
+        let was = tx.game(id)?.ok_or_else(|| anyhow!("no game {id}"))?;
+        if was.quarantined.is_some() {
+            tx.set_quarantined(id, None)?;
+            tx.log_event(Some(id), now, "quarantine cleared by the GM")?;
+        }
+        Ok(was.quarantined)
+    })?;
+    match was {
+        Some(why) => println!("game {id} is out of quarantine (it was: {why})"),
+        None => println!("game {id} was not quarantined"),
+    }
+    Ok(0)
 }
 
 /// Reads `pbem game new` arguments into a spec.
@@ -621,7 +680,7 @@ fn replay(file: &Path, json: bool) -> anyhow::Result<Exit> {
     let record = match Record::parse(&text) {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("{}: {e}", file.display());
+            say(&format!("{}: {e}", file.display()));
             return Ok(1);
         }
     };
@@ -639,7 +698,7 @@ fn replay(file: &Path, json: bool) -> anyhow::Result<Exit> {
             Ok(0)
         }
         Err(e) => {
-            eprintln!("{e}");
+            say(&e.to_string());
             Ok(1)
         }
     }
@@ -706,45 +765,48 @@ fn send_now(store: &mut Store, cfg: &Config) {
         .transport()
         .and_then(|t| crate::sender::drain(store, cfg, &t, &Utc::now));
     if let Err(e) = result {
-        eprintln!("pbem: mail queued, not sent yet: {e:#}");
+        say(&format!("pbem: mail queued, not sent yet: {e:#}"));
     }
 }
 
-/// `pbem ingest`: sysexits codes, so an MTA retries what could not be stored.
-fn ingest(db: &Path, cfg: Config) -> anyhow::Result<Exit> {
+/// `pbem ingest`, the MTA's contract (sysexits): 0 once the mail is durably stored, 75
+/// (EX_TEMPFAIL) for anything a retry could cure, so the MTA keeps the mail and delivers it
+/// again: an unreadable or malformed config (the GM fixes it), a database locked past the
+/// busy timeout, a full disk, even a panic. Never 101: no panic leaves this function, and
+/// nothing here panics on a closed or full stderr (`say`).
+fn ingest(cli: &Cli) -> Exit {
     const EX_TEMPFAIL: Exit = 75;
-    // Never more than the size limit in memory: a larger mail is kept as its headers.
-    let raw = match crate::mail::intake::read_bounded(
-        &mut std::io::stdin().lock(),
-        cfg.max_message_bytes,
-    ) {
-        Ok(raw) => raw,
+    match crate::unwind::catch(|| ingest_stored(cli)) {
+        Ok(()) => 0,
         Err(e) => {
-            eprintln!("pbem ingest: cannot read the message: {e}");
-            return Ok(EX_TEMPFAIL);
-        }
-    };
-    let store = match Store::open(db, true).and_then(|s| s.checkpoint_early().map(|_| s)) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("pbem ingest: {e:#}");
-            return Ok(EX_TEMPFAIL);
-        }
-    };
-    let mut d = match Daemon::new(db, store, cfg) {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("pbem ingest: {e:#}");
-            return Ok(EX_TEMPFAIL);
-        }
-    };
-    match d.ingest(&raw) {
-        Ok(_) => Ok(0),
-        Err(e) => {
-            eprintln!("pbem ingest: the message was not stored: {e:#}");
-            Ok(EX_TEMPFAIL)
+            say(&format!("pbem ingest: the message was not stored: {e:#}"));
+            EX_TEMPFAIL
         }
     }
+}
+
+/// Reads the mail on stdin and stores it (processing and sending follow, but their failures
+/// are logged, never returned: once stored, the mail is safe).
+fn ingest_stored(cli: &Cli) -> anyhow::Result<()> {
+    let (cfg, cfg_db) = config::load(cli.config.as_deref(), &config::process_env)?;
+    // Never more than the size limit in memory: a larger mail is kept as its headers.
+    let raw =
+        crate::mail::intake::read_bounded(&mut std::io::stdin().lock(), cfg.max_message_bytes)
+            .context("cannot read the message")?;
+    crate::store::set_busy_timeout(std::time::Duration::from_secs(cfg.busy_timeout_secs));
+    let db = db_path(cli, cfg_db);
+    let store = Store::open(&db, true)?;
+    store.checkpoint_early()?;
+    Daemon::new(&db, store, cfg)?.ingest(&raw)?;
+    Ok(())
+}
+
+/// Writes a line to stderr, ignoring failure: a closed or full stderr must not turn a
+/// message into a panic (`eprintln!` panics when it cannot write), least of all in
+/// `pbem ingest`, whose exit code an MTA acts on.
+pub fn say(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 fn outbox(db: &Path, cmd: OutboxCmd) -> anyhow::Result<Exit> {
@@ -804,7 +866,7 @@ fn verify(file: &Path) -> anyhow::Result<Exit> {
     let record = Record::parse(&text).map_err(|e| anyhow!(e))?;
     let done = record.replay().map_err(|e| anyhow!("{e}"))?;
     let Some(seed) = record.tag("DiceSeed") else {
-        eprintln!("the record has no [DiceSeed]: the seed is revealed only when the game is over");
+        say("the record has no [DiceSeed]: the seed is revealed only when the game is over");
         return Ok(1);
     };
     let commitment = record.tag("DiceCommitment").unwrap_or("");

@@ -62,6 +62,9 @@ pub struct Config {
     pub max_attempts: i64,
     /// `pbem serve`: seconds between polls of the Maildir and timers.
     pub poll_secs: u64,
+    /// How long a command waits for another process's write lock on the database before it
+    /// gives up (`pbem ingest` then exits 75; `pbem serve` retries later), seconds.
+    pub busy_timeout_secs: u64,
 }
 
 /// The file as written by the GM; every field optional (defaults apply).
@@ -98,6 +101,7 @@ struct Limits {
     max_auth_failures: Option<i64>,
     max_attempts: Option<i64>,
     retry_base: Option<String>,
+    busy_timeout: Option<String>,
 }
 
 /// A number from the config within `min..=max`, or its default; the error names the key.
@@ -228,6 +232,12 @@ pub fn load(
         retry_base_secs: dur("retry_base", lim.retry_base.clone(), 60, Range::RETRY)?,
         max_attempts: count("max_attempts", lim.max_attempts, 8, 1, 100)?,
         poll_secs: dur("poll", env("PBEM_POLL").or(fc.time.poll), 5, Range::POLL)? as u64,
+        busy_timeout_secs: dur(
+            "busy_timeout",
+            env("PBEM_BUSY_TIMEOUT").or(fc.limits.busy_timeout.clone()),
+            30,
+            Range::new(1, 600, false),
+        )? as u64,
     };
     // The file's `db` applies unless --db / PBEM_DB gave one (the caller decides).
     Ok((cfg, fc.db))

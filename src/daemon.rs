@@ -16,6 +16,7 @@ use crate::sender;
 use crate::store::Store;
 use crate::template::Templates;
 use crate::timers;
+use crate::unwind;
 
 /// How many messages share one transaction (and so one fsync).
 const BATCH: usize = 200;
@@ -63,23 +64,29 @@ impl Daemon {
     }
 
     /// Stores one raw message (durably) and processes it; then sends what is due.
-    /// Returns whether it was new. Errors after the raw store are logged, not returned:
-    /// the message is safe and the next pass processes it.
+    /// Returns whether it was new. Errors and panics after the commit are logged, not
+    /// returned: the message is safe, and the next pass finishes what is left.
     pub fn ingest(&mut self, raw: &[u8]) -> anyhow::Result<bool> {
         crate::fault::point("ingest:before-store");
         let ctx = Ctx::new(&self.cfg, &self.templates, Utc::now());
         // Stored and processed in one commit (one fsync): a crash before it leaves nothing,
-        // and the MTA, which saw no exit 0, delivers again.
+        // and the MTA, which saw no exit 0, delivers again. Processing runs isolated inside
+        // it, so a mail whose processing fails or panics is still stored (marked failed).
         let id = inbox::store_and_process(&mut self.store, raw, &ctx)?;
         crate::fault::point("process:after-commit");
         // Any message an earlier run stored but did not finish is processed exactly once.
-        let unfinished = !self.store.read(|tx| tx.new_messages())?.is_empty();
-        if unfinished {
-            if let Err(e) = inbox::process_batch(&mut self.store, &ctx, BATCH) {
-                tracing::error!(error = %format!("{e:#}"), "processing failed; the messages stay new");
+        let unfinished = unwind::catch(|| {
+            if !self.store.read(|tx| tx.new_messages())?.is_empty() {
+                inbox::process_batch(&mut self.store, &ctx, BATCH)?;
             }
+            Ok(())
+        });
+        if let Err(e) = unfinished {
+            tracing::error!(error = %format!("{e:#}"), "processing failed; the messages stay new");
         }
-        if let Err(e) = sender::drain(&mut self.store, &self.cfg, &self.transport, &Utc::now) {
+        let sent =
+            unwind::catch(|| sender::drain(&mut self.store, &self.cfg, &self.transport, &Utc::now));
+        if let Err(e) = sent {
             tracing::error!(error = %format!("{e:#}"), "sending failed; the outbox keeps the mail");
         }
         Ok(id.is_some())
@@ -95,29 +102,45 @@ impl Daemon {
         Ok(pass)
     }
 
-    /// A pass that leaves the outbox to a `BackgroundSender`.
+    /// A pass that leaves the outbox to a `BackgroundSender`. Its three parts (the Maildir,
+    /// stored messages, the timers) each run even when one before failed or panicked: a
+    /// broken Maildir must not stop the clocks. Only the store's own trouble (a lock held
+    /// past the busy timeout) skips the parts after it, which would wait for it in vain. The
+    /// error is every failed part's.
     pub fn pass_without_sending(&mut self) -> anyhow::Result<Pass> {
         let mut pass = Pass::default();
+        let mut failed = Failed::default();
         if let Some(dir) = self.cfg.maildir.clone() {
-            self.intake(&dir, &mut pass)?;
+            failed.note("Maildir", unwind::catch(|| self.intake(&dir, &mut pass)));
         }
         let ctx = Ctx::new(&self.cfg, &self.templates, Utc::now());
-        loop {
-            let n = inbox::process_batch(&mut self.store, &ctx, BATCH)?;
-            crate::fault::point("process:after-commit");
-            pass.processed += n;
-            if n < BATCH || self.stop.load(Ordering::SeqCst) {
-                break;
-            }
+        if !failed.store_down {
+            let stop = &self.stop;
+            let processed = unwind::catch(|| loop {
+                let n = inbox::process_batch(&mut self.store, &ctx, BATCH)?;
+                crate::fault::point("process:after-commit");
+                pass.processed += n;
+                if n < BATCH || stop.load(Ordering::SeqCst) {
+                    return Ok(());
+                }
+            });
+            failed.note("stored messages", processed);
         }
-        pass.timers = timers::run(&mut self.store, &ctx, None)?;
-        Ok(pass)
+        if !failed.store_down {
+            let timers = unwind::catch(|| timers::run(&mut self.store, &ctx, None));
+            pass.timers = failed.note("timers", timers).unwrap_or(0);
+        }
+        match failed.parts.is_empty() {
+            true => Ok(pass),
+            false => Err(anyhow::anyhow!("{}", failed.parts.join("; "))),
+        }
     }
 
     /// Moves each mail in new/ into the store, then to cur/ (never deleted before the store
     /// committed it; a crash in between re-reads it and the dedupe key makes that harmless).
+    /// A file that cannot be read or moved is logged and left for the next pass; the others go on.
     fn intake(&mut self, dir: &Path, pass: &mut Pass) -> anyhow::Result<()> {
-        let new = dir.join("new");
+        let new = maildir_ready(dir)?;
         let mut names: Vec<_> = std::fs::read_dir(&new)
             .with_context(|| format!("cannot read the Maildir {}", new.display()))?
             .filter_map(Result::ok)
@@ -129,17 +152,23 @@ impl Daemon {
             if self.stop.load(Ordering::SeqCst) {
                 break;
             }
-            let raws = chunk
-                .iter()
-                .map(|name| {
-                    let path = new.join(name);
-                    std::fs::File::open(&path)
-                        .and_then(|mut f| {
-                            crate::mail::intake::read_bounded(&mut f, self.cfg.max_message_bytes)
-                        })
-                        .with_context(|| format!("cannot read {}", path.display()))
-                })
-                .collect::<anyhow::Result<Vec<_>>>()?;
+            let (mut read, mut raws) = (Vec::new(), Vec::new());
+            for name in chunk {
+                let path = new.join(name);
+                // Never more than the size limit in memory: a larger mail is kept as its headers.
+                let bounded = std::fs::File::open(&path).and_then(|mut f| {
+                    crate::mail::intake::read_bounded(&mut f, self.cfg.max_message_bytes)
+                });
+                match bounded {
+                    Ok(raw) => {
+                        read.push(name);
+                        raws.push(raw);
+                    }
+                    Err(e) => {
+                        tracing::error!(file = %path.display(), error = %e, "cannot read a mail; left in new/")
+                    }
+                }
+            }
             let ctx = Ctx::new(&self.cfg, &self.templates, Utc::now());
             // One commit stores and plays the whole chunk; only then do the files leave new/.
             for fresh in inbox::store_and_process_batch(&mut self.store, &raws, &ctx)? {
@@ -151,21 +180,26 @@ impl Daemon {
                 }
             }
             crate::fault::point("process:after-commit");
-            for name in chunk {
+            for name in read {
                 let mut cur_name = name.to_string_lossy().into_owned();
                 if !cur_name.contains(":2,") {
                     cur_name.push_str(":2,S");
                 }
                 let path = new.join(name);
-                std::fs::rename(&path, dir.join("cur").join(cur_name))
-                    .with_context(|| format!("cannot move {} to cur/", path.display()))?;
+                // Left in new/, it is read again and found a duplicate: harmless.
+                if let Err(e) = std::fs::rename(&path, dir.join("cur").join(cur_name)) {
+                    tracing::error!(file = %path.display(), error = %e, "cannot move a stored mail to cur/");
+                }
             }
         }
         Ok(())
     }
 
     /// Runs passes until SIGINT or SIGTERM (finishing the message in hand), or once. A
-    /// running daemon sends from a second thread, woken after each pass.
+    /// running daemon sends from a second thread, woken after each pass. A pass that fails
+    /// (a database locked past the busy timeout, a missing Maildir, a timer's error) is
+    /// logged and tried again after a pause that doubles with each failure in a row, up to a
+    /// minute; nothing but a signal stops a running daemon.
     pub fn serve(&mut self, once: bool) -> anyhow::Result<Pass> {
         signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&self.stop))?;
         signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&self.stop))?;
@@ -174,35 +208,98 @@ impl Daemon {
         }
         let sender = BackgroundSender::start(&self.db, &self.cfg, Arc::clone(&self.stop))?;
         let mut total = Pass::default();
-        let result = loop {
-            let p = match self.pass_without_sending() {
-                Ok(p) => p,
-                Err(e) => break Err(e),
-            };
-            sender.wake();
-            if p.stored + p.processed + p.timers > 0 {
-                tracing::info!(?p, "pass");
-            }
-            total.stored += p.stored;
-            total.duplicates += p.duplicates;
-            total.processed += p.processed;
-            total.timers += p.timers;
-            if self.stop.load(Ordering::SeqCst) {
-                break Ok(());
-            }
-            for _ in 0..(self.cfg.poll_secs * 10).max(1) {
-                if self.stop.load(Ordering::SeqCst) {
-                    break;
+        let mut failures = 0;
+        while !self.stop.load(Ordering::SeqCst) {
+            let pause = match unwind::catch(|| self.pass_without_sending()) {
+                Ok(p) => {
+                    failures = 0;
+                    if p.stored + p.processed + p.timers > 0 {
+                        tracing::info!(?p, "pass");
+                    }
+                    total.stored += p.stored;
+                    total.duplicates += p.duplicates;
+                    total.processed += p.processed;
+                    total.timers += p.timers;
+                    self.cfg.poll_secs.max(1)
                 }
-                std::thread::sleep(std::time::Duration::from_millis(100));
+                Err(e) => {
+                    failures += 1;
+                    let pause = retry_pause(self.cfg.poll_secs, failures);
+                    tracing::error!(error = %format!("{e:#}"), failures, retry_in_secs = pause, "pass failed; retrying");
+                    pause
+                }
+            };
+            // Whatever committed, even in a pass that failed in part, goes out now.
+            sender.wake();
+            self.sleep(pause);
+        }
+        match sender.finish() {
+            Ok(d) => {
+                total.sent = d.sent;
+                total.retrying = d.retrying;
+                total.failed = d.failed;
             }
-        };
-        let d = sender.finish()?;
-        total.sent = d.sent;
-        total.retrying = d.retrying;
-        total.failed = d.failed;
-        result.map(|_| total)
+            Err(e) => {
+                tracing::error!(error = %format!("{e:#}"), "the last send failed; the outbox keeps the mail")
+            }
+        }
+        Ok(total)
     }
+
+    /// Sleeps `secs` seconds, waking early for a signal.
+    fn sleep(&self, secs: u64) {
+        for _ in 0..secs * 10 {
+            if self.stop.load(Ordering::SeqCst) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+}
+
+/// The parts of a pass that failed, and whether the store itself is in trouble.
+#[derive(Default)]
+struct Failed {
+    parts: Vec<String>,
+    store_down: bool,
+}
+
+impl Failed {
+    /// Keeps a part's error, if it failed; its value otherwise.
+    fn note<T>(&mut self, part: &str, result: anyhow::Result<T>) -> Option<T> {
+        match result {
+            Ok(v) => Some(v),
+            Err(e) => {
+                self.store_down |= crate::store::is_transient(&e);
+                self.parts.push(format!("{part}: {e:#}"));
+                None
+            }
+        }
+    }
+}
+
+/// The pause after `failures` failed passes in a row: the poll interval, doubled with each
+/// further failure, at most a minute (or the poll interval, if that is longer).
+pub fn retry_pause(poll_secs: u64, failures: u32) -> u64 {
+    let poll = poll_secs.max(1);
+    poll.saturating_mul(1 << failures.saturating_sub(1).min(16))
+        .min(poll.max(60))
+}
+
+/// The Maildir's new/, once new/, cur/ and tmp/ exist: missing ones are made (a Maildir is
+/// often made by its first delivery, and a GM may create only the folder). A missing
+/// Maildir itself is an error, tried again later: it may be a volume not mounted yet, and
+/// folders made in its place would hide that.
+fn maildir_ready(dir: &Path) -> anyhow::Result<PathBuf> {
+    if !dir.is_dir() {
+        anyhow::bail!("the Maildir {} does not exist", dir.display());
+    }
+    for sub in ["new", "cur", "tmp"] {
+        let path = dir.join(sub);
+        std::fs::create_dir_all(&path)
+            .with_context(|| format!("cannot create {}", path.display()))?;
+    }
+    Ok(dir.join("new"))
 }
 
 /// The outbox sender on its own thread and database connection, so slow SMTP or file
@@ -232,7 +329,10 @@ impl BackgroundSender {
             let poll = std::time::Duration::from_secs(cfg.poll_secs.max(1));
             loop {
                 let started = std::time::Instant::now();
-                let drained = sender::drain(&mut store, &cfg, &transport, &Utc::now);
+                // A panic is logged like an error: the thread must live on, or nothing
+                // would be sent until the daemon restarts.
+                let drained =
+                    unwind::catch(|| sender::drain(&mut store, &cfg, &transport, &Utc::now));
                 busy.fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
                 match drained {
                     Ok(d) => {

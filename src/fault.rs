@@ -3,7 +3,15 @@
 //! The crash-safety test runs pbem with each point in turn and checks that a restart leaves
 //! every message processed exactly once and every reply sent at least once. Outside tests the
 //! variable is unset and a point costs one cached lookup.
+//!
+//! Forms of the variable:
+//! - `<point>`: die the first time the process passes the point;
+//! - `<point>:<N>`: die the Nth time (`send:after-send:5`: after the fifth mail went out);
+//! - `<fault>:<key>` for the keyed faults that test failure isolation (`process:panic:<text>`
+//!   panics while processing a mail whose subject holds the text; `timer:panic:<game>` and
+//!   `timer:error:<game>` make that game's timer panic or fail).
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 /// The points, in the order a message passes them.
@@ -23,11 +31,35 @@ fn armed() -> Option<&'static str> {
         .as_deref()
 }
 
-/// Dies here, at once and without cleanup, if this point is armed.
+/// The armed point and after how many passes it fires (1 unless it ends in `:N`).
+fn armed_point() -> Option<(&'static str, usize)> {
+    let a = armed()?;
+    match a.rsplit_once(':') {
+        Some((name, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            Some((name, n.parse().ok()?))
+        }
+        _ => Some((a, 1)),
+    }
+}
+
+/// Dies here, at once and without cleanup, if this point is armed (and, for `point:N`, this
+/// is the Nth time the process passes it).
 pub fn point(name: &str) {
-    if armed() == Some(name) {
+    static PASSES: AtomicUsize = AtomicUsize::new(0);
+    let Some((armed, nth)) = armed_point() else {
+        return;
+    };
+    if armed == name && PASSES.fetch_add(1, Ordering::SeqCst) + 1 == nth {
         let _ = signal_hook::low_level::raise(signal_hook::consts::SIGKILL);
         // SIGKILL cannot be caught; if raising failed, abort is the next best thing.
         std::process::abort();
     }
+}
+
+/// The key of a keyed fault (`<fault>:<key>`) when that fault is armed.
+pub fn keyed(fault: &str) -> Option<&'static str> {
+    armed()?
+        .strip_prefix(fault)?
+        .strip_prefix(':')
+        .filter(|k| !k.is_empty())
 }

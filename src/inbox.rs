@@ -57,27 +57,58 @@ pub fn process(
 }
 
 /// Processes every stored message not yet processed, many in one transaction so their
-/// commits share one fsync. Each message runs inside a savepoint: one that fails is rolled
-/// back alone and marked `failed` for the GM (`pbem inbox`), and the rest still commit.
+/// commits share one fsync. Each message runs in isolation (`isolated`): one that fails is
+/// rolled back alone and marked `failed` for the GM (`pbem inbox`), and the rest still commit.
 pub fn process_batch(store: &mut Store, ctx: &Ctx, limit: usize) -> anyhow::Result<usize> {
     store.tx(|tx| {
         let ids = tx.new_messages()?;
         let mut n = 0;
         for id in ids.into_iter().take(limit) {
-            tx.savepoint()?;
-            match process_in(tx, ctx, id, None) {
-                Ok(_) => tx.release()?,
-                Err(e) => {
-                    tx.rollback_to()?;
-                    tracing::error!(id, error = %format!("{e:#}"), "message failed");
-                    tx.finish_message(id, "failed", &format!("{e:#}"), None, None)?;
-                }
-            }
+            let Some(msg) = tx.message(id)? else {
+                continue;
+            };
+            let inb = inbound::parse(&msg.raw);
+            isolated(tx, id, inb.from.as_deref(), || {
+                process_parsed(tx, ctx, id, &inb, None)
+            })?;
             n += 1;
         }
         fault::point("process:before-commit");
         Ok(n)
     })
+}
+
+/// Runs one message's processing inside a savepoint, a panic caught like an error. A
+/// failure rolls back only this message's work and marks it `failed` with the reason: that
+/// status is final, so a mail that trips a bug (a panic deep in a game, an overflow) is never
+/// tried again in a loop, and the other mails of its batch still commit. Errors of the store
+/// itself (busy, disk full, I/O) are not the mail's fault: they abort the whole
+/// transaction, which is tried again later. `None` when the message failed.
+fn isolated<T>(
+    tx: &Tx,
+    id: i64,
+    from: Option<&str>,
+    f: impl FnOnce() -> anyhow::Result<T>,
+) -> anyhow::Result<Option<T>> {
+    tx.savepoint()?;
+    // The closure only touches the transaction (rolled back below) and thread-local memos
+    // that stay valid when a replay is cut short, so nothing broken is seen after a panic.
+    match crate::unwind::catch(f) {
+        Ok(v) => {
+            tx.release()?;
+            Ok(Some(v))
+        }
+        Err(e) => {
+            tx.rollback_to()?;
+            if crate::store::is_transient(&e) {
+                return Err(e);
+            }
+            let reason = format!("{e:#}");
+            tracing::error!(id, error = %reason, "message failed; marked failed for the GM");
+            tx.finish_message(id, "failed", &reason, from, None)?;
+            Ok(None)
+        }
+    }
 }
 
 /// One message's whole effect, inside the caller's transaction.
@@ -104,14 +135,17 @@ fn process_parsed(
     inb: &Inbound,
     dice: Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<Handled> {
+    if fault::keyed("process:panic").is_some_and(|marker| inb.subject.contains(marker)) {
+        panic!("fault injected: process:panic in message {id}");
+    }
     let (h, game) = handle(tx, ctx, id, inb, dice)?;
     tx.finish_message(id, h.status, &h.note, inb.from.as_deref(), game)?;
     Ok(h)
 }
 
-/// Stores a raw message and processes it in the same transaction. Processing runs in a
-/// savepoint: if it fails, the raw message still commits (status `new`) for a later pass.
-/// `None` when the message was stored before.
+/// Stores a raw message and processes it in the same transaction (one fsync). Processing
+/// runs isolated (`isolated`): if it fails or panics, the raw message still commits, marked
+/// `failed`. `None` when the message was stored before.
 pub fn store_and_process(store: &mut Store, raw: &[u8], ctx: &Ctx) -> anyhow::Result<Option<i64>> {
     let inb = inbound::parse(raw);
     store.tx(|tx| {
@@ -122,7 +156,7 @@ pub fn store_and_process(store: &mut Store, raw: &[u8], ctx: &Ctx) -> anyhow::Re
 }
 
 /// Stores many raw messages and processes the new ones, all in one commit (one fsync for
-/// the lot), each inside its own savepoint. `true` for each message that was new.
+/// the lot), each isolated. `true` for each message that was new.
 pub fn store_and_process_batch(
     store: &mut Store,
     raws: &[Vec<u8>],
@@ -140,7 +174,7 @@ pub fn store_and_process_batch(
 }
 
 /// Inside the caller's transaction: stores one raw message (unless it is a duplicate) and
-/// processes it in a savepoint; a failure leaves it stored as `new` for a later pass.
+/// processes it isolated; a failure leaves it stored, marked `failed`.
 fn store_then_process(
     tx: &Tx,
     ctx: &Ctx,
@@ -151,14 +185,9 @@ fn store_then_process(
         return Ok(None);
     };
     fault::point("ingest:after-store");
-    tx.savepoint()?;
-    match process_parsed(tx, ctx, id, inb, None) {
-        Ok(_) => tx.release()?,
-        Err(e) => {
-            tx.rollback_to()?;
-            tracing::error!(id, error = %format!("{e:#}"), "processing failed; the message stays new");
-        }
-    }
+    isolated(tx, id, inb.from.as_deref(), || {
+        process_parsed(tx, ctx, id, inb, None)
+    })?;
     Ok(Some(id))
 }
 

@@ -23,3 +23,4 @@ pub mod sender;
 pub mod store;
 pub mod template;
 pub mod timers;
+pub mod unwind;

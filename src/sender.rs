@@ -4,8 +4,8 @@ use chrono::{DateTime, Duration, Utc};
 
 use crate::config::Config;
 use crate::fault;
-use crate::mail::outbound::{OutMail, Transport};
-use crate::store::{OutboxRow, Store};
+use crate::mail::outbound::{OutMail, SendError, Transport};
+use crate::store::{OutboxRow, SendTurn, Store, Tx};
 
 /// What one drain did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -47,57 +47,104 @@ pub fn backoff(cfg: &Config, attempts: i64, now: DateTime<Utc>) -> DateTime<Utc>
     now + Duration::seconds(secs)
 }
 
-/// Sends every due mail once. A mail is marked sent only after the transport took it, so a
-/// crash in between sends it again (at least once, never lost); one sender at a time, so
-/// two never send the same mail.
+/// Sends every due mail once. Each mail is noted right after the transport took it, before
+/// the next goes out (`SendTurn`), so a crash sends again at most the one mail in flight (at
+/// least once, never lost); one sender at a time, so two never send the same mail.
 pub fn drain(
     store: &mut Store,
     cfg: &Config,
     transport: &Transport,
     now: &dyn Fn() -> DateTime<Utc>,
 ) -> anyhow::Result<Drained> {
-    let _turn = store.send_turn()?;
+    let mut turn = store.send_turn()?;
+    finish_noted(store, &mut turn, now)?;
     let mut out = Drained::default();
     loop {
         let due = store.read(|tx| tx.outbox_due(now(), 500))?;
         if due.is_empty() {
             return Ok(out);
         }
-        // Send the batch, then mark it in one transaction: a crash in between sends again
-        // (at least once), never loses a mail.
         let mails: Vec<_> = due.iter().map(out_mail).collect();
-        let results = transport.send_batch(&mails);
-        fault::point("send:after-send");
-        let t = now();
-        // The mark needs no fsync of its own: if a crash loses it, the mail goes out again.
+        let mut results = Vec::with_capacity(due.len());
+        let sending = transport.send_each(&mails, &mut |i, result| {
+            let taken = result.is_ok();
+            results.push((i, result, now()));
+            if taken {
+                fault::point("send:after-send");
+                turn.note(due[i].id)?;
+                fault::point("send:after-mark");
+            }
+            Ok(())
+        });
+        // Whatever was tried is marked, even when the sending stopped early. One commit
+        // for the round, without an fsync: the notes cover a crash of the process, and a
+        // mark a power cut loses only sends the mail again.
         store.tx_lazy(|tx| {
-            for (row, result) in due.iter().zip(&results) {
-                match result {
-                    Ok(()) => tx.mark_sent(row.id, t)?,
-                    Err(e) if e.transient && row.attempts + 1 < cfg.max_attempts => tx
-                        .mark_attempt_failed(
-                            row.id,
-                            &e.message,
-                            Some(backoff(cfg, row.attempts, t)),
-                        )?,
-                    Err(e) => tx.mark_attempt_failed(row.id, &e.message, None)?,
-                }
+            for (i, result, t) in &results {
+                mark(tx, cfg, &due[*i], result, *t)?;
             }
             Ok(())
         })?;
-        fault::point("send:after-mark");
-        for (row, result) in due.iter().zip(results) {
-            match result {
-                Ok(()) => out.sent += 1,
-                Err(e) if e.transient && row.attempts + 1 < cfg.max_attempts => {
-                    tracing::warn!(id = row.id, error = %e.message, "send failed; will retry");
-                    out.retrying += 1
-                }
-                Err(e) => {
-                    tracing::error!(id = row.id, error = %e.message, "send failed for good");
-                    out.failed += 1
-                }
-            }
+        turn.clear()?;
+        for (i, result, _) in results {
+            tally(&mut out, cfg, &due[i], result);
+        }
+        sending?;
+    }
+}
+
+/// Marks sent the mails a sender noted as taken but died before marking.
+fn finish_noted(
+    store: &mut Store,
+    turn: &mut SendTurn,
+    now: &dyn Fn() -> DateTime<Utc>,
+) -> anyhow::Result<()> {
+    let noted = turn.noted()?;
+    if noted.is_empty() {
+        return Ok(());
+    }
+    tracing::warn!(
+        mails = noted.len(),
+        "a sender stopped before marking the mail it sent; marked now, not sent again"
+    );
+    let t = now();
+    store.tx_lazy(|tx| noted.iter().try_for_each(|id| tx.mark_sent(*id, t)))?;
+    turn.clear()
+}
+
+/// Records one attempt: sent, to be retried after a backoff, or failed for good.
+fn mark(
+    tx: &Tx,
+    cfg: &Config,
+    row: &OutboxRow,
+    result: &Result<(), SendError>,
+    t: DateTime<Utc>,
+) -> anyhow::Result<()> {
+    match result {
+        Ok(()) => tx.mark_sent(row.id, t),
+        Err(e) if retries(cfg, row, e) => {
+            tx.mark_attempt_failed(row.id, &e.message, Some(backoff(cfg, row.attempts, t)))
+        }
+        Err(e) => tx.mark_attempt_failed(row.id, &e.message, None),
+    }
+}
+
+/// Whether a failed mail is tried again: a transient failure, with attempts left.
+fn retries(cfg: &Config, row: &OutboxRow, e: &SendError) -> bool {
+    e.transient && row.attempts + 1 < cfg.max_attempts
+}
+
+/// Counts (and logs) one attempt.
+fn tally(out: &mut Drained, cfg: &Config, row: &OutboxRow, result: Result<(), SendError>) {
+    match result {
+        Ok(()) => out.sent += 1,
+        Err(e) if retries(cfg, row, &e) => {
+            tracing::warn!(id = row.id, error = %e.message, "send failed; will retry");
+            out.retrying += 1
+        }
+        Err(e) => {
+            tracing::error!(id = row.id, error = %e.message, "send failed for good");
+            out.failed += 1
         }
     }
 }

@@ -15,19 +15,66 @@ use crate::store::{Store, Tx};
 /// is told and decides) or `forfeit` (the player loses). A game option for every game.
 pub const TIMEOUT_OPTION: &str = "timeout";
 
-/// Runs every due reminder and deadline, each game in its own transaction.
+/// Runs every due reminder and deadline, each game in its own transaction. A game whose
+/// timer fails (an error or a panic: a bug in its rules, a corrupt log) is quarantined and
+/// every other game goes on; only the store's own trouble (`store::is_transient`, e.g. a
+/// database locked past the busy timeout) stops the run, to be tried again as a whole.
 pub fn run(
     store: &mut Store,
     ctx: &Ctx,
     mut dice: Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<usize> {
     let horizon = ctx.now + Duration::seconds(ctx.cfg.remind_before_secs);
-    let due = store.tx(|tx| tx.games_with_deadline_before(horizon))?;
+    let due = store.read(|tx| tx.games_with_deadline_before(horizon))?;
     let mut acted = 0;
     for row in due {
-        acted += store.tx(|tx| one(tx, ctx, row.id, crate::inbox::reborrow(&mut dice)))?;
+        // A panic unwinds out of `store.tx`, whose transaction then rolls back.
+        let outcome = crate::unwind::catch(|| {
+            store.tx(|tx| {
+                injected_fault(row.id)?;
+                one(tx, ctx, row.id, inbox::reborrow(&mut dice))
+            })
+        });
+        match outcome {
+            Ok(n) => acted += n,
+            Err(e) if crate::store::is_transient(&e) => return Err(e),
+            Err(e) => quarantine(store, ctx, row.id, &format!("{e:#}"))?,
+        }
     }
     Ok(acted)
+}
+
+/// Sets a game aside: its timers stop until the GM clears it (`pbem game unquarantine`),
+/// the reason is in the GM's log and in `pbem game show`, and the GM is mailed a notice.
+fn quarantine(store: &mut Store, ctx: &Ctx, id: i64, reason: &str) -> anyhow::Result<()> {
+    tracing::error!(game = id, error = %reason, "game quarantined: its timers are stopped");
+    store.tx(|tx| {
+        tx.set_quarantined(id, Some(reason))?;
+        tx.log_event(Some(id), ctx.now, &format!("quarantined: {reason}"))
+    })?;
+    // The notice is a courtesy: the quarantine above stands even if it cannot be written.
+    let text = format!(
+        "Game #{id} is quarantined: its timer or adjudication failed ({reason}). Its clock is \
+         stopped; every other game goes on. Once the cause is fixed, clear it with \
+         `pbem game unquarantine {id}`."
+    );
+    if let Err(e) = store.tx(|tx| compose::to_gm(tx, ctx, None, &text)) {
+        tracing::error!(game = id, error = %format!("{e:#}"), "cannot queue the GM's notice");
+    }
+    Ok(())
+}
+
+/// Test faults (`PBEM_FAULT=timer:panic:<game>` or `timer:error:<game>`), for the tests of
+/// quarantine; nothing outside tests.
+fn injected_fault(id: i64) -> anyhow::Result<()> {
+    let this = |fault| crate::fault::keyed(fault) == Some(id.to_string().as_str());
+    if this("timer:panic") {
+        panic!("fault injected: timer:panic in game {id}");
+    }
+    if this("timer:error") {
+        anyhow::bail!("fault injected: timer:error in game {id}");
+    }
+    Ok(())
 }
 
 fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow::Result<usize> {

@@ -4,7 +4,7 @@ mod lcg;
 
 use lcg::Lcg;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use pbem::games::{AnyGame, GameKind, Options};
 use pbem::gm::{self, GameSpec, Secrets};
@@ -401,4 +401,100 @@ fn the_gm_starts_a_rinoceronte_game_and_reveals_its_seed_to_everyone() {
         std::fs::read_dir(d.join("out")).unwrap().count(),
         before + 2
     );
+}
+
+/// `pbem ingest` run as an MTA runs it, with `stderr` as given; returns the exit code.
+fn ingest(
+    dir: &Path,
+    extra: &[(&str, &str)],
+    args: &[&str],
+    stderr: Stdio,
+    mail: &str,
+) -> Option<i32> {
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(dir)
+        .args(args)
+        .arg("ingest")
+        .env("PBEM_DB", dir.join("g.sqlite"))
+        .env("PBEM_OUTBOX_DIR", dir.join("out"))
+        .env("PBEM_ADDRESS", "gm@example.org")
+        .env_remove("PBEM_CONFIG")
+        .env_remove("PBEM_MAILDIR")
+        .env_remove("PBEM_TRANSPORT")
+        .env_remove("PBEM_FAULT")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(stderr);
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    // Closing our end of a piped stderr at once: every write of the child fails (EPIPE).
+    drop(child.stderr.take());
+    let mut stdin = child.stdin.take().unwrap();
+    // A pbem that gives up before reading its input closes it: not the test's failure.
+    let _ = std::io::Write::write_all(&mut stdin, mail.as_bytes());
+    drop(stdin);
+    child.wait().unwrap().code()
+}
+
+fn help_mail(n: usize) -> String {
+    format!(
+        "From: player{n}@example.net\r\nTo: gm@example.org\r\nSubject: help\r\n\
+         Message-ID: <cli-ingest-{n}@example.net>\r\n\r\nHELP\r\n"
+    )
+}
+
+fn stored(dir: &Path) -> Vec<pbem::store::MessageRow> {
+    let mut store = Store::open(&dir.join("g.sqlite"), false).unwrap();
+    store.read(|tx| tx.messages(100)).unwrap()
+}
+
+/// The MTA's contract: what a retry could cure is 75 (EX_TEMPFAIL), so the MTA keeps the
+/// mail: a config that does not parse or cannot be read, a database locked too long.
+#[test]
+fn ingest_exits_75_when_a_retry_could_cure_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(pbem(d, &["init"]).status.success());
+    std::fs::write(d.join("broken.toml"), "address = [\"gm@example.org\"\n").unwrap();
+    let mail = help_mail(1);
+    let code = ingest(d, &[], &["--config", "broken.toml"], Stdio::null(), &mail);
+    assert_eq!(code, Some(75), "a malformed config");
+    let code = ingest(d, &[], &["--config", "missing.toml"], Stdio::null(), &mail);
+    assert_eq!(code, Some(75), "a config that cannot be read");
+    // The database is held by another writer past the busy timeout.
+    let conn = rusqlite::Connection::open(d.join("g.sqlite")).unwrap();
+    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let code = ingest(d, &[("PBEM_BUSY_TIMEOUT", "1s")], &[], Stdio::null(), &mail);
+    assert_eq!(code, Some(75), "a locked database");
+    conn.execute_batch("ROLLBACK").unwrap();
+    assert!(stored(d).is_empty());
+    // Once cured, the same mail is stored.
+    assert_eq!(ingest(d, &[], &[], Stdio::null(), &mail), Some(0));
+    assert_eq!(stored(d).len(), 1);
+}
+
+/// A full or closed stderr is no reason to fail: the mail is stored and the exit is 0,
+/// even with something to log (here the transport is down, which is logged as a warning).
+#[test]
+fn ingest_with_stderr_full_or_closed_stores_the_mail_and_exits_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(pbem(d, &["init"]).status.success());
+    let down = [
+        ("PBEM_TRANSPORT", "sendmail:/nonexistent/sendmail"),
+        ("PBEM_LOG", "debug"),
+    ];
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let code = ingest(d, &down, &[], Stdio::from(full), &help_mail(1));
+    assert_eq!(code, Some(0), "stderr is /dev/full");
+    let code = ingest(d, &down, &[], Stdio::piped(), &help_mail(2));
+    assert_eq!(code, Some(0), "stderr is a closed pipe");
+    let messages = stored(d);
+    assert_eq!(messages.len(), 2);
+    assert!(messages.iter().all(|m| m.status == "done"), "{messages:?}");
 }

@@ -1,6 +1,8 @@
 //! Crash safety: pbem is SIGKILLed between every pair of steps of the mail path; after a restart
 //! each message is processed exactly once and every reply is sent at least once.
 
+mod common;
+
 use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
@@ -39,10 +41,13 @@ fn pbem(
     child.wait().unwrap()
 }
 
+/// The mails written into the outbox folder (a name starting with a dot is a file not yet
+/// in place, which is not mail).
 fn eml_files(dir: &Path) -> Vec<String> {
     std::fs::read_dir(dir.join("out"))
         .map(|rd| {
             rd.filter_map(Result::ok)
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
                 .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
                 .collect()
         })
@@ -123,5 +128,72 @@ fn every_crash_point_leaves_exactly_once_processing_and_at_least_once_replies() 
                 assert_eq!(copies, 1, "{point}: {} sent {copies} times", r.message_id);
             }
         }
+    }
+}
+
+/// A sender killed after its Nth mail went out, before marking it, sends again only that
+/// one mail: each mail is marked as soon as the transport took it, not after the batch.
+#[test]
+fn a_kill_after_n_sends_resends_at_most_the_mail_in_flight() {
+    // 24 mails due at once: one drain, written with one sync of the folder for the lot.
+    for n in [1, 5, 24] {
+        let mut w = common::World::new();
+        for g in 0..12 {
+            let (a, b) = (format!("a{g}@example.org"), format!("b{g}@example.org"));
+            w.game(
+                pbem::games::GameKind::DiceRink,
+                &[("A", &a), ("B", &b)],
+                &[],
+                None,
+                None,
+            );
+        }
+        let d = w.dir.path();
+        let fault = match n {
+            1 => "send:after-send".to_string(),
+            n => format!("send:after-send:{n}"),
+        };
+        let serve = |fault: Option<&str>| {
+            let mut cmd = Command::new(BIN);
+            cmd.current_dir(d)
+                .args(["serve", "--once"])
+                .env("PBEM_DB", d.join("pbem.sqlite"))
+                .env("PBEM_ADDRESS", "gm@pbem.example")
+                .env("PBEM_OUTBOX_DIR", d.join("out"))
+                .env_remove("PBEM_FAULT")
+                .env_remove("PBEM_CONFIG")
+                .env_remove("PBEM_MAILDIR")
+                .env_remove("PBEM_TRANSPORT")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null());
+            if let Some(f) = fault {
+                cmd.env("PBEM_FAULT", f);
+            }
+            cmd.status().unwrap()
+        };
+        let status = serve(Some(&fault));
+        assert_eq!(
+            status.signal(),
+            Some(9),
+            "{fault}: not reached ({status:?})"
+        );
+        assert_eq!(
+            eml_files(d).len(),
+            n,
+            "{fault}: the mails sent before the kill"
+        );
+        assert!(serve(None).success(), "{fault}");
+
+        let outbox = w.store.read(|tx| tx.outbox(None, 100)).unwrap();
+        assert_eq!(outbox.len(), 24);
+        assert!(outbox.iter().all(|m| m.status == "sent"), "{outbox:?}");
+        let files = eml_files(d);
+        let mut again = 0;
+        for m in &outbox {
+            let copies = files.iter().filter(|f| f.contains(&m.message_id)).count();
+            assert!(copies >= 1, "{fault}: {} never sent", m.message_id);
+            again += copies - 1;
+        }
+        assert!(again <= 1, "{fault}: {again} mails sent twice");
     }
 }

@@ -31,6 +31,8 @@ pub struct GameRow {
     pub salts_until: Option<DateTime<Utc>>,
     /// The salts are closed: no more SALT, and the dice may roll.
     pub salts_fixed: bool,
+    /// Why the game's timers are stopped (its timer or adjudication failed); `None`: fine.
+    pub quarantined: Option<String>,
 }
 
 /// A seat and the player in it.
@@ -58,7 +60,7 @@ pub struct MoveRow {
 }
 
 const GAME_COLS: &str = "id, kind, options, status, event, start_position, result, seed, \
-     commitment, salts, seed_revealed, move_secs, deadline, reminded, created_at, graced, salts_until, salts_fixed";
+     commitment, salts, seed_revealed, move_secs, deadline, reminded, created_at, graced, salts_until, salts_fixed, quarantined";
 
 fn game_row(r: &Row) -> rusqlite::Result<GameRow> {
     let deadline: Option<String> = r.get(12)?;
@@ -84,6 +86,7 @@ fn game_row(r: &Row) -> rusqlite::Result<GameRow> {
             .get::<_, Option<String>>(16)?
             .and_then(|d| parse_ts(&d).ok()),
         salts_fixed: r.get(17)?,
+        quarantined: r.get(18)?,
     })
 }
 
@@ -142,7 +145,7 @@ impl Tx<'_> {
     pub fn games_with_deadline_before(&self, t: DateTime<Utc>) -> anyhow::Result<Vec<GameRow>> {
         let mut st = self.conn().prepare_cached(&format!(
             "SELECT {GAME_COLS} FROM games WHERE status = 'active' AND deadline IS NOT NULL \
-             AND deadline <= ?1 ORDER BY deadline"
+             AND deadline <= ?1 AND quarantined IS NULL ORDER BY deadline"
         ))?;
         let rows = st.query_map([ts(t)], game_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -177,6 +180,16 @@ impl Tx<'_> {
             params![id, ts(deadline)],
         )?;
         Ok(())
+    }
+
+    /// Sets a game aside (`Some(reason)`): its timers are skipped until the GM clears it
+    /// (`None`). Returns whether the game exists.
+    pub fn set_quarantined(&self, id: i64, reason: Option<&str>) -> anyhow::Result<bool> {
+        let n = self.exec(
+            "UPDATE games SET quarantined = ?2 WHERE id = ?1",
+            params![id, reason],
+        )?;
+        Ok(n == 1)
     }
 
     pub fn set_reminded(&self, id: i64) -> anyhow::Result<()> {

@@ -212,10 +212,12 @@ impl Tx<'_> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Marks a mail sent; a mail already marked is left as it was (a sender that died
+    /// between marking and clearing its notes has its mails marked again: `SendTurn`).
     pub fn mark_sent(&self, id: i64, now: DateTime<Utc>) -> anyhow::Result<()> {
         self.exec(
             "UPDATE outbox SET status = 'sent', sent_at = ?2, attempts = attempts + 1, \
-             last_error = NULL WHERE id = ?1",
+             last_error = NULL WHERE id = ?1 AND status = 'pending'",
             params![id, ts(now)],
         )?;
         Ok(())

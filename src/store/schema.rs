@@ -202,7 +202,12 @@ const MIGRATIONS: &[&str] = &[
     UPDATE games SET salts_fixed = 1
         WHERE EXISTS (SELECT 1 FROM moves WHERE moves.game_id = games.id);
     "#,
-    // 5 (hostile mail): NEW and JOIN wait in `requests` until the address confirms them by
+    // 5: quarantine. A game whose timer or adjudication fails (an error or a panic) is set
+    // aside with the reason, so its timers stop and every other game goes on; NULL is fine.
+    r#"
+    ALTER TABLE games ADD COLUMN quarantined TEXT;
+    "#,
+    // 6 (hostile mail): NEW and JOIN wait in `requests` until the address confirms them by
     // replying to a one-time code; `throttle` counts per address what must be bounded per hour
     // (answers to mail that proves no seat, failed authentications, notices already given).
     r#"
