@@ -40,9 +40,17 @@ impl Secrets {
             .collect::<anyhow::Result<_>>()?;
         Ok(Secrets {
             tokens,
-            seed: Seed::generate()?,
+            seed: new_seed()?,
         })
     }
+}
+
+/// A game's secret dice seed, fresh from the operating system (made once, when the game is
+/// created; every roll is derived from it, never drawn).
+pub fn new_seed() -> anyhow::Result<Seed> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow!("no randomness from the OS: {e}"))?;
+    Ok(Seed::from_bytes(bytes))
 }
 
 /// 16 random bytes from the OS for a password hash's salt (a secret made, never a roll).
@@ -618,4 +626,12 @@ pub fn export(g: &Loaded) -> anyhow::Result<String> {
         }
     }
     records::write_with_dice(&tags, &g.start, &g.plies()?).map_err(|e| anyhow!(e))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn generated_seeds_differ() {
+        assert_ne!(super::new_seed().unwrap(), super::new_seed().unwrap());
+    }
 }
