@@ -1,5 +1,7 @@
 //! The GM's operations on stored games, shared by the CLI and the mail path: create, play, advance, export.
 
+use std::collections::BTreeMap;
+
 use anyhow::anyhow;
 use chrono::{DateTime, Duration, Utc};
 
@@ -626,6 +628,19 @@ pub fn export(g: &Loaded) -> anyhow::Result<String> {
         }
     }
     records::write_with_dice(&tags, &g.start, &g.plies()?).map_err(|e| anyhow!(e))
+}
+
+/// The orders each seat sent this turn, for adjudication.
+pub fn turn_orders(tx: &Tx, game: i64) -> anyhow::Result<BTreeMap<usize, Vec<String>>> {
+    Ok(tx.pending(game, "orders")?.into_iter().collect())
+}
+
+/// Lends the caller's dice (if any) for one call.
+pub fn reborrow<'a>(dice: &'a mut Option<&mut dyn DiceSource>) -> Option<&'a mut dyn DiceSource> {
+    match dice {
+        Some(d) => Some(&mut **d),
+        None => None,
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,6 @@ use crate::dice::DiceSource;
 use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, ToAct};
 use crate::gm;
-use crate::inbox;
 use crate::store::{Store, Tx};
 
 /// What happens when a sequential game's player lets the clock run out: `notify` (the GM
@@ -25,7 +24,7 @@ pub fn run(
     let due = store.tx(|tx| tx.games_with_deadline_before(horizon))?;
     let mut acted = 0;
     for row in due {
-        acted += store.tx(|tx| one(tx, ctx, row.id, crate::inbox::reborrow(&mut dice)))?;
+        acted += store.tx(|tx| one(tx, ctx, row.id, gm::reborrow(&mut dice)))?;
     }
     Ok(acted)
 }
@@ -162,7 +161,7 @@ pub fn adjudicate(
     seats: &[usize],
     dice: Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<usize> {
-    let orders = inbox::turn_orders(tx, g.row.id)?;
+    let orders = gm::turn_orders(tx, g.row.id)?;
     let limit: i64 = gamelog::options_of(&g.row)?
         .get("nmr_limit")
         .and_then(|v| v.parse().ok())
