@@ -1,5 +1,7 @@
 //! The GM's operations on stored games, shared by the CLI and the mail path: create, play, advance, export.
 
+use std::collections::BTreeMap;
+
 use anyhow::anyhow;
 use chrono::{DateTime, Duration, Utc};
 
@@ -40,9 +42,17 @@ impl Secrets {
             .collect::<anyhow::Result<_>>()?;
         Ok(Secrets {
             tokens,
-            seed: Seed::generate()?,
+            seed: new_seed()?,
         })
     }
+}
+
+/// A game's secret dice seed, fresh from the operating system (made once, when the game is
+/// created; every roll is derived from it, never drawn).
+pub fn new_seed() -> anyhow::Result<Seed> {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).map_err(|e| anyhow!("no randomness from the OS: {e}"))?;
+    Ok(Seed::from_bytes(bytes))
 }
 
 /// 16 random bytes from the OS for a password hash's salt (a secret made, never a roll).
@@ -618,4 +628,25 @@ pub fn export(g: &Loaded) -> anyhow::Result<String> {
         }
     }
     records::write_with_dice(&tags, &g.start, &g.plies()?).map_err(|e| anyhow!(e))
+}
+
+/// The orders each seat sent this turn, for adjudication.
+pub fn turn_orders(tx: &Tx, game: i64) -> anyhow::Result<BTreeMap<usize, Vec<String>>> {
+    Ok(tx.pending(game, "orders")?.into_iter().collect())
+}
+
+/// Lends the caller's dice (if any) for one call.
+pub fn reborrow<'a>(dice: &'a mut Option<&mut dyn DiceSource>) -> Option<&'a mut dyn DiceSource> {
+    match dice {
+        Some(d) => Some(&mut **d),
+        None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn generated_seeds_differ() {
+        assert_ne!(super::new_seed().unwrap(), super::new_seed().unwrap());
+    }
 }

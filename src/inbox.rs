@@ -1,7 +1,5 @@
 //! The path of one inbound mail: store raw, guard, authenticate, run commands and orders, queue replies — in one transaction.
 
-use std::collections::BTreeMap;
-
 use anyhow::anyhow;
 use chrono::Duration;
 use serde_json::{json, Value};
@@ -11,7 +9,7 @@ use crate::compose::{self, Ctx, Draft};
 use crate::dice::DiceSource;
 use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, GameKind, PlyError, ToAct};
-use crate::gm::{self, Secrets};
+use crate::gm::{self, reborrow, Secrets};
 use crate::mail::inbound::{self, Inbound};
 use crate::store::{Store, Tx};
 use crate::{fault, help, orders, password};
@@ -1540,17 +1538,4 @@ fn wrap(text: &str, width: usize) -> String {
     }
     out.push_str(&line);
     out
-}
-
-/// The orders each seat sent this turn, for adjudication.
-pub fn turn_orders(tx: &Tx, game: i64) -> anyhow::Result<BTreeMap<usize, Vec<String>>> {
-    Ok(tx.pending(game, "orders")?.into_iter().collect())
-}
-
-/// Lends the caller's dice (if any) for one call.
-pub fn reborrow<'a>(dice: &'a mut Option<&mut dyn DiceSource>) -> Option<&'a mut dyn DiceSource> {
-    match dice {
-        Some(d) => Some(&mut **d),
-        None => None,
-    }
 }

@@ -1,5 +1,8 @@
 //! pbem: a play-by-email game master (library; the `pbem` binary is a thin front end).
 
+// The rules live in their own crate; re-exported so `crate::games` (and `pbem::games`) work.
+pub use pbem_rules::{dice, duration, games, records};
+
 pub mod bench;
 pub mod cli;
 pub mod commands;
@@ -7,18 +10,14 @@ pub mod compose;
 pub mod config;
 pub mod daemon;
 pub mod demo;
-pub mod dice;
-pub mod duration;
 pub mod fault;
 pub mod gamelog;
-pub mod games;
 pub mod gm;
 pub mod help;
 pub mod inbox;
 pub mod mail;
 pub mod orders;
 pub mod password;
-pub mod records;
 pub mod sender;
 pub mod store;
 pub mod template;

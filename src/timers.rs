@@ -8,7 +8,6 @@ use crate::dice::DiceSource;
 use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, ToAct};
 use crate::gm;
-use crate::inbox;
 use crate::store::{Store, Tx};
 
 /// What happens when a sequential game's player lets the clock run out: `notify` (the GM
@@ -32,7 +31,7 @@ pub fn run(
         let outcome = crate::unwind::catch(|| {
             store.tx(|tx| {
                 injected_fault(row.id)?;
-                one(tx, ctx, row.id, inbox::reborrow(&mut dice))
+                one(tx, ctx, row.id, gm::reborrow(&mut dice))
             })
         });
         match outcome {
@@ -209,7 +208,7 @@ pub fn adjudicate(
     seats: &[usize],
     dice: Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<usize> {
-    let orders = inbox::turn_orders(tx, g.row.id)?;
+    let orders = gm::turn_orders(tx, g.row.id)?;
     let limit: i64 = gamelog::options_of(&g.row)?
         .get("nmr_limit")
         .and_then(|v| v.parse().ok())

@@ -40,13 +40,11 @@ pub const MAX_SIDES: u32 = 1000;
 /// The longest salt a player may send, in characters.
 pub const MAX_SALT_CHARS: usize = 100;
 
-/// Why a dice value could not be read or made.
+/// Why a dice value could not be read.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum DiceError {
     #[error("a seed is 64 hexadecimal digits (32 bytes); {0}")]
     BadSeed(String),
-    #[error("the operating system gave no random bytes: {0}")]
-    NoRandomness(String),
 }
 
 /// A game's secret 256-bit seed. It stays secret until the game ends; only its
@@ -55,14 +53,6 @@ pub enum DiceError {
 pub struct Seed([u8; 32]);
 
 impl Seed {
-    /// A fresh seed from the operating system. The only OS call of this module: the CLI and
-    /// the daemon use it when a game is created, nothing else does.
-    pub fn generate() -> Result<Seed, DiceError> {
-        let mut bytes = [0u8; 32];
-        getrandom::fill(&mut bytes).map_err(|e| DiceError::NoRandomness(e.to_string()))?;
-        Ok(Seed(bytes))
-    }
-
     pub fn from_bytes(bytes: [u8; 32]) -> Seed {
         Seed(bytes)
     }
@@ -510,13 +500,6 @@ mod tests {
         let shown = format!("{:?}", seed());
         assert!(!shown.contains(&seed().to_hex()), "{shown}");
         assert!(shown.contains(&seed().commitment()));
-    }
-
-    #[test]
-    fn generated_seeds_differ() {
-        let a = Seed::generate().unwrap();
-        let b = Seed::generate().unwrap();
-        assert_ne!(a, b);
     }
 
     #[test]

@@ -1,0 +1,6 @@
+//! pbem's rules: every game as a pure state machine, the record format, durations, and the dice derivation; no I/O, clock or randomness (its dependencies cannot do any).
+
+pub mod dice;
+pub mod duration;
+pub mod games;
+pub mod records;
