@@ -18,7 +18,7 @@ use crate::gamelog;
 use crate::games::{Actor, GameKind};
 use crate::gm::{self, GameSpec, Secrets};
 use crate::records::Record;
-use crate::store::Store;
+use crate::store::{GameStatus, OutboxStatus, Store};
 use crate::template::Templates;
 
 #[derive(Debug, Subcommand)]
@@ -270,7 +270,7 @@ fn fill_finished(store: &mut Store, n: usize) -> anyhow::Result<()> {
                     &crate::store::NewGame {
                         kind: "dicerink",
                         options_json: options,
-                        status: "finished",
+                        status: GameStatus::Finished,
                         event: None,
                         start_position: None,
                         seed: None,
@@ -287,7 +287,7 @@ fn fill_finished(store: &mut Store, n: usize) -> anyhow::Result<()> {
                     let name = if *actor == Actor::Seat(0) { "A" } else { "B" };
                     tx.append_move(id, name, ply, now, None)?;
                 }
-                tx.set_game_status(id, "finished", Some("B wins"), now)?;
+                tx.set_game_status(id, GameStatus::Finished, Some("B wins"), now)?;
             }
             Ok(())
         })?;
@@ -368,7 +368,7 @@ fn path_run(
     };
     let total = start.elapsed();
     let sent = daemon.store.tx(|tx| tx.outbox(None, i64::MAX))?;
-    if let Some(bad) = sent.iter().find(|r| r.status != "sent") {
+    if let Some(bad) = sent.iter().find(|r| r.status != OutboxStatus::Sent) {
         anyhow::bail!("a reply was not sent: {:?}", bad.last_error);
     }
     // Latency of a mail: from its arrival in new/ to the last of its replies being sent.

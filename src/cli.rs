@@ -14,7 +14,7 @@ use crate::games::{Actor, GameKind, Outcome};
 use crate::gm::{self, GameSpec, Secrets};
 use crate::inbox;
 use crate::records::{self, Record};
-use crate::store::Store;
+use crate::store::{GameStatus, OutboxStatus, Store};
 use crate::template::Templates;
 
 /// pbem: a play-by-email game master.
@@ -113,8 +113,8 @@ pub enum OutboxCmd {
     /// List outgoing mail, newest first.
     List {
         /// pending, sent or failed.
-        #[arg(long)]
-        status: Option<String>,
+        #[arg(long, value_parser = outbox_status)]
+        status: Option<OutboxStatus>,
         #[arg(long, default_value_t = 50)]
         limit: i64,
     },
@@ -149,8 +149,8 @@ pub enum GameCmd {
     /// List the games.
     List {
         /// Only games with this status (open, active, finished).
-        #[arg(long)]
-        status: Option<String>,
+        #[arg(long, value_parser = game_status)]
+        status: Option<GameStatus>,
     },
     /// Show a game's board, whose turn it is and its players.
     Show { id: i64 },
@@ -392,7 +392,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
             let id = store.tx(|tx| {
                 let id = gm::create_game(tx, &spec, &secrets, now)?;
                 let g = gamelog::load(tx, id)?;
-                if g.row.status == "active" {
+                if g.row.status == GameStatus::Active {
                     inbox::welcome_all(tx, &ctx, &g)?;
                 }
                 Ok(id)
@@ -403,7 +403,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
         }
         GameCmd::List { status } => {
             let games = store.tx(|tx| {
-                let rows = tx.games(status.as_deref())?;
+                let rows = tx.games(status)?;
                 rows.into_iter()
                     .map(|r| {
                         let g = gamelog::load(tx, r.id)?;
@@ -813,7 +813,7 @@ fn outbox(db: &Path, cmd: OutboxCmd) -> anyhow::Result<Exit> {
     let mut store = Store::open(db, false)?;
     match cmd {
         OutboxCmd::List { status, limit } => {
-            let rows = store.tx(|tx| tx.outbox(status.as_deref(), limit))?;
+            let rows = store.tx(|tx| tx.outbox(status, limit))?;
             if rows.is_empty() {
                 println!("the outbox is empty");
             }
@@ -839,7 +839,7 @@ fn outbox(db: &Path, cmd: OutboxCmd) -> anyhow::Result<Exit> {
                 let ids: Vec<i64> = match (id, failed) {
                     (Some(id), _) => vec![id],
                     (None, true) => tx
-                        .outbox(Some("failed"), i64::MAX)?
+                        .outbox(Some(OutboxStatus::Failed), i64::MAX)?
                         .iter()
                         .map(|r| r.id)
                         .collect(),
@@ -904,4 +904,14 @@ fn seat_of(g: &gamelog::Loaded, name: &str) -> anyhow::Result<usize> {
             g.game.seat_names().join(", ")
         )
     })
+}
+
+/// `--status` of `game list`: a game status by its name.
+fn game_status(text: &str) -> Result<GameStatus, String> {
+    GameStatus::parse(text).ok_or_else(|| "one of: open, active, finished".to_string())
+}
+
+/// `--status` of `outbox list`: an outbox status by its name.
+fn outbox_status(text: &str) -> Result<OutboxStatus, String> {
+    OutboxStatus::parse(text).ok_or_else(|| "one of: pending, sent, failed".to_string())
 }

@@ -11,7 +11,7 @@ use crate::games::{
     options_get, Actor, AnyGame, GameKind, Options, Outcome, PlyError, ToAct, COMMON_OPTIONS,
 };
 use crate::records;
-use crate::store::{GameRow, NewGame, Tx};
+use crate::store::{GameRow, GameStatus, NewGame, PendingKind, Tx};
 
 /// What the GM asks for when creating a game.
 #[derive(Debug, Clone, Default)]
@@ -119,7 +119,11 @@ pub fn create_game(
         &NewGame {
             kind: kind.name(),
             options_json: &options_json,
-            status: if all_filled { "active" } else { "open" },
+            status: if all_filled {
+                GameStatus::Active
+            } else {
+                GameStatus::Open
+            },
             event: spec.event.as_deref(),
             start_position: spec.position.as_deref(),
             seed: Some(&seed_hex),
@@ -235,7 +239,7 @@ pub fn start_now(
     now: DateTime<Utc>,
     dice: Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<Played> {
-    if g.row.status != "active" {
+    if g.row.status != GameStatus::Active {
         anyhow::bail!("game {} is {}: nothing to start", g.row.id, g.row.status);
     }
     if g.row.salts_fixed {
@@ -276,7 +280,7 @@ pub fn resume(
     let mut played = Played::default();
     // A game at rest on a roll is waiting for its salts (`advance` rolls whatever it may).
     let at_a_roll = matches!(g.game.to_act(), ToAct::Chance(_));
-    if g.row.status == "active" && at_a_roll && dice_may_roll(g, now) {
+    if g.row.status == GameStatus::Active && at_a_roll && dice_may_roll(g, now) {
         advance(tx, g, now, None, dice, &mut played)?;
     }
     Ok(played)
@@ -318,10 +322,10 @@ pub fn play(
     message: Option<i64>,
     dice: Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<Result<Played, PlyError>> {
-    if g.row.status == "finished" {
+    if g.row.status == GameStatus::Finished {
         return Ok(Err(PlyError::NotYourTurn("the game is over".into())));
     }
-    if g.row.status == "open" {
+    if g.row.status == GameStatus::Open {
         return Ok(Err(PlyError::NotYourTurn(
             "the game has not started: seats are still open".into(),
         )));
@@ -493,11 +497,11 @@ fn try_plan(
     let ToAct::Seat(seat) = g.game.to_act() else {
         return Ok(());
     };
-    let plans = tx.pending(g.row.id, "plan")?;
+    let plans = tx.pending(g.row.id, PendingKind::Plan)?;
     let Some((_, lines)) = plans.into_iter().find(|(s, _)| *s == seat) else {
         return Ok(());
     };
-    tx.clear_pending(g.row.id, "plan")?;
+    tx.clear_pending(g.row.id, PendingKind::Plan)?;
     let Some(first) = values.first() else {
         return Ok(());
     };
@@ -534,7 +538,7 @@ pub fn store_plan(
             format!("{}\t{ply}", r.join(","))
         })
         .collect();
-    tx.set_pending(game, seat, "plan", &lines, now)
+    tx.set_pending(game, seat, PendingKind::Plan, &lines, now)
 }
 
 /// The salts players sent, as stored: (seat, salt) pairs in arrival order.
@@ -573,12 +577,12 @@ pub fn finish(
 ) -> anyhow::Result<()> {
     let _ = outcome;
     let text = g.game.outcome_text().unwrap_or_else(|| "over".into());
-    tx.set_game_status(g.row.id, "finished", Some(&text), now)?;
+    tx.set_game_status(g.row.id, GameStatus::Finished, Some(&text), now)?;
     tx.set_deadline(g.row.id, None)?;
     tx.reveal_seed(g.row.id)?;
-    tx.clear_pending(g.row.id, "orders")?;
-    tx.clear_pending(g.row.id, "plan")?;
-    g.row.status = "finished".into();
+    tx.clear_pending(g.row.id, PendingKind::Orders)?;
+    tx.clear_pending(g.row.id, PendingKind::Plan)?;
+    g.row.status = GameStatus::Finished;
     g.row.result = Some(text);
     g.row.seed_revealed = true;
     Ok(())
@@ -632,7 +636,7 @@ pub fn export(g: &Loaded) -> anyhow::Result<String> {
 
 /// The orders each seat sent this turn, for adjudication.
 pub fn turn_orders(tx: &Tx, game: i64) -> anyhow::Result<BTreeMap<usize, Vec<String>>> {
-    Ok(tx.pending(game, "orders")?.into_iter().collect())
+    Ok(tx.pending(game, PendingKind::Orders)?.into_iter().collect())
 }
 
 /// Lends the caller's dice (if any) for one call.

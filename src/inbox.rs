@@ -11,7 +11,7 @@ use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, GameKind, PlyError, ToAct};
 use crate::gm::{self, reborrow, Secrets};
 use crate::mail::inbound::{self, Inbound};
-use crate::store::{Store, Tx};
+use crate::store::{GameStatus, MessageStatus, PendingKind, Store, Tx};
 use crate::{fault, help, orders, password};
 
 mod guard;
@@ -35,7 +35,7 @@ pub fn store_raw(store: &mut Store, raw: &[u8], ctx: &Ctx) -> anyhow::Result<Opt
 /// How a message ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Handled {
-    pub status: &'static str,
+    pub status: MessageStatus,
     pub note: String,
 }
 
@@ -103,7 +103,7 @@ fn isolated<T>(
             }
             let reason = format!("{e:#}");
             tracing::error!(id, error = %reason, "message failed; marked failed for the GM");
-            tx.finish_message(id, "failed", &reason, from, None)?;
+            tx.finish_message(id, MessageStatus::Failed, &reason, from, None)?;
             Ok(None)
         }
     }
@@ -119,7 +119,7 @@ fn process_in(
     let Some(msg) = tx.message(id)? else {
         return Ok(None);
     };
-    if msg.status != "new" {
+    if msg.status != MessageStatus::New {
         return Ok(None);
     }
     process_parsed(tx, ctx, id, &inbound::parse(&msg.raw), dice).map(Some)
@@ -191,22 +191,39 @@ fn store_then_process(
 
 fn done(note: impl Into<String>) -> Handled {
     Handled {
-        status: "done",
+        status: MessageStatus::Done,
         note: note.into(),
     }
 }
 
 fn refused(note: impl Into<String>) -> Handled {
     Handled {
-        status: "refused",
+        status: MessageStatus::Refused,
         note: note.into(),
     }
+}
+
+/// What became of one line of a mail, as the reply says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+enum LineStatus {
+    /// Played, recorded or answered.
+    #[default]
+    Ok,
+    /// Not played, with the reason.
+    Refused,
+    /// A Dip-Tac-Toe order that was understood as void (it holds), with the reason.
+    Void,
+    /// Not a move or command at all (a greeting); does not count.
+    Ignored,
+    /// Past the mail's limit of lines or commands.
+    Unread,
 }
 
 /// One line of a reply: what the player wrote and what became of it.
 #[derive(Debug, Clone, Default)]
 struct Line {
-    status: &'static str,
+    status: LineStatus,
     text: String,
     canonical: Option<String>,
     reason: Option<String>,
@@ -215,7 +232,7 @@ struct Line {
 impl Line {
     fn ok(text: &str, canonical: Option<String>) -> Line {
         Line {
-            status: "ok",
+            status: LineStatus::Ok,
             text: text.to_string(),
             canonical,
             reason: None,
@@ -223,7 +240,7 @@ impl Line {
     }
     fn no(text: &str, reason: impl Into<String>) -> Line {
         Line {
-            status: "refused",
+            status: LineStatus::Refused,
             text: text.to_string(),
             canonical: None,
             reason: Some(reason.into()),
@@ -507,7 +524,7 @@ fn pick_seat(tx: &Tx, from: &str, wanted: Option<i64>) -> anyhow::Result<Option<
         None => {
             let mut active = Vec::new();
             for (g, seat) in seats {
-                if tx.game(g)?.is_some_and(|r| r.status == "active") {
+                if tx.game(g)?.is_some_and(|r| r.status == GameStatus::Active) {
                     active.push((g, seat));
                 }
             }
@@ -716,7 +733,7 @@ impl Session {
     fn note_unread(&mut self, lines: usize, cmds: usize, max_lines: usize, max_cmds: usize) {
         if lines > 0 {
             self.lines.push(Line {
-                status: "unread",
+                status: LineStatus::Unread,
                 text: format!("... and {lines} more lines"),
                 canonical: None,
                 reason: Some(format!(
@@ -726,7 +743,7 @@ impl Session {
         }
         if cmds > 0 {
             self.lines.push(Line {
-                status: "unread",
+                status: LineStatus::Unread,
                 text: format!("... and {cmds} more commands"),
                 canonical: None,
                 reason: Some(format!(
@@ -738,14 +755,14 @@ impl Session {
 
     /// What became of the mail, for the GM's listing.
     fn summary(&self) -> String {
-        let count = |st: &str| self.lines.iter().filter(|l| l.status == st).count();
+        let count = |st: LineStatus| self.lines.iter().filter(|l| l.status == st).count();
         let mut parts = Vec::new();
         for (st, word) in [
-            ("ok", "done"),
-            ("refused", "refused"),
-            ("void", "void"),
-            ("ignored", "ignored"),
-            ("unread", "unread"),
+            (LineStatus::Ok, "done"),
+            (LineStatus::Refused, "refused"),
+            (LineStatus::Void, "void"),
+            (LineStatus::Ignored, "ignored"),
+            (LineStatus::Unread, "unread"),
         ] {
             let n = count(st);
             if n > 0 {
@@ -807,7 +824,7 @@ fn flush(
             return Ok(());
         }
     }
-    if g.row.status != "active" {
+    if g.row.status != GameStatus::Active {
         for l in &lines {
             s.lines.push(Line::no(
                 l,
@@ -823,20 +840,20 @@ fn flush(
                 s.lines.push(match r {
                     Ok(c) => Line::ok(l, Some(c.clone())),
                     Err(e) => Line {
-                        status: "void",
+                        status: LineStatus::Void,
                         text: l.clone(),
                         canonical: None,
                         reason: Some(e.clone()),
                     },
                 });
             }
-            tx.set_pending(game_id, seat, "orders", &lines, ctx.now)?;
+            tx.set_pending(game_id, seat, PendingKind::Orders, &lines, ctx.now)?;
             s.extra.push(
                 "Your orders for this turn are recorded (they replace any you sent before). \
                  Nobody sees them before the turn is adjudicated; you may change them until then."
                     .into(),
             );
-            let pending = tx.pending(game_id, "orders")?;
+            let pending = tx.pending(game_id, PendingKind::Orders)?;
             if seats.iter().all(|x| pending.iter().any(|(p, _)| p == x)) {
                 let soon = ctx.now + Duration::seconds(ctx.cfg.early_resolve_secs);
                 if g.row.deadline.is_none_or(|d| d > soon) {
@@ -877,7 +894,7 @@ fn flush(
                     )?;
                     match res {
                         Err(e) => {
-                            tx.clear_pending(game_id, "plan")?;
+                            tx.clear_pending(game_id, PendingKind::Plan)?;
                             s.lines.push(Line::no(&lines[0], e.to_string()));
                             for l in &lines[1..] {
                                 s.lines
@@ -923,7 +940,7 @@ fn flush(
                         after_move(tx, ctx, s, &g, &played, seat)?;
                     }
                     Err(e @ PlyError::Syntax(_)) => s.lines.push(Line {
-                        status: "ignored",
+                        status: LineStatus::Ignored,
                         text: line.clone(),
                         canonical: None,
                         reason: Some(format!("not a move or command ({e})")),
@@ -1050,7 +1067,7 @@ fn run_command(
                 ));
             }
             let open: Vec<String> = tx
-                .games(Some("open"))?
+                .games(Some(GameStatus::Open))?
                 .iter()
                 .map(|r| format!("  #{} {}", r.id, r.kind))
                 .collect();
@@ -1130,7 +1147,7 @@ fn run_command(
             let Some((mut g, seat)) = load(tx)? else {
                 return Ok(());
             };
-            if g.row.status != "active" {
+            if g.row.status != GameStatus::Active {
                 let why = match g.row.status.as_str() {
                     "open" => "the game starts when every seat is taken".to_string(),
                     other => format!("the game is {other}"),
@@ -1221,7 +1238,7 @@ fn run_command(
             let Some((mut g, seat)) = load(tx)? else {
                 return Ok(());
             };
-            if g.row.status != "active" {
+            if g.row.status != GameStatus::Active {
                 s.lines
                     .push(Line::no(&text, format!("the game is {}", g.row.status)));
                 return Ok(());
@@ -1242,7 +1259,7 @@ fn run_command(
             let Some((mut g, seat)) = load(tx)? else {
                 return Ok(());
             };
-            if g.row.status != "active" {
+            if g.row.status != GameStatus::Active {
                 s.lines
                     .push(Line::no(&text, format!("the game is {}", g.row.status)));
                 return Ok(());
@@ -1386,10 +1403,10 @@ fn after_join(
     dice: Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<()> {
     let g = gamelog::load(tx, id)?;
-    if g.row.status != "open" || g.seats.iter().any(|s| s.email.is_none()) {
+    if g.row.status != GameStatus::Open || g.seats.iter().any(|s| s.email.is_none()) {
         return Ok(());
     }
-    tx.set_game_status(id, "active", None, ctx.now)?;
+    tx.set_game_status(id, GameStatus::Active, None, ctx.now)?;
     let mut g = gamelog::load(tx, id)?;
     gm::begin(tx, &mut g, ctx.now, dice)?;
     welcome_all(tx, ctx, &g)
@@ -1458,7 +1475,7 @@ fn reply(
     from: &str,
 ) -> anyhow::Result<()> {
     ctx.budget.release_for_reply();
-    let refused_only = !s.lines.is_empty() && s.lines.iter().all(|l| l.status != "ok");
+    let refused_only = !s.lines.is_empty() && s.lines.iter().all(|l| l.status != LineStatus::Ok);
     let kind = if refused_only {
         "order_refused"
     } else {

@@ -8,7 +8,7 @@ use crate::dice::DiceSource;
 use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, ToAct};
 use crate::gm;
-use crate::store::{Store, Tx};
+use crate::store::{GameStatus, PendingKind, Store, Tx};
 
 /// What happens when a sequential game's player lets the clock run out: `notify` (the GM
 /// is told and decides) or `forfeit` (the player loses). A game option for every game.
@@ -81,7 +81,7 @@ fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow
     let Some(deadline) = g.row.deadline else {
         return Ok(0);
     };
-    if g.row.status != "active" {
+    if g.row.status != GameStatus::Active {
         return Ok(0);
     }
     if deadline > ctx.now {
@@ -186,7 +186,7 @@ fn owing(tx: &Tx, g: &Loaded) -> anyhow::Result<(Vec<usize>, bool)> {
     Ok(match g.game.to_act() {
         ToAct::Seat(s) => (vec![s], false),
         ToAct::Orders(seats) => {
-            let sent = tx.pending(g.row.id, "orders")?;
+            let sent = tx.pending(g.row.id, PendingKind::Orders)?;
             (
                 seats
                     .into_iter()
@@ -240,7 +240,7 @@ pub fn adjudicate(
         .game
         .turn_ply(&orders)
         .map_err(|e| anyhow::anyhow!("game {}: cannot build the turn: {e}", g.row.id))?;
-    tx.clear_pending(g.row.id, "orders")?;
+    tx.clear_pending(g.row.id, PendingKind::Orders)?;
     let played = gm::play(tx, g, Actor::Gm, &ply, ctx.now, None, dice)?
         .map_err(|e| anyhow::anyhow!("game {}: the turn does not adjudicate: {e}", g.row.id))?;
     compose::announce(tx, ctx, g, &played, None)?;

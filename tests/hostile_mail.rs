@@ -232,7 +232,10 @@ fn a_password_line_is_never_published_or_kept() {
     for m in &mail {
         assert!(!m.body.contains("hunter2secret"), "mailed: {}", m.body);
     }
-    let pending = w.store.tx(|tx| tx.pending(id, "orders")).unwrap();
+    let pending = w
+        .store
+        .tx(|tx| tx.pending(id, pbem::store::PendingKind::Orders))
+        .unwrap();
     assert!(!format!("{pending:?}").contains("hunter2"), "{pending:?}");
     let stored = w
         .store

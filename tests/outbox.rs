@@ -47,7 +47,10 @@ fn transient_failures_back_off_then_fail_and_the_gm_can_retry() {
     let t2 = t1 + Duration::seconds(121);
     let d = sender::drain(&mut w.store, &w.cfg, &down, &|| t2).unwrap();
     assert_eq!(d.failed, 2);
-    let failed = w.store.tx(|tx| tx.outbox(Some("failed"), 10)).unwrap();
+    let failed = w
+        .store
+        .tx(|tx| tx.outbox(Some(pbem::store::OutboxStatus::Failed), 10))
+        .unwrap();
     assert_eq!(failed.len(), 2);
     // The GM retries; with a working transport they go out.
     let n = w
@@ -94,7 +97,7 @@ fn a_permanent_failure_is_marked_at_once() {
     assert_eq!(d.failed, 2);
     assert_eq!(
         w.store
-            .tx(|tx| tx.outbox(Some("failed"), 10))
+            .tx(|tx| tx.outbox(Some(pbem::store::OutboxStatus::Failed), 10))
             .unwrap()
             .len(),
         2

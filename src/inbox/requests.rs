@@ -13,7 +13,7 @@ use crate::dice::DiceSource;
 use crate::gamelog;
 use crate::games::{AnyGame, GameKind, Options};
 use crate::gm::{self, GameSpec};
-use crate::store::Tx;
+use crate::store::{GameStatus, Tx};
 
 /// The local-part prefix of a confirmation address: `gm+confirm-CODE@domain`.
 const PREFIX: &str = "confirm-";
@@ -175,7 +175,7 @@ fn describe(request: &Request) -> (String, String) {
 fn open_games_created(tx: &Tx, from: &str) -> anyhow::Result<i64> {
     let mut n = 0;
     for (game, _) in tx.seats_of(from)? {
-        if tx.game(game)?.is_some_and(|r| r.status == "open") {
+        if tx.game(game)?.is_some_and(|r| r.status == GameStatus::Open) {
             n += 1;
         }
     }
@@ -192,7 +192,7 @@ fn open_seat(
     let Some(row) = tx.game(game)? else {
         return Ok(Err(format!("there is no game {game}")));
     };
-    if row.status != "open" {
+    if row.status != GameStatus::Open {
         return Ok(Err(format!(
             "game {game} has no open seat (it is {})",
             row.status

@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension, Row};
 
-use super::{parse_ts, ts, Tx};
+use super::{parse_ts, ts, GameStatus, PendingKind, Tx};
 
 /// A game as stored (its position is rebuilt from `moves`, never stored).
 #[derive(Debug, Clone)]
@@ -12,7 +12,7 @@ pub struct GameRow {
     pub kind: String,
     /// Options as a JSON object of strings.
     pub options: String,
-    pub status: String,
+    pub status: GameStatus,
     pub event: Option<String>,
     pub start_position: Option<String>,
     pub result: Option<String>,
@@ -94,7 +94,7 @@ fn game_row(r: &Row) -> rusqlite::Result<GameRow> {
 pub struct NewGame<'a> {
     pub kind: &'a str,
     pub options_json: &'a str,
-    pub status: &'a str,
+    pub status: GameStatus,
     pub event: Option<&'a str>,
     pub start_position: Option<&'a str>,
     pub seed: Option<&'a str>,
@@ -133,7 +133,7 @@ impl Tx<'_> {
     }
 
     /// Games, newest first; `status` filters when given.
-    pub fn games(&self, status: Option<&str>) -> anyhow::Result<Vec<GameRow>> {
+    pub fn games(&self, status: Option<GameStatus>) -> anyhow::Result<Vec<GameRow>> {
         let mut st = self.conn().prepare_cached(&format!(
             "SELECT {GAME_COLS} FROM games WHERE ?1 IS NULL OR status = ?1 ORDER BY id DESC"
         ))?;
@@ -154,7 +154,7 @@ impl Tx<'_> {
     pub fn set_game_status(
         &self,
         id: i64,
-        status: &str,
+        status: GameStatus,
         result: Option<&str>,
         now: DateTime<Utc>,
     ) -> anyhow::Result<()> {
@@ -435,7 +435,11 @@ impl Tx<'_> {
 
     /// A seat's pending lines of a kind (`orders` for simultaneous turns, `plan` for
     /// conditional outcomes waiting for a roll).
-    pub fn pending(&self, game: i64, kind: &str) -> anyhow::Result<Vec<(usize, Vec<String>)>> {
+    pub fn pending(
+        &self,
+        game: i64,
+        kind: PendingKind,
+    ) -> anyhow::Result<Vec<(usize, Vec<String>)>> {
         let mut st = self.conn().prepare_cached(
             "SELECT seat, lines FROM pending WHERE game_id = ?1 AND kind = ?2 ORDER BY seat",
         )?;
@@ -454,7 +458,7 @@ impl Tx<'_> {
         &self,
         game: i64,
         seat: usize,
-        kind: &str,
+        kind: PendingKind,
         lines: &[String],
         now: DateTime<Utc>,
     ) -> anyhow::Result<()> {
@@ -472,7 +476,7 @@ impl Tx<'_> {
         Ok(())
     }
 
-    pub fn clear_pending(&self, game: i64, kind: &str) -> anyhow::Result<()> {
+    pub fn clear_pending(&self, game: i64, kind: PendingKind) -> anyhow::Result<()> {
         self.exec(
             "DELETE FROM pending WHERE game_id = ?1 AND kind = ?2",
             params![game, kind],

@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension, Row};
 
-use super::{parse_ts, ts, Tx};
+use super::{parse_ts, ts, MessageStatus, OutboxStatus, Tx};
 
 /// An inbound message as stored.
 #[derive(Debug, Clone)]
@@ -12,7 +12,7 @@ pub struct MessageRow {
     pub dedupe_key: String,
     pub raw: Vec<u8>,
     pub received_at: DateTime<Utc>,
-    pub status: String,
+    pub status: MessageStatus,
     pub note: Option<String>,
     pub from_addr: Option<String>,
     pub game_id: Option<i64>,
@@ -34,7 +34,7 @@ pub struct OutboxRow {
     pub in_reply_to: Option<String>,
     /// Space-separated message ids.
     pub refs: Option<String>,
-    pub status: String,
+    pub status: OutboxStatus,
     pub attempts: i64,
     pub next_try_at: Option<DateTime<Utc>>,
     pub last_error: Option<String>,
@@ -144,7 +144,7 @@ impl Tx<'_> {
     pub fn finish_message(
         &self,
         id: i64,
-        status: &str,
+        status: MessageStatus,
         note: &str,
         from: Option<&str>,
         game: Option<i64>,
@@ -203,7 +203,11 @@ impl Tx<'_> {
     }
 
     /// The outbox for the GM, newest first; `status` filters.
-    pub fn outbox(&self, status: Option<&str>, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
+    pub fn outbox(
+        &self,
+        status: Option<OutboxStatus>,
+        limit: i64,
+    ) -> anyhow::Result<Vec<OutboxRow>> {
         let mut st = self.conn().prepare_cached(&format!(
             "SELECT {OUT_COLS} FROM outbox WHERE ?1 IS NULL OR status = ?1 \
              ORDER BY id DESC LIMIT ?2"

@@ -4,6 +4,7 @@ mod games;
 mod mail;
 mod requests;
 pub mod schema;
+mod status;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -16,6 +17,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub use games::{GameRow, MoveRow, NewGame, SeatRow};
 pub use mail::{MessageRow, OutboxRow};
 pub use requests::RequestRow;
+pub use status::{GameStatus, MessageStatus, OutboxStatus, PendingKind};
 
 /// An open game store.
 pub struct Store {
