@@ -11,7 +11,7 @@ use crate::games::{
     options_get, Actor, AnyGame, GameKind, Options, Outcome, PlyError, ToAct, COMMON_OPTIONS,
 };
 use crate::records;
-use crate::store::{GameRow, GameStatus, NewGame, PendingKind, Tx};
+use crate::store::{GameRow, GameStatus, NewGame, PendingKind, PlannedOutcome, Tx};
 
 /// What the GM asks for when creating a game.
 #[derive(Debug, Clone, Default)]
@@ -497,33 +497,23 @@ fn try_plan(
     let ToAct::Seat(seat) = g.game.to_act() else {
         return Ok(());
     };
-    let plans = tx.pending(g.row.id, PendingKind::Plan)?;
-    let Some((_, lines)) = plans.into_iter().find(|(s, _)| *s == seat) else {
+    let plans = tx.plans(g.row.id)?;
+    let Some((_, plan)) = plans.into_iter().find(|(s, _)| *s == seat) else {
         return Ok(());
     };
     tx.clear_pending(g.row.id, PendingKind::Plan)?;
     let Some(first) = values.first() else {
         return Ok(());
     };
-    for line in lines {
-        let Some((rolls, ply)) = line.split_once('\t') else {
-            continue;
-        };
-        let matches = rolls
-            .split(',')
-            .filter_map(|r| r.parse::<u32>().ok())
-            .any(|r| r == *first);
-        if !matches {
-            continue;
-        }
-        if try_ply(tx, g, Actor::Seat(seat), ply, now, message, played)?.is_ok() {
+    for outcome in plan.iter().filter(|o| o.rolls.contains(first)) {
+        if try_ply(tx, g, Actor::Seat(seat), &outcome.ply, now, message, played)?.is_ok() {
             return Ok(());
         }
     }
     Ok(())
 }
 
-/// Stores a seat's conditional outcomes until the roll (one entry per line: rolls TAB ply).
+/// Stores a seat's conditional outcomes until the roll.
 pub fn store_plan(
     tx: &Tx,
     game: i64,
@@ -531,14 +521,14 @@ pub fn store_plan(
     outcomes: &[(Vec<u32>, String)],
     now: DateTime<Utc>,
 ) -> anyhow::Result<()> {
-    let lines: Vec<String> = outcomes
+    let plan: Vec<PlannedOutcome> = outcomes
         .iter()
-        .map(|(rolls, ply)| {
-            let r: Vec<String> = rolls.iter().map(u32::to_string).collect();
-            format!("{}\t{ply}", r.join(","))
+        .map(|(rolls, ply)| PlannedOutcome {
+            rolls: rolls.clone(),
+            ply: ply.clone(),
         })
         .collect();
-    tx.set_pending(game, seat, PendingKind::Plan, &lines, now)
+    tx.set_plan(game, seat, &plan, now)
 }
 
 /// The salts players sent, as stored: (seat, salt) pairs in arrival order.

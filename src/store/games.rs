@@ -35,6 +35,32 @@ pub struct GameRow {
     pub quarantined: Option<String>,
 }
 
+/// One outcome of a conditional plan: for these roll values, try this ply.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct PlannedOutcome {
+    pub rolls: Vec<u32>,
+    pub ply: String,
+}
+
+impl PlannedOutcome {
+    /// A stored plan: a JSON list of outcomes, or (stores from before typed plans) a JSON
+    /// list of `rolls TAB ply` strings.
+    fn read(json: &str) -> anyhow::Result<Vec<PlannedOutcome>> {
+        if let Ok(plan) = serde_json::from_str(json) {
+            return Ok(plan);
+        }
+        let lines: Vec<String> = serde_json::from_str(json)?;
+        Ok(lines
+            .iter()
+            .filter_map(|l| l.split_once('\t'))
+            .map(|(rolls, ply)| PlannedOutcome {
+                rolls: rolls.split(',').filter_map(|r| r.parse().ok()).collect(),
+                ply: ply.to_string(),
+            })
+            .collect())
+    }
+}
+
 /// A seat and the player in it.
 #[derive(Debug, Clone)]
 pub struct SeatRow {
@@ -434,6 +460,44 @@ impl Tx<'_> {
     }
 
     /// A seat's pending lines of a kind (`orders` for simultaneous turns, `plan` for
+    /// A seat's outcomes planned per roll, kept until the roll (replacing any before).
+    pub fn set_plan(
+        &self,
+        game: i64,
+        seat: usize,
+        plan: &[PlannedOutcome],
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<()> {
+        self.exec(
+            "INSERT INTO pending (game_id, seat, kind, lines, at) VALUES (?1, ?2, ?3, ?4, ?5) \
+             ON CONFLICT(game_id, seat, kind) DO UPDATE SET lines = ?4, at = ?5",
+            params![
+                game,
+                seat as i64,
+                PendingKind::Plan,
+                serde_json::to_string(plan)?,
+                ts(now)
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// The plans waiting in a game, by seat.
+    pub fn plans(&self, game: i64) -> anyhow::Result<Vec<(usize, Vec<PlannedOutcome>)>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT seat, lines FROM pending WHERE game_id = ?1 AND kind = ?2 ORDER BY seat",
+        )?;
+        let rows = st.query_map(params![game, PendingKind::Plan], |r| {
+            Ok((r.get::<_, i64>(0)? as usize, r.get::<_, String>(1)?))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (seat, json) = row?;
+            out.push((seat, PlannedOutcome::read(&json)?));
+        }
+        Ok(out)
+    }
+
     /// conditional outcomes waiting for a roll).
     pub fn pending(
         &self,
@@ -507,5 +571,18 @@ impl Tx<'_> {
             Ok((parse_ts(&at).unwrap_or_default(), r.get(1)?))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PlannedOutcome;
+
+    #[test]
+    fn plans_read_in_both_stored_forms() {
+        let typed = PlannedOutcome::read(r#"[{"rolls":[1,2],"ply":"xe6"}]"#).unwrap();
+        let old = PlannedOutcome::read(r#"["1,2\txe6"]"#).unwrap();
+        assert_eq!(typed, old);
+        assert_eq!(typed[0].rolls, vec![1, 2]);
     }
 }
