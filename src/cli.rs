@@ -13,6 +13,7 @@ use crate::gamelog;
 use crate::games::{Actor, GameKind, Outcome};
 use crate::gm::{self, GameSpec, Secrets};
 use crate::inbox;
+use crate::mail::intake::{PipeSource, Source};
 use crate::records::{self, Record};
 use crate::store::{GameStatus, OutboxStatus, Store};
 use crate::template::Templates;
@@ -790,15 +791,18 @@ fn ingest(cli: &Cli) -> Exit {
 fn ingest_stored(cli: &Cli) -> anyhow::Result<()> {
     let (cfg, cfg_db) = config::load(cli.config.as_deref(), &config::process_env)?;
     // Never more than the size limit in memory: a larger mail is kept as its headers.
-    let raw =
-        crate::mail::intake::read_bounded(&mut std::io::stdin().lock(), cfg.max_message_bytes)
-            .context("cannot read the message")?;
+    let mut source = PipeSource::new(std::io::stdin().lock(), cfg.max_message_bytes);
+    let mail = source.fetch(1)?;
     crate::store::set_busy_timeout(std::time::Duration::from_secs(cfg.busy_timeout_secs));
     let db = db_path(cli, cfg_db);
     let store = Store::open(&db, true)?;
     store.checkpoint_early()?;
-    Daemon::new(&db, store, cfg)?.ingest(&raw)?;
-    Ok(())
+    let mut daemon = Daemon::new(&db, store, cfg)?;
+    for m in &mail {
+        daemon.ingest(&m.raw)?;
+    }
+    // For a pipe the acknowledgement is the exit code 0 that follows.
+    source.ack(&mail)
 }
 
 /// Writes a line to stderr, ignoring failure: a closed or full stderr must not turn a

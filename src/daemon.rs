@@ -5,12 +5,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 
-use anyhow::Context;
 use chrono::Utc;
 
 use crate::compose::Ctx;
 use crate::config::Config;
 use crate::inbox;
+use crate::mail::intake::{MaildirSource, Source};
 use crate::mail::outbound::Transport;
 use crate::sender;
 use crate::store::Store;
@@ -140,37 +140,21 @@ impl Daemon {
     /// committed it; a crash in between re-reads it and the dedupe key makes that harmless).
     /// A file that cannot be read or moved is logged and left for the next pass; the others go on.
     fn intake(&mut self, dir: &Path, pass: &mut Pass) -> anyhow::Result<()> {
-        let new = maildir_ready(dir)?;
-        let mut names: Vec<_> = std::fs::read_dir(&new)
-            .with_context(|| format!("cannot read the Maildir {}", new.display()))?
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .map(|e| e.file_name())
-            .collect();
-        names.sort();
-        for chunk in names.chunks(BATCH) {
-            if self.stop.load(Ordering::SeqCst) {
+        let mut source = MaildirSource::open(dir, self.cfg.max_message_bytes)?;
+        self.drain_source(&mut source, pass)
+    }
+
+    /// Stores and processes everything a source has, a batch per commit, acknowledging each
+    /// batch to the source only after its commit.
+    pub fn drain_source(&mut self, source: &mut dyn Source, pass: &mut Pass) -> anyhow::Result<()> {
+        while !self.stop.load(Ordering::SeqCst) {
+            let batch = source.fetch(BATCH)?;
+            if batch.is_empty() {
                 break;
             }
-            let (mut read, mut raws) = (Vec::new(), Vec::new());
-            for name in chunk {
-                let path = new.join(name);
-                // Never more than the size limit in memory: a larger mail is kept as its headers.
-                let bounded = std::fs::File::open(&path).and_then(|mut f| {
-                    crate::mail::intake::read_bounded(&mut f, self.cfg.max_message_bytes)
-                });
-                match bounded {
-                    Ok(raw) => {
-                        read.push(name);
-                        raws.push(raw);
-                    }
-                    Err(e) => {
-                        tracing::error!(file = %path.display(), error = %e, "cannot read a mail; left in new/")
-                    }
-                }
-            }
+            let raws: Vec<Vec<u8>> = batch.iter().map(|f| f.raw.clone()).collect();
             let ctx = Ctx::new(&self.cfg, &self.templates, Utc::now());
-            // One commit stores and plays the whole chunk; only then do the files leave new/.
+            // One commit stores and plays the whole batch; only then does the source let go.
             for fresh in inbox::store_and_process_batch(&mut self.store, &raws, &ctx)? {
                 if fresh {
                     pass.stored += 1;
@@ -180,17 +164,7 @@ impl Daemon {
                 }
             }
             crate::fault::point("process:after-commit");
-            for name in read {
-                let mut cur_name = name.to_string_lossy().into_owned();
-                if !cur_name.contains(":2,") {
-                    cur_name.push_str(":2,S");
-                }
-                let path = new.join(name);
-                // Left in new/, it is read again and found a duplicate: harmless.
-                if let Err(e) = std::fs::rename(&path, dir.join("cur").join(cur_name)) {
-                    tracing::error!(file = %path.display(), error = %e, "cannot move a stored mail to cur/");
-                }
-            }
+            source.ack(&batch)?;
         }
         Ok(())
     }
@@ -284,22 +258,6 @@ pub fn retry_pause(poll_secs: u64, failures: u32) -> u64 {
     let poll = poll_secs.max(1);
     poll.saturating_mul(1 << failures.saturating_sub(1).min(16))
         .min(poll.max(60))
-}
-
-/// The Maildir's new/, once new/, cur/ and tmp/ exist: missing ones are made (a Maildir is
-/// often made by its first delivery, and a GM may create only the folder). A missing
-/// Maildir itself is an error, tried again later: it may be a volume not mounted yet, and
-/// folders made in its place would hide that.
-fn maildir_ready(dir: &Path) -> anyhow::Result<PathBuf> {
-    if !dir.is_dir() {
-        anyhow::bail!("the Maildir {} does not exist", dir.display());
-    }
-    for sub in ["new", "cur", "tmp"] {
-        let path = dir.join(sub);
-        std::fs::create_dir_all(&path)
-            .with_context(|| format!("cannot create {}", path.display()))?;
-    }
-    Ok(dir.join("new"))
 }
 
 /// The outbox sender on its own thread and database connection, so slow SMTP or file

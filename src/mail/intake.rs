@@ -1,6 +1,10 @@
-//! Reads one incoming mail from a pipe or a file without ever holding more than the size limit in memory (an I/O edge).
+//! Where incoming mail comes from: the `Source` interface (fetch, then acknowledge only after the store committed) for a pipe and a Maildir, and reading a mail without ever holding more than the size limit in memory (an I/O edge).
 
+use std::collections::VecDeque;
 use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
 
 use super::inbound::oversize_stub;
 
@@ -18,6 +22,141 @@ pub fn read_bounded(reader: &mut impl Read, max: usize) -> io::Result<Vec<u8>> {
     }
     let rest = io::copy(reader, &mut io::sink())?;
     Ok(oversize_stub(&head, head.len() as u64 + rest))
+}
+
+/// One mail taken from a source and not yet acknowledged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fetched {
+    /// The source's own name for it (a Maildir file name; empty for a pipe).
+    pub name: String,
+    pub raw: Vec<u8>,
+}
+
+/// A place mail arrives in. The caller stores what `fetch` gives, commits, and only then
+/// calls `ack`, so a crash in between fetches the same mail again (and the store's dedupe
+/// key makes that harmless): no mail is lost between a source and the store.
+pub trait Source {
+    /// Up to `max` mails not fetched before in this pass; empty when there are no more.
+    fn fetch(&mut self, max: usize) -> anyhow::Result<Vec<Fetched>>;
+    /// These mails are stored: the source may let go of them.
+    fn ack(&mut self, stored: &[Fetched]) -> anyhow::Result<()>;
+}
+
+/// One mail on a pipe (`pbem ingest` under an MTA): acknowledged by exiting 0.
+pub struct PipeSource<R: Read> {
+    reader: Option<R>,
+    max_bytes: usize,
+}
+
+impl<R: Read> PipeSource<R> {
+    pub fn new(reader: R, max_bytes: usize) -> PipeSource<R> {
+        PipeSource {
+            reader: Some(reader),
+            max_bytes,
+        }
+    }
+}
+
+impl<R: Read> Source for PipeSource<R> {
+    fn fetch(&mut self, max: usize) -> anyhow::Result<Vec<Fetched>> {
+        match self.reader.take() {
+            Some(mut r) if max > 0 => {
+                let raw =
+                    read_bounded(&mut r, self.max_bytes).context("cannot read the message")?;
+                Ok(vec![Fetched {
+                    name: String::new(),
+                    raw,
+                }])
+            }
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    fn ack(&mut self, _stored: &[Fetched]) -> anyhow::Result<()> {
+        Ok(())
+    }
+}
+
+/// A Maildir: mail is read from `new/` and moved to `cur/` once stored. Missing `new/`, `cur/`
+/// or `tmp/` are made (a Maildir is often made by its first delivery, and a GM may create only
+/// the folder); a missing Maildir itself is an error, tried again by `serve` later: it may be
+/// a volume not mounted yet, and creating it would hide that.
+pub struct MaildirSource {
+    dir: PathBuf,
+    max_bytes: usize,
+    /// The names listed in `new/` at the first fetch, not yet fetched.
+    queue: Option<VecDeque<String>>,
+}
+
+impl MaildirSource {
+    pub fn open(dir: &Path, max_bytes: usize) -> anyhow::Result<MaildirSource> {
+        if !dir.is_dir() {
+            anyhow::bail!("the Maildir {} does not exist", dir.display());
+        }
+        for sub in ["new", "cur", "tmp"] {
+            let path = dir.join(sub);
+            std::fs::create_dir_all(&path)
+                .with_context(|| format!("cannot create {}", path.display()))?;
+        }
+        Ok(MaildirSource {
+            dir: dir.to_path_buf(),
+            max_bytes,
+            queue: None,
+        })
+    }
+
+    fn list_new(&self) -> anyhow::Result<VecDeque<String>> {
+        let new = self.dir.join("new");
+        let mut names: Vec<String> = std::fs::read_dir(&new)
+            .with_context(|| format!("cannot read the Maildir {}", new.display()))?
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        // Oldest first: Maildir names start with the delivery time.
+        names.sort();
+        Ok(names.into())
+    }
+}
+
+impl Source for MaildirSource {
+    fn fetch(&mut self, max: usize) -> anyhow::Result<Vec<Fetched>> {
+        if self.queue.is_none() {
+            self.queue = Some(self.list_new()?);
+        }
+        let queue = self.queue.as_mut().expect("listed above");
+        let mut out = Vec::new();
+        while out.len() < max {
+            let Some(name) = queue.pop_front() else { break };
+            let path = self.dir.join("new").join(&name);
+            // Never more than the size limit in memory: a larger mail is kept as its headers.
+            let read =
+                std::fs::File::open(&path).and_then(|mut f| read_bounded(&mut f, self.max_bytes));
+            match read {
+                Ok(raw) => out.push(Fetched { name, raw }),
+                // Left in new/ for the next pass; one unreadable file stops nothing.
+                Err(e) => {
+                    tracing::error!(file = %path.display(), error = %e, "cannot read a mail; left in new/")
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn ack(&mut self, stored: &[Fetched]) -> anyhow::Result<()> {
+        for f in stored {
+            let mut cur_name = f.name.clone();
+            if !cur_name.contains(":2,") {
+                cur_name.push_str(":2,S");
+            }
+            let path = self.dir.join("new").join(&f.name);
+            // Left in new/, it is read again and found a duplicate: harmless.
+            if let Err(e) = std::fs::rename(&path, self.dir.join("cur").join(cur_name)) {
+                tracing::error!(file = %path.display(), error = %e, "cannot move a stored mail to cur/");
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
@@ -45,5 +184,32 @@ mod tests {
         let inb = crate::mail::inbound::parse(text.as_bytes());
         assert_eq!(inb.size, mail.len());
         assert_eq!(inb.subject, "big");
+    }
+
+    #[test]
+    fn a_maildir_gives_its_mail_in_order_and_keeps_it_until_acknowledged() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("new")).unwrap();
+        for (name, text) in [("2.b", "second"), ("1.a", "first"), ("3.c", "third")] {
+            std::fs::write(dir.path().join("new").join(name), text).unwrap();
+        }
+        let mut src = MaildirSource::open(dir.path(), 1000).unwrap();
+        let first = src.fetch(2).unwrap();
+        let names: Vec<&str> = first.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["1.a", "2.b"]);
+        assert_eq!(first[0].raw, b"first");
+        // Not acknowledged: still in new/ (a crash now reads them again).
+        assert!(dir.path().join("new/1.a").exists());
+        src.ack(&first).unwrap();
+        assert!(dir.path().join("cur/1.a:2,S").exists());
+        assert_eq!(src.fetch(2).unwrap().len(), 1);
+        assert!(src.fetch(2).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_pipe_gives_one_mail() {
+        let mut src = PipeSource::new(&b"From: a@b\r\n\r\nhi"[..], 1000);
+        assert_eq!(src.fetch(10).unwrap().len(), 1);
+        assert!(src.fetch(10).unwrap().is_empty());
     }
 }
