@@ -7,9 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use crate::dice::{DiceSource, Seed, SeededDice};
 use crate::gamelog::{self, Loaded};
-use crate::games::{
-    options_get, Actor, AnyGame, GameKind, Options, Outcome, PlyError, ToAct, COMMON_OPTIONS,
-};
+use crate::games::{Actor, AnyGame, GameKind, Options, Outcome, PlyError, ToAct};
 use crate::records;
 use crate::store::{GameRow, GameStatus, NewGame, PendingKind, PlannedOutcome, Tx};
 
@@ -144,16 +142,6 @@ pub fn create_game(
     Ok(id)
 }
 
-/// The game option that sets the salt window (a duration; `0`: no window).
-pub const SALT_WINDOW_OPTION: &str = "salt_window";
-
-/// The salt window in seconds, the option's default applied.
-pub fn salt_window_secs(options: &Options) -> anyhow::Result<i64> {
-    let text = options_get(COMMON_OPTIONS, options, SALT_WINDOW_OPTION);
-    crate::duration::parse(text, crate::duration::Range::UP_TO_A_MONTH)
-        .map_err(|e| anyhow!("option {SALT_WINDOW_OPTION}: {e}"))
-}
-
 /// Play begins: every seat is taken. A game with dice opens its salt window (no die is rolled
 /// before every player could add a salt); then the GM does what is his to do (an opening roll,
 /// once the salts allow it) and the clock starts for whoever acts first.
@@ -164,7 +152,7 @@ pub fn begin(
     dice: Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<Played> {
     if g.kind().rolls_dice() && !g.row.salts_fixed {
-        let window = salt_window_secs(&gamelog::options_of(&g.row)?)?;
+        let window = g.common.salt_window_secs;
         let until = (window > 0).then(|| now + Duration::seconds(window));
         tx.set_salts_until(g.row.id, until)?;
         g.row.salts_until = until;

@@ -6,13 +6,9 @@ use serde_json::json;
 use crate::compose::{self, Ctx};
 use crate::dice::DiceSource;
 use crate::gamelog::{self, Loaded};
-use crate::games::{Actor, ToAct};
+use crate::games::{Actor, TimeoutAction, ToAct};
 use crate::gm;
 use crate::store::{GameStatus, PendingKind, Store, Tx};
-
-/// What happens when a sequential game's player lets the clock run out: `notify` (the GM
-/// is told and decides) or `forfeit` (the player loses). A game option for every game.
-pub const TIMEOUT_OPTION: &str = "timeout";
 
 /// Runs every due reminder and deadline, each game in its own transaction. A game whose
 /// timer fails (an error or a panic: a bug in its rules, a corrupt log) is quarantined and
@@ -93,10 +89,7 @@ fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow
         return Ok(0);
     }
     if !g.row.graced {
-        let grace = gamelog::options_of(&g.row)?
-            .get("grace")
-            .and_then(|v| crate::duration::parse(v, crate::duration::Range::UP_TO_A_MONTH).ok())
-            .unwrap_or(0);
+        let grace = g.common.grace_secs;
         if grace > 0 && !owing(tx, &g)?.0.is_empty() {
             tx.grant_grace(id, deadline + Duration::seconds(grace))?;
             let g = gamelog::load(tx, id)?;
@@ -122,8 +115,7 @@ fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow
                 return Ok(1);
             }
             let name = g.game.seat_name(seat).to_string();
-            let options = gamelog::options_of(&g.row)?;
-            if options.get(TIMEOUT_OPTION).map(String::as_str) == Some("forfeit") {
+            if g.common.timeout == TimeoutAction::Forfeit {
                 let mut played = gm::play_with(tx, &mut g, Actor::Seat(seat), ctx.now, |game| {
                     game.resign(seat)
                 })?

@@ -317,6 +317,53 @@ pub const COMMON_OPTIONS: &[OptionSpec] = &[
     },
 ];
 
+/// What happens when a player's move time runs out (`timeout=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeoutAction {
+    /// The GM is told, and decides.
+    #[default]
+    Notify,
+    /// The player forfeits the game.
+    Forfeit,
+}
+
+/// The common options of a game, read once into typed values (durations as seconds, checked
+/// against their ranges), the defaults applied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommonOptions {
+    pub timeout: TimeoutAction,
+    /// After a deadline passes with moves or orders missing: how much longer to wait.
+    pub grace_secs: i64,
+    /// How long the players may salt the dice once every seat is taken (0: no window).
+    pub salt_window_secs: i64,
+}
+
+impl Default for CommonOptions {
+    /// The defaults of `COMMON_OPTIONS`.
+    fn default() -> Self {
+        CommonOptions::read(&Options::new()).expect("the defaults are valid")
+    }
+}
+
+impl CommonOptions {
+    /// Reads the common options out of a game's options (unknown names are the game's own).
+    pub fn read(options: &Options) -> Result<CommonOptions, String> {
+        let text = |name: &'static str| options_get(COMMON_OPTIONS, options, name);
+        let secs = |name: &'static str| {
+            crate::duration::parse(text(name), Range::UP_TO_A_MONTH)
+                .map_err(|e| format!("option '{name}': {e}"))
+        };
+        Ok(CommonOptions {
+            timeout: match text("timeout") {
+                "forfeit" => TimeoutAction::Forfeit,
+                _ => TimeoutAction::Notify,
+            },
+            grace_secs: secs("grace")?,
+            salt_window_secs: secs("salt_window")?,
+        })
+    }
+}
+
 /// Splits options into the game's own and the common ones, checking both.
 fn game_options(kind: GameKind, options: &Options) -> Result<Options, String> {
     let (common, own): (Options, Options) = options
