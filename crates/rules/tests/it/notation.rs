@@ -76,7 +76,11 @@ fn read_list(kind: GameKind, ext: &str) -> Vec<Example> {
         }
         let at = format!("{file}:{}", i + 1);
         let fields: Vec<&str> = line.rsplitn(4, '|').collect();
-        assert_eq!(fields.len(), 4, "{at}: four fields separated by '|' expected");
+        assert_eq!(
+            fields.len(),
+            4,
+            "{at}: four fields separated by '|' expected"
+        );
         if !fields[0].trim().is_empty() {
             position = Some(fields[0].trim().to_string());
         }
@@ -120,8 +124,7 @@ fn build(kind: GameKind, spec: &str) -> Result<AnyGame, String> {
                 start = true;
                 continue;
             }
-            if let Some((name, value)) = word.split_once('=').filter(|(n, _)| is_option(kind, n))
-            {
+            if let Some((name, value)) = word.split_once('=').filter(|(n, _)| is_option(kind, n)) {
                 options.insert(name.to_string(), value.to_string());
                 continue;
             }
@@ -235,7 +238,9 @@ fn refused_as(expected: &str, got_category: &str, message: &str) -> Result<(), S
         return Err(format!("refused as {got_category}: \"{message}\""));
     }
     if !message.contains(part) {
-        return Err(format!("refused with \"{message}\", which does not say \"{part}\""));
+        return Err(format!(
+            "refused with \"{message}\", which does not say \"{part}\""
+        ));
     }
     Ok(())
 }

@@ -22,10 +22,7 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.path();
         if path.is_dir() {
             files_under(&path, out);
-        } else if path
-            .extension()
-            .is_some_and(|e| e == "pgn" || e == "final")
-        {
+        } else if path.extension().is_some_and(|e| e == "pgn" || e == "final") {
             out.push(path);
         }
     }
@@ -34,7 +31,10 @@ fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
 /// A path as the workspace names it (`tests/data/dicerink/game1.pgn`).
 fn shown(path: &Path) -> String {
     let root = workspace_root();
-    path.strip_prefix(&root).unwrap_or(path).display().to_string()
+    path.strip_prefix(&root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 /// Tag pairs as a record writes them; a `"` in a value is written `\"`.
@@ -49,7 +49,10 @@ fn expected_text(replay: &Result<Replayed, records::ReplayError>) -> String {
     match replay {
         Ok(r) => tags_text(&[
             ("Position", r.game.position_tag()),
-            ("Outcome", r.game.outcome_text().unwrap_or_else(|| "*".into())),
+            (
+                "Outcome",
+                r.game.outcome_text().unwrap_or_else(|| "*".into()),
+            ),
             ("Plies", r.plies.to_string()),
         ]),
         Err(e) => tags_text(&[("Refused", e.to_string())]),
@@ -133,7 +136,10 @@ fn every_record_replays_to_its_expected_final_position() {
             }
         }
     }
-    assert!(checked >= 5, "only {checked} records found under tests/data");
+    assert!(
+        checked >= 5,
+        "only {checked} records found under tests/data"
+    );
     assert!(
         failures.is_empty(),
         "{} record(s) failed:\n{}",
