@@ -1,9 +1,9 @@
 //! The mail path end to end on a store (no network): clients' mail, robots, duplicates, spoofing, guards, timers.
 
-mod common;
+use crate::common;
 
+use crate::common::{only_to, World};
 use chrono::Duration;
-use common::{only_to, World};
 use pbem::games::{Actor, AnyGame, GameKind, Options};
 
 const ALICE: &str = "alice@example.org";

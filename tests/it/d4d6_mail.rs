@@ -1,9 +1,7 @@
 //! d4 d6 chess by email: the GM's roll, a two-phase choice, a forced outcome, a one-message
 //! conditional turn, and dice that `pbem verify` checks against the revealed seed.
 
-mod common;
-
-use common::{only_to, World};
+use crate::common::{only_to, World};
 use pbem::games::{GameKind, ToAct};
 
 const WHITE: &str = "white@example.org";

@@ -1,9 +1,7 @@
 //! Loading a game reuses the replay of its log so far; these tests show it never returns a
 //! position other than a full replay would, whatever happens to the log in between.
 
-mod lcg;
-
-use lcg::Lcg;
+use crate::lcg::Lcg;
 use pbem::gamelog::{self, Loaded};
 use pbem::games::{AnyGame, GameKind, Options};
 use pbem::gm::{self, GameSpec, Secrets};

@@ -1,10 +1,8 @@
 //! Fuzzing the mail path on stable Rust: real client and robot mail from the corpus, mutated and stuffed with hostile lines, never panics, never errors and never exceeds the per-mail bounds.
 
-mod common;
-
 use std::path::{Path, PathBuf};
 
-use common::World;
+use crate::common::World;
 use pbem::games::GameKind;
 use proptest::prelude::*;
 

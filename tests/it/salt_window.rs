@@ -3,10 +3,8 @@
 //! START, when the window closes, or when the GM starts it; a standard game's first
 //! declaration waits for its roll the same way.
 
-mod common;
-
+use crate::common::{only_to, World};
 use chrono::Duration;
-use common::{only_to, World};
 use pbem::dice::{self, ScriptedDice, Seed};
 use pbem::games::{GameKind, ToAct};
 

@@ -1,9 +1,7 @@
 //! Long pseudo-random games: every listed legal ply plays and reads back as itself, the
 //! `[Position]` tag round-trips between turns, and the game always ends or goes on cleanly.
 
-mod lcg;
-
-use lcg::Lcg;
+use crate::lcg::Lcg;
 use pbem::games::d4d6::D4d6;
 use pbem::games::{Actor, Options, Rules, ToAct};
 

@@ -162,7 +162,7 @@ fn application_modules_import_only_downward() {
         let module = module_of(&src, file);
         let Some(own) = rank(&module) else {
             wrong.push(format!(
-                "{}: module {module} has no layer in tests/tidy.rs",
+                "{}: module {module} has no layer in tests/it/tidy.rs",
                 file.display()
             ));
             continue;

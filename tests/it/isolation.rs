@@ -1,14 +1,12 @@
 //! Failure isolation: a mail whose processing panics fails alone, and its batch still commits;
 //! a game whose timer fails is quarantined, and every other game goes on.
 
-mod common;
-
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use crate::common::World;
 use chrono::Duration;
-use common::World;
 use pbem::games::GameKind;
 use pbem::store::Store;
 

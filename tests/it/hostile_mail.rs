@@ -1,9 +1,7 @@
 //! Hostile mail hurts no one: each finding of the attacker's test, reproduced through the mail path, with the bound that now holds.
 
-mod common;
-
+use crate::common::{only_to, World, ADMIN};
 use chrono::Duration;
-use common::{only_to, World, ADMIN};
 use pbem::games::GameKind;
 use pbem::store::OutboxRow;
 

@@ -1,31 +1,21 @@
 //! Sends real mail through the local stack (scripts/mailstack.sh) and finds it in the Maildirs.
 //!
 //! Needs `PBEM_MAILSTACK_ROOT` (`eval "$(scripts/mailstack.sh env)"`); without it the stack
-//! tests say why and pass. The closed-port test needs no stack and always runs.
+//! tests write "skipped: <why>" and pass, unless `PBEM_REQUIRE_MAILSTACK` is set (then they
+//! fail). The closed-port test needs no stack and always runs.
 
 use std::fs;
 use std::net::TcpListener;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::thread::sleep;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use pbem::mail::outbound::{OutMail, Transport};
 
-const DELIVERY_WAIT: Duration = Duration::from_secs(20);
+use crate::mailstack;
 
-fn stack_root() -> Option<PathBuf> {
-    match std::env::var_os("PBEM_MAILSTACK_ROOT") {
-        Some(root) if !root.is_empty() => Some(PathBuf::from(root)),
-        _ => {
-            eprintln!(
-                "skipped: PBEM_MAILSTACK_ROOT is not set; run `scripts/mailstack.sh install && \
-                 scripts/mailstack.sh start && eval \"$(scripts/mailstack.sh env)\"` first"
-            );
-            None
-        }
-    }
-}
+const DELIVERY_WAIT: Duration = Duration::from_secs(20);
 
 fn port(name: &str, default: u16) -> u16 {
     std::env::var(name)
@@ -152,7 +142,11 @@ fn send_and_check(root: &Path, url: &str) {
 
 #[test]
 fn starttls_with_auth_delivers_to_each_recipient_with_thread_headers() {
-    let Some(root) = stack_root() else { return };
+    let Some(root) = mailstack::root(
+        "smtp_stack::starttls_with_auth_delivers_to_each_recipient_with_thread_headers",
+    ) else {
+        return;
+    };
     let port = port("PBEM_MAILSTACK_SUBMISSION_PORT", 2587);
     send_and_check(
         &root,
@@ -167,21 +161,29 @@ fn starttls_with_auth_delivers_to_each_recipient_with_thread_headers() {
 
 #[test]
 fn implicit_tls_with_auth_delivers_to_each_recipient_with_thread_headers() {
-    let Some(root) = stack_root() else { return };
+    let Some(root) = mailstack::root(
+        "smtp_stack::implicit_tls_with_auth_delivers_to_each_recipient_with_thread_headers",
+    ) else {
+        return;
+    };
     let port = port("PBEM_MAILSTACK_SUBMISSIONS_PORT", 2465);
     send_and_check(&root, &format!("smtps://gm:gm-secret@127.0.0.1:{port}"));
 }
 
 #[test]
 fn plain_smtp_to_the_local_relay_delivers() {
-    let Some(root) = stack_root() else { return };
+    let Some(root) = mailstack::root("smtp_stack::plain_smtp_to_the_local_relay_delivers") else {
+        return;
+    };
     let port = port("PBEM_MAILSTACK_SMTP_PORT", 2525);
     send_and_check(&root, &format!("smtp://127.0.0.1:{port}"));
 }
 
 #[test]
 fn wrong_password_is_a_permanent_failure() {
-    let Some(root) = stack_root() else { return };
+    let Some(root) = mailstack::root("smtp_stack::wrong_password_is_a_permanent_failure") else {
+        return;
+    };
     let ca = root.join("etc").join("cert.pem");
     let port = port("PBEM_MAILSTACK_SUBMISSIONS_PORT", 2465);
     let transport = Transport::from_url(
@@ -200,7 +202,11 @@ fn wrong_password_is_a_permanent_failure() {
 
 #[test]
 fn an_untrusted_certificate_is_refused_and_retryable() {
-    let Some(_root) = stack_root() else { return };
+    let Some(_root) =
+        mailstack::root("smtp_stack::an_untrusted_certificate_is_refused_and_retryable")
+    else {
+        return;
+    };
     // Without the stack's CA file the self-signed certificate must not be accepted.
     let port = port("PBEM_MAILSTACK_SUBMISSIONS_PORT", 2465);
     let transport =
@@ -227,7 +233,10 @@ fn a_closed_port_is_a_transient_failure() {
 
 #[test]
 fn a_refused_recipient_is_a_permanent_failure() {
-    let Some(_root) = stack_root() else { return };
+    let Some(_root) = mailstack::root("smtp_stack::a_refused_recipient_is_a_permanent_failure")
+    else {
+        return;
+    };
     // The stack only delivers to @localhost and relays nowhere: RCPT gets a 5xx.
     let port = port("PBEM_MAILSTACK_SMTP_PORT", 2525);
     let transport = Transport::from_url(&format!("smtp://127.0.0.1:{port}"), None).unwrap();

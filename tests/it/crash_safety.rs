@@ -1,7 +1,7 @@
 //! Crash safety: pbem is SIGKILLed between every pair of steps of the mail path; after a restart
 //! each message is processed exactly once and every reply is sent at least once.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::os::unix::process::ExitStatusExt;

@@ -2,8 +2,9 @@
 //! submit over SMTP with STARTTLS and AUTH (one move with swaks), `pbem serve` reads the GM's
 //! Maildir and answers by SMTP submission, and the test reads the players' mailboxes.
 //!
-//! Needs `PBEM_MAILSTACK_ROOT` (`.ci/run` starts the stack and sets it); without it the test
-//! says so and passes, unless `PBEM_REQUIRE_MAILSTACK=1`.
+//! Needs `PBEM_MAILSTACK_ROOT` (`scripts/test.sh` starts the stack and sets it); without it the
+//! test writes "skipped: <why>" and passes, unless `PBEM_REQUIRE_MAILSTACK` is set (then it
+//! fails).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -16,21 +17,9 @@ use pbem::mail::outbound::{OutMail, Transport};
 use pbem::records::Record;
 use pbem::store::Store;
 
-const BIN: &str = env!("CARGO_BIN_EXE_pbem");
+use crate::mailstack;
 
-fn root() -> Option<PathBuf> {
-    match std::env::var_os("PBEM_MAILSTACK_ROOT") {
-        Some(r) => Some(PathBuf::from(r)),
-        None => {
-            assert!(
-                std::env::var("PBEM_REQUIRE_MAILSTACK").as_deref() != Ok("1"),
-                "PBEM_REQUIRE_MAILSTACK=1 but PBEM_MAILSTACK_ROOT is not set"
-            );
-            eprintln!("skipped: no mail stack (run scripts/mailstack.sh install && start)");
-            None
-        }
-    }
-}
+const BIN: &str = env!("CARGO_BIN_EXE_pbem");
 
 fn files(dir: &Path) -> HashSet<PathBuf> {
     std::fs::read_dir(dir)
@@ -103,7 +92,10 @@ impl Drop for Daemon {
 
 #[test]
 fn a_game_by_mail_through_a_real_mail_server() {
-    let Some(root) = root() else { return };
+    let Some(root) = mailstack::root("e2e_mailstack::a_game_by_mail_through_a_real_mail_server")
+    else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     // Mail left in the GM's box by earlier runs is not this game's.

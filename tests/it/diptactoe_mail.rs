@@ -1,10 +1,8 @@
 //! Dip-Tac-Toe by email: four players, orders confirmed privately, press, deadlines on a fixed
 //! clock, a player who never orders, and a claimed victory.
 
-mod common;
-
+use crate::common::{only_to, World};
 use chrono::Duration;
-use common::{only_to, World};
 use pbem::games::GameKind;
 
 const PLAYERS: [(&str, &str); 4] = [

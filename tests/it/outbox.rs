@@ -1,9 +1,7 @@
 //! The outbox: transient failures retry with backoff, permanent ones are marked, the GM retries.
 
-mod common;
-
+use crate::common::World;
 use chrono::Duration;
-use common::World;
 use pbem::games::GameKind;
 use pbem::mail::outbound::Transport;
 use pbem::sender;

@@ -1,8 +1,6 @@
 //! The GM's command line as a GM uses it: init, games, plies, export, replay, verify, records round trip for every game.
 
-mod lcg;
-
-use lcg::Lcg;
+use crate::lcg::Lcg;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 

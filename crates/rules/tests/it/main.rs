@@ -1,0 +1,16 @@
+//! The rules crate's data-driven tests: every game's notation lists and every record under tests/data, through `AnyGame` only.
+
+mod notation;
+mod records;
+
+use std::path::PathBuf;
+
+/// The workspace root, where `notation/` and `tests/data/` are.
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Whether this run rewrites the expected files (`BLESS=1 cargo test ...`) instead of checking them.
+pub fn bless() -> bool {
+    std::env::var_os("BLESS").is_some_and(|v| !v.is_empty() && v != "0")
+}

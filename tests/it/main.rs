@@ -1,0 +1,37 @@
+//! The application's integration tests, one test binary: one module per subject, with the shared harness (`common`, `lcg`, `mailstack`).
+//!
+//! The modules share one process, so none changes the process's environment or current
+//! folder: what a `pbem` child process needs is given to its `Command`.
+
+mod common;
+mod lcg;
+mod mailstack;
+
+mod cli;
+mod concurrency;
+mod crash_safety;
+mod d4d6_example;
+mod d4d6_mail;
+mod d4d6_playout;
+mod d4d6_rules;
+mod d4d6_tablebase;
+mod dice;
+mod dicerink_games;
+mod dicerink_props;
+mod dicerink_rules;
+mod diptactoe_datc;
+mod diptactoe_mail;
+mod diptactoe_rules;
+mod e2e_mailstack;
+mod fuzz_ingest;
+mod hostile_mail;
+mod isolation;
+mod mail_flow;
+mod mail_inbound;
+mod outbox;
+mod record_roundtrip;
+mod replay_memo;
+mod salt_window;
+mod serve;
+mod smtp_stack;
+mod tidy;
