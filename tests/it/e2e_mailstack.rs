@@ -76,7 +76,7 @@ fn pbem_cmd(dir: &Path, root: &Path) -> Command {
             "smtp://gm:gm-secret@127.0.0.1:2587?tls=starttls",
         )
         .env("PBEM_TLS_CA_FILE", root.join("etc/cert.pem"))
-        .env("PBEM_POLL", "1")
+        .env("PBEM_POLL", "1s")
         .env_remove("PBEM_OUTBOX_DIR")
         .env_remove("PBEM_FAULT");
     cmd
