@@ -789,7 +789,30 @@ fn command_text(cmd: &Command) -> String {
         Command::Salt(s) => format!("SALT {s}"),
         Command::Press { to, .. } => format!("PRESS TO {}", to.join(", ")),
         Command::Bad { line, .. } => line.clone(),
-        other => format!("{other:?}").to_ascii_uppercase(),
+        Command::Board => "BOARD".into(),
+        Command::Status => "STATUS".into(),
+        Command::History => "HISTORY".into(),
+        Command::Moves => "MOVES".into(),
+        Command::Resign => "RESIGN".into(),
+        Command::DrawOffer => "DRAW OFFER".into(),
+        Command::DrawAccept => "DRAW ACCEPT".into(),
+        Command::DrawDecline => "DRAW DECLINE".into(),
+        Command::Help(None) => "HELP".into(),
+        Command::Help(Some(g)) => format!("HELP {g}"),
+        Command::List => "LIST".into(),
+        Command::Start => "START".into(),
+        Command::UseGame(id) => format!("GAME {id}"),
+        Command::New { game, options } => std::iter::once(format!("NEW {game}"))
+            .chain(options.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" "),
+        Command::Join { game, seat: None } => format!("JOIN {game}"),
+        Command::Join {
+            game,
+            seat: Some(seat),
+        } => format!("JOIN {game} {seat}"),
+        Command::Vacation(None) => "VACATION OFF".into(),
+        Command::Vacation(Some(days)) => format!("VACATION {days}"),
     }
 }
 
