@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::compose::{self, Ctx};
 use crate::config::{self, Config};
 use crate::daemon::Daemon;
+use crate::edge;
 use crate::gamelog;
 use crate::games::{Actor, GameKind, Outcome};
 use crate::gm::{self, GameSpec, Secrets};
@@ -298,7 +299,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
                 if pw.len() < 6 {
                     anyhow::bail!("a password needs at least 6 characters");
                 }
-                Some(crate::password::hash(pw, &gm::new_salt()?)?)
+                Some(crate::password::hash(pw, &edge::new_salt()?)?)
             };
             store.tx(|tx| tx.set_password_hash(&email, hash.as_deref()))?;
             println!(
@@ -374,7 +375,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
 
 fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
     let mut store = Store::open(db, false)?;
-    let now = Utc::now();
+    let now = edge::now();
     let templates = Templates::load(cfg.templates_dir.as_deref())?;
     let ctx = Ctx::new(&cfg, &templates, now);
     match cmd {
@@ -526,7 +527,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
             Ok(0)
         }
         GameCmd::Replace { id, seat, email } => {
-            let token = gm::new_token()?;
+            let token = edge::new_token()?;
             store.tx(|tx| {
                 let g = gamelog::load(tx, id)?;
                 let s = seat_of(&g, &seat)?;
@@ -578,7 +579,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
         }
         GameCmd::Unquarantine { id } => unquarantine(&mut store, id, now),
         GameCmd::RotateToken { id, seat } => {
-            let token = gm::new_token()?;
+            let token = edge::new_token()?;
             store.tx(|tx| {
                 let g = gamelog::load(tx, id)?;
                 let s = seat_of(&g, &seat)?;
@@ -763,7 +764,7 @@ fn print_played(g: &gamelog::Loaded, played: &gm::Played) {
 fn send_now(store: &mut Store, cfg: &Config) {
     let result = cfg
         .transport()
-        .and_then(|t| crate::sender::drain(store, cfg, &t, &Utc::now));
+        .and_then(|t| crate::sender::drain(store, cfg, &t, &edge::now));
     if let Err(e) = result {
         say(&format!("pbem: mail queued, not sent yet: {e:#}"));
     }
@@ -834,7 +835,7 @@ fn outbox(db: &Path, cmd: OutboxCmd) -> anyhow::Result<Exit> {
             Ok(0)
         }
         OutboxCmd::Retry { id, failed } => {
-            let now = Utc::now();
+            let now = edge::now();
             let n = store.tx(|tx| {
                 let ids: Vec<i64> = match (id, failed) {
                     (Some(id), _) => vec![id],

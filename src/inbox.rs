@@ -12,7 +12,7 @@ use crate::games::{Actor, GameKind, PlyError, ToAct};
 use crate::gm::{self, reborrow, Secrets};
 use crate::mail::inbound::{self, Inbound};
 use crate::store::{Store, Tx};
-use crate::{fault, help, orders, password};
+use crate::{edge, fault, help, orders, password};
 
 mod guard;
 mod requests;
@@ -483,7 +483,7 @@ fn authenticate(
     match tx.password_hash(from)? {
         Some(h) if password::verify(pw, &h) => {
             if password::needs_rehash(&h) {
-                let fresh = password::hash(pw, &gm::new_salt()?)?;
+                let fresh = password::hash(pw, &edge::new_salt()?)?;
                 tx.set_password_hash(from, Some(&fresh))?;
             }
             Ok(Ok(Auth::Password))

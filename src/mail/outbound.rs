@@ -685,7 +685,7 @@ struct Staged {
 /// Writes `message` under a hidden temporary name in `folder` (fsynced when `sync`).
 fn stage(folder: &Path, message: &Message, message_id: &str, sync: bool) -> io::Result<Staged> {
     fs::create_dir_all(folder)?;
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+    let stamp = crate::edge::now().format("%Y%m%dT%H%M%S%.6fZ");
     let id: String = message_id
         .trim()
         .trim_start_matches('<')
