@@ -18,6 +18,9 @@ use crate::records::{self, Record};
 use crate::store::Store;
 use crate::template::Templates;
 
+mod analyze;
+pub use analyze::{d4d6_query, D4d6Args};
+
 /// pbem: a play-by-email game master.
 #[derive(Debug, Parser)]
 #[command(name = "pbem", version, about, long_about = None)]
@@ -93,6 +96,7 @@ pub enum Command {
         /// The game (d4d6).
         game: String,
         /// The query (see above).
+        // Read by `analyze::D4d6Args` once the game is known.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -309,25 +313,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             Ok(0)
         }
         Command::Verify { file } => verify(&file),
-        Command::Analyze { game, args } => {
-            if GameKind::parse(&game) != Some(GameKind::D4D6) {
-                anyhow::bail!("analyze knows d4d6 only (its 2-men endgame tablebase)");
-            }
-            let query = match crate::games::d4d6::tablebase::Query::from_args(&args) {
-                Ok(q) => q,
-                Err(e) => {
-                    say(&format!("pbem analyze d4d6: {e}"));
-                    return Ok(1);
-                }
-            };
-            let analysis = crate::games::d4d6::tablebase::analyze(&query);
-            if args.iter().any(|a| a == "--json") {
-                println!("{}", serde_json::to_string(&analysis.json())?);
-            } else {
-                println!("{analysis}");
-            }
-            Ok(0)
-        }
+        Command::Analyze { game, args } => analyze::run(&game, &args),
         Command::Adjudicate { game, file, json } => {
             if GameKind::parse(&game) != Some(GameKind::DipTacToe) {
                 anyhow::bail!(
