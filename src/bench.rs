@@ -14,6 +14,7 @@ use clap::Subcommand;
 use crate::compose::Ctx;
 use crate::config::Config;
 use crate::daemon::Daemon;
+use crate::edge;
 use crate::gamelog;
 use crate::games::{Actor, GameKind};
 use crate::gm::{self, GameSpec, Secrets};
@@ -70,7 +71,7 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
     std::fs::create_dir_all(&outer)?;
     spread_subdirectories(&outer);
     // A name of its own for each run: ext4 starts its search for a group at a hash of it.
-    let stamp = Utc::now().timestamp_nanos_opt().unwrap_or_default();
+    let stamp = edge::now().timestamp_nanos_opt().unwrap_or_default();
     let scratch = outer.join(format!("run-{stamp:x}"));
     std::fs::create_dir_all(&scratch)?;
     let result = (|| -> anyhow::Result<()> {
@@ -198,7 +199,7 @@ fn make_games(
     n: usize,
 ) -> anyhow::Result<Vec<(i64, String, String)>> {
     let templates = Templates::load(None)?;
-    let now = Utc::now();
+    let now = edge::now();
     store.tx(|tx| {
         let ctx = Ctx::new(cfg, &templates, now);
         (0..n)
@@ -261,7 +262,7 @@ fn make_mails(
 /// Fills the store with finished games (each a whole Game 2 with its players and log).
 fn fill_finished(store: &mut Store, n: usize) -> anyhow::Result<()> {
     let plies = script()?;
-    let now = Utc::now();
+    let now = edge::now();
     let options = "{}";
     for chunk in 0..n.div_ceil(10_000) {
         store.tx(|tx| {
@@ -340,7 +341,7 @@ fn path_run(
     let mut passes_cpu = Duration::ZERO;
     let start = Instant::now();
     for (w, names) in waves.iter().enumerate() {
-        let at = Utc::now();
+        let at = edge::now();
         for name in names {
             std::fs::rename(tmp.join(name), new.join(name))?;
         }

@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::compose::{self, Ctx};
 use crate::config::{self, Config};
 use crate::daemon::Daemon;
+use crate::edge;
 use crate::gamelog;
 use crate::games::{Actor, GameKind, Outcome};
 use crate::gm::{self, GameSpec, Secrets};
@@ -17,6 +18,9 @@ use crate::mail::intake::{PipeSource, Source};
 use crate::records::{self, Record};
 use crate::store::{GameStatus, OutboxStatus, Store};
 use crate::template::Templates;
+
+mod analyze;
+pub use analyze::{d4d6_query, D4d6Args};
 
 /// pbem: a play-by-email game master.
 #[derive(Debug, Parser)]
@@ -93,6 +97,7 @@ pub enum Command {
         /// The game (d4d6).
         game: String,
         /// The query (see above).
+        // Read by `analyze::D4d6Args` once the game is known.
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -299,7 +304,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
                 if pw.len() < 6 {
                     anyhow::bail!("a password needs at least 6 characters");
                 }
-                Some(crate::password::hash(pw, &gm::new_salt()?)?)
+                Some(crate::password::hash(pw, &edge::new_salt()?)?)
             };
             store.tx(|tx| tx.set_password_hash(&email, hash.as_deref()))?;
             println!(
@@ -309,25 +314,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             Ok(0)
         }
         Command::Verify { file } => verify(&file),
-        Command::Analyze { game, args } => {
-            if GameKind::parse(&game) != Some(GameKind::D4D6) {
-                anyhow::bail!("analyze knows d4d6 only (its 2-men endgame tablebase)");
-            }
-            let query = match crate::games::d4d6::tablebase::Query::from_args(&args) {
-                Ok(q) => q,
-                Err(e) => {
-                    say(&format!("pbem analyze d4d6: {e}"));
-                    return Ok(1);
-                }
-            };
-            let analysis = crate::games::d4d6::tablebase::analyze(&query);
-            if args.iter().any(|a| a == "--json") {
-                println!("{}", serde_json::to_string(&analysis.json())?);
-            } else {
-                println!("{analysis}");
-            }
-            Ok(0)
-        }
+        Command::Analyze { game, args } => analyze::run(&game, &args),
         Command::Adjudicate { game, file, json } => {
             if GameKind::parse(&game) != Some(GameKind::DipTacToe) {
                 anyhow::bail!(
@@ -375,7 +362,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
 
 fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
     let mut store = Store::open(db, false)?;
-    let now = Utc::now();
+    let now = edge::now();
     let templates = Templates::load(cfg.templates_dir.as_deref())?;
     let ctx = Ctx::new(&cfg, &templates, now);
     match cmd {
@@ -527,7 +514,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
             Ok(0)
         }
         GameCmd::Replace { id, seat, email } => {
-            let token = gm::new_token()?;
+            let token = edge::new_token()?;
             store.tx(|tx| {
                 let g = gamelog::load(tx, id)?;
                 let s = seat_of(&g, &seat)?;
@@ -579,7 +566,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
         }
         GameCmd::Unquarantine { id } => unquarantine(&mut store, id, now),
         GameCmd::RotateToken { id, seat } => {
-            let token = gm::new_token()?;
+            let token = edge::new_token()?;
             store.tx(|tx| {
                 let g = gamelog::load(tx, id)?;
                 let s = seat_of(&g, &seat)?;
@@ -764,7 +751,7 @@ fn print_played(g: &gamelog::Loaded, played: &gm::Played) {
 fn send_now(store: &mut Store, cfg: &Config) {
     let result = cfg
         .transport()
-        .and_then(|t| crate::sender::drain(store, cfg, &t, &Utc::now));
+        .and_then(|t| crate::sender::drain(store, cfg, &t, &edge::now));
     if let Err(e) = result {
         say(&format!("pbem: mail queued, not sent yet: {e:#}"));
     }
@@ -838,7 +825,7 @@ fn outbox(db: &Path, cmd: OutboxCmd) -> anyhow::Result<Exit> {
             Ok(0)
         }
         OutboxCmd::Retry { id, failed } => {
-            let now = Utc::now();
+            let now = edge::now();
             let n = store.tx(|tx| {
                 let ids: Vec<i64> = match (id, failed) {
                     (Some(id), _) => vec![id],

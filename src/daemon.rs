@@ -5,10 +5,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 
-use chrono::Utc;
-
 use crate::compose::Ctx;
 use crate::config::Config;
+use crate::edge;
 use crate::inbox;
 use crate::mail::intake::{MaildirSource, Source};
 use crate::mail::outbound::Transport;
@@ -68,7 +67,7 @@ impl Daemon {
     /// returned: the message is safe, and the next pass finishes what is left.
     pub fn ingest(&mut self, raw: &[u8]) -> anyhow::Result<bool> {
         crate::fault::point("ingest:before-store");
-        let ctx = Ctx::new(&self.cfg, &self.templates, Utc::now());
+        let ctx = Ctx::new(&self.cfg, &self.templates, edge::now());
         // Stored and processed in one commit (one fsync): a crash before it leaves nothing,
         // and the MTA, which saw no exit 0, delivers again. Processing runs isolated inside
         // it, so a mail whose processing fails or panics is still stored (marked failed).
@@ -84,8 +83,9 @@ impl Daemon {
         if let Err(e) = unfinished {
             tracing::error!(error = %format!("{e:#}"), "processing failed; the messages stay new");
         }
-        let sent =
-            unwind::catch(|| sender::drain(&mut self.store, &self.cfg, &self.transport, &Utc::now));
+        let sent = unwind::catch(|| {
+            sender::drain(&mut self.store, &self.cfg, &self.transport, &edge::now)
+        });
         if let Err(e) = sent {
             tracing::error!(error = %format!("{e:#}"), "sending failed; the outbox keeps the mail");
         }
@@ -95,7 +95,7 @@ impl Daemon {
     /// One pass: the Maildir, every stored message not yet processed, the timers, the outbox.
     pub fn pass(&mut self) -> anyhow::Result<Pass> {
         let mut pass = self.pass_without_sending()?;
-        let d = sender::drain(&mut self.store, &self.cfg, &self.transport, &Utc::now)?;
+        let d = sender::drain(&mut self.store, &self.cfg, &self.transport, &edge::now)?;
         pass.sent = d.sent;
         pass.retrying = d.retrying;
         pass.failed = d.failed;
@@ -113,7 +113,7 @@ impl Daemon {
         if let Some(dir) = self.cfg.maildir.clone() {
             failed.note("Maildir", unwind::catch(|| self.intake(&dir, &mut pass)));
         }
-        let ctx = Ctx::new(&self.cfg, &self.templates, Utc::now());
+        let ctx = Ctx::new(&self.cfg, &self.templates, edge::now());
         if !failed.store_down {
             let stop = &self.stop;
             let processed = unwind::catch(|| loop {
@@ -153,7 +153,7 @@ impl Daemon {
                 break;
             }
             let raws: Vec<Vec<u8>> = batch.iter().map(|f| f.raw.clone()).collect();
-            let ctx = Ctx::new(&self.cfg, &self.templates, Utc::now());
+            let ctx = Ctx::new(&self.cfg, &self.templates, edge::now());
             // One commit stores and plays the whole batch; only then does the source let go.
             for fresh in inbox::store_and_process_batch(&mut self.store, &raws, &ctx)? {
                 if fresh {
@@ -290,7 +290,7 @@ impl BackgroundSender {
                 // A panic is logged like an error: the thread must live on, or nothing
                 // would be sent until the daemon restarts.
                 let drained =
-                    unwind::catch(|| sender::drain(&mut store, &cfg, &transport, &Utc::now));
+                    unwind::catch(|| sender::drain(&mut store, &cfg, &transport, &edge::now));
                 busy.fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
                 match drained {
                     Ok(d) => {
@@ -309,7 +309,7 @@ impl BackgroundSender {
                 }
             }
             // A last drain: what the final pass committed goes out before exit.
-            let d = sender::drain(&mut store, &cfg, &transport, &Utc::now)?;
+            let d = sender::drain(&mut store, &cfg, &transport, &edge::now)?;
             total.sent += d.sent;
             total.retrying += d.retrying;
             total.failed += d.failed;

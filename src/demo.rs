@@ -3,10 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context};
-use chrono::Utc;
 
 use crate::config::{self, Config};
 use crate::daemon::Daemon;
+use crate::edge;
 use crate::gamelog;
 use crate::games::{GameKind, ToAct};
 use crate::gm::{self, GameSpec, Secrets};
@@ -51,9 +51,9 @@ pub fn run(dir: Option<&Path>) -> anyhow::Result<i32> {
     let secrets = Secrets::generate(2)?;
     let templates = crate::template::Templates::load(None)?;
     let id = store.tx(|tx| {
-        let id = gm::create_game(tx, &spec, &secrets, Utc::now())?;
+        let id = gm::create_game(tx, &spec, &secrets, edge::now())?;
         let g = gamelog::load(tx, id)?;
-        let ctx = crate::compose::Ctx::new(&cfg, &templates, Utc::now());
+        let ctx = crate::compose::Ctx::new(&cfg, &templates, edge::now());
         crate::inbox::welcome_all(tx, &ctx, &g)?;
         Ok(id)
     })?;
@@ -102,7 +102,7 @@ fn player_mail(cfg: &Config, from: &str, token: &str, game: i64, n: usize, ply: 
          Message-ID: <demo.{n}.{from}>\r\nDate: {date}\r\nMIME-Version: 1.0\r\n\
          Content-Type: text/plain; charset=utf-8\r\n\r\n{ply}\r\n\r\nOn a day, the GM wrote:\r\n> your move\r\n",
         to = cfg.seat_address(token),
-        date = Utc::now().to_rfc2822(),
+        date = edge::now().to_rfc2822(),
     )
 }
 

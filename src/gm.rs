@@ -6,6 +6,7 @@ use anyhow::anyhow;
 use chrono::{DateTime, Duration, Utc};
 
 use crate::dice::{DiceSource, Seed, SeededDice};
+use crate::edge;
 use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, AnyGame, GameKind, Options, Outcome, PlyError, ToAct};
 use crate::records;
@@ -36,42 +37,13 @@ impl Secrets {
     /// Fresh secrets from the operating system.
     pub fn generate(seats: usize) -> anyhow::Result<Secrets> {
         let tokens = (0..seats)
-            .map(|_| new_token())
+            .map(|_| edge::new_token())
             .collect::<anyhow::Result<_>>()?;
         Ok(Secrets {
             tokens,
-            seed: new_seed()?,
+            seed: edge::new_seed()?,
         })
     }
-}
-
-/// A game's secret dice seed, fresh from the operating system (made once, when the game is
-/// created; every roll is derived from it, never drawn).
-pub fn new_seed() -> anyhow::Result<Seed> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|e| anyhow!("no randomness from the OS: {e}"))?;
-    Ok(Seed::from_bytes(bytes))
-}
-
-/// 16 random bytes from the OS for a password hash's salt (a secret made, never a roll).
-pub fn new_salt() -> anyhow::Result<[u8; 16]> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| anyhow!("no randomness from the OS: {e}"))?;
-    Ok(bytes)
-}
-
-/// A secret reply token: 80 random bits in lower-case base32 (safe in a mail local part).
-pub fn new_token() -> anyhow::Result<String> {
-    let mut bytes = [0u8; 10];
-    getrandom::fill(&mut bytes).map_err(|e| anyhow!("no randomness from the OS: {e}"))?;
-    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";
-    let mut bits: u128 = 0;
-    for b in bytes {
-        bits = (bits << 8) | u128::from(b);
-    }
-    Ok((0..16)
-        .map(|i| ALPHABET[((bits >> (75 - 5 * i)) & 31) as usize] as char)
-        .collect())
 }
 
 /// Creates a game and its seats; seats without a player stay open for `JOIN`.
@@ -622,13 +594,5 @@ pub fn reborrow<'a>(dice: &'a mut Option<&mut dyn DiceSource>) -> Option<&'a mut
     match dice {
         Some(d) => Some(&mut **d),
         None => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn generated_seeds_differ() {
-        assert_ne!(super::new_seed().unwrap(), super::new_seed().unwrap());
     }
 }

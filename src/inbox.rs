@@ -12,7 +12,7 @@ use crate::games::{Actor, GameKind, PlyError, ToAct};
 use crate::gm::{self, reborrow, Secrets};
 use crate::mail::inbound::{self, Inbound};
 use crate::store::{GameStatus, MessageStatus, PendingKind, Store, Tx};
-use crate::{fault, help, orders, password};
+use crate::{edge, fault, help, orders, password};
 
 mod guard;
 mod requests;
@@ -500,7 +500,7 @@ fn authenticate(
     match tx.password_hash(from)? {
         Some(h) if password::verify(pw, &h) => {
             if password::needs_rehash(&h) {
-                let fresh = password::hash(pw, &gm::new_salt()?)?;
+                let fresh = password::hash(pw, &edge::new_salt()?)?;
                 tx.set_password_hash(from, Some(&fresh))?;
             }
             Ok(Ok(Auth::Password))
@@ -1562,20 +1562,15 @@ fn shorten(text: &str, max: usize) -> String {
     }
 }
 
+/// Fills lines of at most `width` with the items `text` separates by two spaces (first fit),
+/// each item whole: a ply may hold a space (Dice Rink's `b1 5/4`).
 fn wrap(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut line = String::new();
-    for w in text.split("  ") {
-        if !line.is_empty() && line.len() + 2 + w.len() > width {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push_str("  ");
-        }
-        line.push_str(w);
+    fn items(line: &str) -> Box<dyn Iterator<Item = textwrap::core::Word<'_>> + '_> {
+        Box::new(line.split_inclusive("  ").map(textwrap::core::Word::from))
     }
-    out.push_str(&line);
-    out
+    let options = textwrap::Options::new(width)
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::Custom(items))
+        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit);
+    textwrap::fill(text, options)
 }

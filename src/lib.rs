@@ -10,6 +10,7 @@ pub mod compose;
 pub mod config;
 pub mod daemon;
 pub mod demo;
+pub mod edge;
 pub mod fault;
 pub mod gamelog;
 pub mod gm;

@@ -10,6 +10,7 @@ use serde_json::json;
 use super::{after_join, new_secrets, reborrow, Handled, Line, Session};
 use crate::compose::{self, Ctx, Draft};
 use crate::dice::DiceSource;
+use crate::edge;
 use crate::gamelog;
 use crate::games::{AnyGame, GameKind, Options};
 use crate::gm::{self, GameSpec};
@@ -126,7 +127,7 @@ fn file(
         ));
         return Ok(());
     }
-    let code = gm::new_token()?;
+    let code = edge::new_token()?;
     let expires = ctx.now + Duration::seconds(ctx.cfg.request_ttl_secs);
     tx.insert_request(
         &code,
@@ -326,7 +327,7 @@ fn join(
         }
     };
     let player = tx.player_id(from)?;
-    tx.fill_seat(game, target, player, &gm::new_token()?)?;
+    tx.fill_seat(game, target, player, &edge::new_token()?)?;
     s.game = Some(game);
     let g = gamelog::load(tx, game)?;
     s.lines.push(Line::ok(

@@ -27,7 +27,10 @@ use lettre::message::header::{ContentType, HeaderName, HeaderValue, MIME_VERSION
 use lettre::message::Mailbox;
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
+use lettre::transport::smtp::SmtpTransportBuilder;
 use lettre::{Message, SmtpTransport, Transport as _};
+use percent_encoding::percent_decode_str;
+use url::{Host, Url};
 
 /// Environment variable with the SMTP user when the URL has none.
 pub const ENV_SMTP_USER: &str = "PBEM_SMTP_USER";
@@ -343,21 +346,15 @@ impl Transport {
             };
         }
         let port = parts.port.unwrap_or(default_port);
-
-        let mut builder = SmtpTransport::builder_dangerous(parts.host.clone())
+        let mut builder = lettre_builder(rest, &parts, security, tls_ca_file)?
             .port(port)
             .timeout(Some(SMTP_TIMEOUT));
-        if security != Security::Plain {
-            let params = tls_parameters(&parts.host, tls_ca_file)?;
-            builder = builder.tls(match security {
-                Security::StartTls => Tls::Required(params),
-                _ => Tls::Wrapper(params),
-            });
-        }
         let user = parts.user.or_else(|| env(ENV_SMTP_USER));
         let password = parts.password.or_else(|| env(ENV_SMTP_PASSWORD));
         let mut description = format!("{scheme}://");
         match (user, password) {
+            // lettre took a user and password from the URL already; set again either way,
+            // as either may come from the environment instead.
             (Some(user), Some(password)) => {
                 description.push_str(&format!("{user}@"));
                 builder = builder.credentials(Credentials::new(user, password));
@@ -514,7 +511,7 @@ fn tls_parameters(host: &str, ca_file: Option<&Path>) -> Result<TlsParameters, C
         .map_err(|e| ConfigError(format!("TLS setup for {host}: {e}")))
 }
 
-/// The parts of `[user[:pass]@]host[:port][/][?query]`.
+/// The parts of `[user[:pass]@]host[:port][/][?query]`, user and password decoded.
 #[derive(Debug, PartialEq, Eq)]
 struct UrlParts {
     user: Option<String>,
@@ -524,76 +521,88 @@ struct UrlParts {
     tls: Option<String>,
 }
 
+/// Reads what follows `scheme://` with the `url` crate, the reader lettre's own `from_url`
+/// uses, so both see the same host, port and user. pbem's URLs are stricter than lettre's:
+/// no path (lettre would take it for the EHLO name) and no parameter but `tls`.
+fn parse_rest(rest: &str) -> Result<Url, ConfigError> {
+    // The parts do not depend on the scheme as long as `url` treats it as non-special, as it
+    // does all of pbem's. The error never quotes the URL, which may hold a password.
+    let url = Url::parse(&format!("smtp://{rest}"))
+        .map_err(|e| ConfigError(format!("bad SMTP URL: {e}")))?;
+    if !matches!(url.path(), "" | "/") || url.fragment().is_some() {
+        return Err(ConfigError(
+            "an SMTP URL ends after host, port and ?tls=".into(),
+        ));
+    }
+    Ok(url)
+}
+
 fn split_url(rest: &str) -> Result<UrlParts, ConfigError> {
-    let (authority, query) = rest.split_once('?').unwrap_or((rest, ""));
-    let authority = authority.trim_end_matches('/');
-    let (userinfo, hostport) = match authority.rsplit_once('@') {
-        Some((userinfo, hostport)) => (Some(userinfo), hostport),
-        None => (None, authority),
+    let url = parse_rest(rest)?;
+    let host = match url.host() {
+        Some(Host::Ipv6(ip)) => ip.to_string(),
+        Some(Host::Domain(name)) if !name.is_empty() => name.to_string(),
+        Some(Host::Ipv4(ip)) => ip.to_string(),
+        _ => return Err(ConfigError("no host in the SMTP URL".into())),
     };
-    let (user, password) = match userinfo {
-        None => (None, None),
-        Some(info) => match info.split_once(':') {
-            Some((user, password)) => {
-                (Some(percent_decode(user)?), Some(percent_decode(password)?))
-            }
-            None => (Some(percent_decode(info)?), None),
-        },
-    };
-    let (host, port) = if let Some(v6) = hostport.strip_prefix('[') {
-        let (host, after) = v6
-            .split_once(']')
-            .ok_or_else(|| ConfigError(format!("bad IPv6 host in {hostport:?}")))?;
-        (host, after.strip_prefix(':'))
-    } else {
-        match hostport.rsplit_once(':') {
-            Some((host, port)) => (host, Some(port)),
-            None => (hostport, None),
-        }
-    };
-    if host.is_empty() || host.contains('/') {
-        return Err(ConfigError(format!("no host in {rest:?}")));
-    }
-    let port = port
-        .map(|p| {
-            p.parse::<u16>()
-                .map_err(|_| ConfigError(format!("bad port {p:?}")))
-        })
-        .transpose()?;
     let mut tls = None;
-    for pair in query.split('&').filter(|p| !p.is_empty()) {
-        match pair.split_once('=') {
-            Some(("tls", value)) => tls = Some(value.to_ascii_lowercase()),
-            _ => return Err(ConfigError(format!("unknown URL parameter {pair:?}"))),
+    for (key, value) in url.query_pairs() {
+        match key.as_ref() {
+            "tls" => tls = Some(value.to_ascii_lowercase()),
+            _ => return Err(ConfigError(format!("unknown URL parameter {key:?}"))),
         }
     }
+    let decode = |text: &str| {
+        percent_decode_str(text)
+            .decode_utf8()
+            .map(|t| t.into_owned())
+            .map_err(|_| ConfigError("the SMTP user or password is not UTF-8".into()))
+    };
     Ok(UrlParts {
-        user: user.filter(|u| !u.is_empty()),
-        password,
-        host: host.to_string(),
-        port,
+        user: Some(decode(url.username())?).filter(|u| !u.is_empty()),
+        password: url.password().map(decode).transpose()?,
+        host,
+        port: url.port(),
         tls,
     })
 }
 
-fn percent_decode(text: &str) -> Result<String, ConfigError> {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = text
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or_else(|| ConfigError(format!("bad percent escape in {text:?}")))?;
-            out.push(hex);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
+/// lettre's builder for the relay, from lettre's own URL form: `smtp://` (plain),
+/// `smtp://...?tls=required` (STARTTLS) or `smtps://` (implicit TLS), with the user and
+/// password. What that form cannot say is set here: the CA file (lettre's URL has no place
+/// for one), and an IPv6 host, which `from_url` would pass on with its brackets (`[::1]`),
+/// a name that neither resolves nor names a TLS peer. The caller sets the port (pbem's
+/// default for `smtp://...?tls=starttls` is 25, lettre's 587).
+fn lettre_builder(
+    rest: &str,
+    parts: &UrlParts,
+    security: Security,
+    tls_ca_file: Option<&Path>,
+) -> Result<SmtpTransportBuilder, ConfigError> {
+    let mut url = parse_rest(rest)?;
+    let ipv6 = matches!(url.host(), Some(Host::Ipv6(_)));
+    let builder = if ipv6 {
+        SmtpTransport::builder_dangerous(parts.host.clone())
+    } else {
+        if security == Security::ImplicitTls {
+            url.set_scheme("smtps")
+                .expect("smtp and smtps are both non-special");
         }
+        url.set_query((security == Security::StartTls).then_some("tls=required"));
+        if url.username().is_empty() {
+            // pbem takes the user from the environment then; lettre would log in as "".
+            let _ = url.set_password(None);
+        }
+        SmtpTransport::from_url(url.as_str()).map_err(|e| ConfigError(format!("SMTP URL: {e}")))?
+    };
+    if security == Security::Plain || (tls_ca_file.is_none() && !ipv6) {
+        return Ok(builder);
     }
-    String::from_utf8(out).map_err(|_| ConfigError(format!("{text:?} is not UTF-8")))
+    let params = tls_parameters(&parts.host, tls_ca_file)?;
+    Ok(builder.tls(match security {
+        Security::StartTls => Tls::Required(params),
+        _ => Tls::Wrapper(params),
+    }))
 }
 
 /// SMTP 5xx replies are final; everything else (4xx, refused or dropped connections,
@@ -685,7 +694,7 @@ struct Staged {
 /// Writes `message` under a hidden temporary name in `folder` (fsynced when `sync`).
 fn stage(folder: &Path, message: &Message, message_id: &str, sync: bool) -> io::Result<Staged> {
     fs::create_dir_all(folder)?;
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+    let stamp = crate::edge::now().format("%Y%m%dT%H%M%S%.6fZ");
     let id: String = message_id
         .trim()
         .trim_start_matches('<')

@@ -168,7 +168,7 @@ fn export_then_replay_gives_back_the_same_game_for_every_kind() {
                 tokens: (0..8).map(|i| format!("t{i}")).collect(),
                 seed: pbem::dice::Seed::from_bytes([seed as u8; 32]),
             };
-            let now = chrono::Utc::now();
+            let now = pbem::edge::now();
             let mut rng = Lcg(seed);
             let g = store
                 .tx(|tx| {
@@ -262,7 +262,7 @@ fn an_exported_record_names_its_dice_and_verify_prints_a_command_python_accepts(
         tokens: vec!["t0".into(), "t1".into()],
         seed: pbem::dice::Seed::from_bytes([7; 32]),
     };
-    let now = chrono::Utc::now();
+    let now = pbem::edge::now();
     let mut rng = Lcg(11);
     let (id, rolls) = store
         .tx(|tx| {

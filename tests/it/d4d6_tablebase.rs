@@ -1,12 +1,13 @@
 //! The seed's 2-men endgame table figures ("Endgame tablebase" in seed 001), reproduced by
 //! `pbem::games::d4d6::tablebase` at the author's precision.
 
+use pbem::cli::d4d6_query;
 use pbem::games::d4d6::pieces::Kind;
 use pbem::games::d4d6::tablebase::{analyze, Analysis, Query, SolvedLayers, Table};
 
 fn query(args: &str) -> Query {
     let a: Vec<&str> = args.split_whitespace().collect();
-    Query::from_args(&a).unwrap()
+    d4d6_query(&a).unwrap()
 }
 
 fn solve(args: &str) -> (Table, Query) {
@@ -162,11 +163,11 @@ fn json_has_the_documented_shape() {
 
 #[test]
 fn bad_queries_are_refused() {
-    assert!(Query::from_args(&["--white", "Gu", "--black", "Ra"]).is_err());
-    assert!(Query::from_args(&["--white", "Ga@b7", "--black", "Ra"]).is_err());
-    assert!(Query::from_args(&["--white", "Ga", "--black", "Ra", "--to-move", "red"]).is_err());
-    assert!(Query::from_args(&["--white", "Ga"]).is_err());
-    assert!(Query::from_args(&["--white", "Ca@g6/N", "--black", "Ra"]).is_err());
-    assert!(Query::from_args(&["--white", "Ca@g3/W", "--black", "Ra"]).is_ok());
-    assert!(Query::from_args(&["--white", "Ga", "--black", "Ra", "--extremes", "pairs"]).is_err());
+    assert!(d4d6_query(&["--white", "Gu", "--black", "Ra"]).is_err());
+    assert!(d4d6_query(&["--white", "Ga@b7", "--black", "Ra"]).is_err());
+    assert!(d4d6_query(&["--white", "Ga", "--black", "Ra", "--to-move", "red"]).is_err());
+    assert!(d4d6_query(&["--white", "Ga"]).is_err());
+    assert!(d4d6_query(&["--white", "Ca@g6/N", "--black", "Ra"]).is_err());
+    assert!(d4d6_query(&["--white", "Ca@g3/W", "--black", "Ra"]).is_ok());
+    assert!(d4d6_query(&["--white", "Ga", "--black", "Ra", "--extremes", "pairs"]).is_err());
 }

@@ -249,7 +249,7 @@ fn a_game_whose_timer_panics_is_quarantined_until_the_gm_clears_it() {
     }
     // Both turns are overdue (a move time is at least a minute; the clock is not waited on).
     let mut store = pbem::store::Store::open(&d.join("pbem.sqlite"), false).unwrap();
-    let past = chrono::Utc::now() - chrono::Duration::minutes(5);
+    let past = pbem::edge::now() - chrono::Duration::minutes(5);
     store
         .tx(|tx| {
             tx.set_deadline(1, Some(past))?;

@@ -24,7 +24,7 @@ fn play_one(tx: &Tx, id: i64, rng: &mut Lcg) -> bool {
     }
     let ply = legal[rng.pick(legal.len())].clone();
     let actor = records::implied_actor(&g.game).unwrap();
-    gm::play(tx, &mut g, actor, &ply, chrono::Utc::now(), None, None)
+    gm::play(tx, &mut g, actor, &ply, pbem::edge::now(), None, None)
         .unwrap()
         .unwrap();
     true
@@ -45,7 +45,7 @@ fn new_game(tx: &Tx, kind: GameKind) -> i64 {
         tokens: (0..8).map(|i| format!("t{i}")).collect(),
         seed: pbem::dice::Seed::from_bytes([7; 32]),
     };
-    gm::create_game(tx, &spec, &secrets, chrono::Utc::now()).unwrap()
+    gm::create_game(tx, &spec, &secrets, pbem::edge::now()).unwrap()
 }
 
 #[test]

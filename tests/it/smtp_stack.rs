@@ -9,7 +9,7 @@ use std::net::TcpListener;
 use std::path::Path;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::thread::sleep;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use pbem::mail::outbound::{OutMail, Transport};
 
@@ -27,10 +27,9 @@ fn port(name: &str, default: u16) -> u16 {
 /// Unique across runs and within one, so old mail in the Maildirs is never mistaken for new.
 fn unique_token() -> String {
     static COUNTER: AtomicU32 = AtomicU32::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .expect("clock after 1970")
-        .as_nanos();
+    let nanos = pbem::edge::now()
+        .timestamp_nanos_opt()
+        .expect("clock before 2262");
     format!(
         "{nanos:x}-{}-{}",
         std::process::id(),

@@ -270,9 +270,10 @@ fn parse_tag(line: &str) -> Result<(String, String), String> {
 }
 
 /// A token that starts with a move number: `12.`, `12...`, or one glued to its ply, `12.5W6`.
-fn move_number_regex() -> &'static regex::Regex {
-    static NUMBER: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
-    NUMBER.get_or_init(|| regex::Regex::new(r"^(\d+)(\.{1,3})(.*)$").expect("static regex"))
+/// Its digits are ASCII (regex-lite's `\d` too), the only ones `u32::parse` reads.
+fn move_number_regex() -> &'static regex_lite::Regex {
+    static NUMBER: std::sync::OnceLock<regex_lite::Regex> = std::sync::OnceLock::new();
+    NUMBER.get_or_init(|| regex_lite::Regex::new(r"^([0-9]+)(\.{1,3})(.*)$").expect("static regex"))
 }
 
 /// Removes `{comments}`. As in PGN they do not nest: a comment ends at the first `}`, and a `{`

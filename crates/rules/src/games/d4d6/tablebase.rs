@@ -119,71 +119,26 @@ pub struct Query {
 }
 
 impl Query {
-    /// Reads command-line style arguments: `--white PIECE[@SQ[/FACING]] --black ...
-    /// [--white-squares light|dark] [--black-squares light|dark] [--to-move white|black]
-    /// [--variant standard|rinoceronte] [--extremes squares|positions]` (`--json` and other
-    /// flags are the caller's).
-    pub fn from_args<S: AsRef<str>>(args: &[S]) -> Result<Query, String> {
-        let (mut white, mut black, mut to_move, mut variant) = (None, None, None, None);
-        let mut extremes = Extremes::Squares;
-        let (mut white_colour, mut black_colour) = (None, None);
-        let mut it = args.iter().map(|a| a.as_ref());
-        while let Some(arg) = it.next() {
-            let (name, inline) = match arg.split_once('=') {
-                Some((n, v)) if n.starts_with("--") => (n, Some(v)),
-                _ => (arg, None),
-            };
-            let mut value = || {
-                inline
-                    .map(str::to_string)
-                    .or_else(|| it.next().map(str::to_string))
-                    .ok_or_else(|| format!("{name} needs a value"))
-            };
-            match name {
-                "--white" => white = Some(SideQuery::parse(&value()?)?),
-                "--black" => black = Some(SideQuery::parse(&value()?)?),
-                "--white-squares" => white_colour = Some(parse_colour(&value()?)?),
-                "--black-squares" => black_colour = Some(parse_colour(&value()?)?),
-                "--to-move" => to_move = Some(value()?),
-                "--variant" => variant = Some(value()?),
-                "--extremes" => {
-                    extremes = match value()?.to_ascii_lowercase().as_str() {
-                        "squares" => Extremes::Squares,
-                        "positions" => Extremes::Positions,
-                        other => {
-                            return Err(format!(
-                                "--extremes must be squares or positions, not '{other}'"
-                            ))
-                        }
-                    }
-                }
-                "--json" => {}
-                other => return Err(format!("unknown argument '{other}'")),
-            }
-        }
-        let mut white: SideQuery = white.ok_or("--white PIECE is required")?;
-        let mut black: SideQuery = black.ok_or("--black PIECE is required")?;
+    /// A query from its parts (`pbem analyze d4d6` reads them from its arguments). A fixed
+    /// facing must be one the table holds for that side; the Rinoceronte variant is implied
+    /// by a Rinoceronte in play (`rinoceronte: None`), and cannot be refused then.
+    pub fn new(
+        white: SideQuery,
+        black: SideQuery,
+        white_to_move: bool,
+        extremes: Extremes,
+        rinoceronte: Option<bool>,
+    ) -> Result<Query, String> {
         for (side, color) in [(&white, Color::White), (&black, Color::Black)] {
             side.check_facing(color)?;
         }
-        white.colour = white_colour;
-        black.colour = black_colour;
-        let white_to_move = match to_move.as_deref().map(str::to_ascii_lowercase).as_deref() {
-            None | Some("white") | Some("w") => true,
-            Some("black") | Some("b") => false,
-            Some(other) => return Err(format!("--to-move must be white or black, not '{other}'")),
-        };
         let has_rino = white.kind == Kind::Rinoceronte || black.kind == Kind::Rinoceronte;
-        let rinoceronte = match variant.as_deref() {
+        let rinoceronte = match rinoceronte {
             None => has_rino,
-            Some("rinoceronte") => true,
-            Some("standard") if !has_rino => false,
-            Some("standard") => return Err("a Rinoceronte needs --variant rinoceronte".into()),
-            Some(other) => {
-                return Err(format!(
-                    "--variant must be standard or rinoceronte, not '{other}'"
-                ))
+            Some(false) if has_rino => {
+                return Err("a Rinoceronte needs --variant rinoceronte".into())
             }
+            Some(v) => v,
         };
         Ok(Query {
             white,
@@ -199,14 +154,6 @@ fn color_name(color: Color) -> &'static str {
     match color {
         Color::White => "White",
         Color::Black => "Black",
-    }
-}
-
-fn parse_colour(text: &str) -> Result<SquareColour, String> {
-    match text.to_ascii_lowercase().as_str() {
-        "light" => Ok(SquareColour::Light),
-        "dark" => Ok(SquareColour::Dark),
-        _ => Err(format!("square colour must be light or dark, not '{text}'")),
     }
 }
 

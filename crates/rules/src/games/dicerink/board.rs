@@ -83,20 +83,18 @@ fn cell(pos: &Position, sq: Square) -> (String, String) {
     )
 }
 
-/// Breaks a status line at spaces so no line exceeds `width` (continuations indented).
+/// Breaks a status line at spaces so no line exceeds `width` (continuations indented), each
+/// line as full as it can be (first fit) and no word broken.
 fn wrap(line: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut current = String::new();
-    for word in line.split(' ') {
-        if !current.trim().is_empty() && current.len() + 1 + word.len() > width {
-            lines.push(std::mem::replace(&mut current, "  ".to_string()));
-        } else if !current.trim().is_empty() {
-            current.push(' ');
-        }
-        current.push_str(word);
-    }
-    lines.push(current);
-    lines
+    let options = textwrap::Options::new(width)
+        .subsequent_indent("  ")
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit);
+    textwrap::wrap(line, options)
+        .into_iter()
+        .map(|l| l.into_owned())
+        .collect()
 }
 
 #[cfg(test)]
