@@ -41,6 +41,8 @@ pub struct Daemon {
     pub templates: Templates,
     pub transport: Transport,
     pub stop: Arc<AtomicBool>,
+    /// When expired NEW/JOIN requests and old throttle counts were last forgotten.
+    pruned: Option<std::time::Instant>,
 }
 
 impl Daemon {
@@ -59,6 +61,7 @@ impl Daemon {
             templates,
             transport,
             stop: Arc::new(AtomicBool::new(false)),
+            pruned: None,
         })
     }
 
@@ -129,6 +132,14 @@ impl Daemon {
         if !failed.store_down {
             let timers = unwind::catch(|| timers::run(&mut self.store, &ctx, None));
             pass.timers = failed.note("timers", timers).unwrap_or(0);
+        }
+        // Once an hour: the tables of the hostile-mail limits keep only what still counts.
+        if !failed.store_down && self.pruned.is_none_or(|t| t.elapsed().as_secs() >= 3600) {
+            let now = ctx.now;
+            let pruned = self.store.tx(|tx| tx.prune_requests_and_throttles(now));
+            if failed.note("pruning", pruned).is_some() {
+                self.pruned = Some(std::time::Instant::now());
+            }
         }
         match failed.parts.is_empty() {
             true => Ok(pass),

@@ -546,3 +546,33 @@ fn failures_forged_in_a_players_name_do_not_lock_the_player_out() {
     assert_eq!(w.load(id).moves.len(), 1);
     assert!(only_to(&w.new_mail(), ALICE).body.contains("ok: b1 5/4"));
 }
+
+/// The limits' tables keep only what still counts: expired requests and day-old throttle
+/// entries are forgotten (the daemon prunes hourly).
+#[test]
+fn expired_requests_and_old_throttles_are_pruned() {
+    let mut w = World::new();
+    let now = w.now;
+    let gone = w
+        .store
+        .tx(|tx| {
+            tx.insert_request("old", "new", ALICE, "{}", now, now + Duration::hours(1))?;
+            tx.insert_request("live", "new", BOB, "{}", now, now + Duration::days(3))?;
+            tx.note_throttle(ALICE, "auth_failure", now)?;
+            tx.note_throttle(BOB, "auth_failure", now + Duration::hours(47))?;
+            tx.prune_requests_and_throttles(now + Duration::hours(48))
+        })
+        .unwrap();
+    assert_eq!(gone, 2);
+    let later = now + Duration::hours(48);
+    let (alice, bob) = w
+        .store
+        .tx(|tx| {
+            Ok((
+                tx.pending_requests(ALICE, now)?,
+                tx.pending_requests(BOB, later)?,
+            ))
+        })
+        .unwrap();
+    assert_eq!((alice, bob), (0, 1));
+}
