@@ -731,25 +731,20 @@ impl Session {
 
     /// Says in the reply what was not read of a long mail.
     fn note_unread(&mut self, lines: usize, cmds: usize, max_lines: usize, max_cmds: usize) {
-        if lines > 0 {
-            self.lines.push(Line {
-                status: LineStatus::Unread,
-                text: format!("... and {lines} more lines"),
-                canonical: None,
-                reason: Some(format!(
-                    "not read: the game master reads at most {max_lines} lines of a mail"
-                )),
-            });
-        }
-        if cmds > 0 {
-            self.lines.push(Line {
-                status: LineStatus::Unread,
-                text: format!("... and {cmds} more commands"),
-                canonical: None,
-                reason: Some(format!(
-                    "not run: the game master runs at most {max_cmds} commands of a mail"
-                )),
-            });
+        for (n, what, verb, max) in [
+            (lines, "lines", "read", max_lines),
+            (cmds, "commands", "run", max_cmds),
+        ] {
+            if n > 0 {
+                self.lines.push(Line {
+                    status: LineStatus::Unread,
+                    text: format!("... and {n} more {what}"),
+                    canonical: None,
+                    reason: Some(format!(
+                        "not {verb}: the game master {verb}s at most {max} {what} of a mail"
+                    )),
+                });
+            }
         }
     }
 

@@ -459,7 +459,6 @@ impl Tx<'_> {
         Ok(ply)
     }
 
-    /// A seat's pending lines of a kind (`orders` for simultaneous turns, `plan` for
     /// A seat's outcomes planned per roll, kept until the roll (replacing any before).
     pub fn set_plan(
         &self,
@@ -468,56 +467,32 @@ impl Tx<'_> {
         plan: &[PlannedOutcome],
         now: DateTime<Utc>,
     ) -> anyhow::Result<()> {
-        self.exec(
-            "INSERT INTO pending (game_id, seat, kind, lines, at) VALUES (?1, ?2, ?3, ?4, ?5) \
-             ON CONFLICT(game_id, seat, kind) DO UPDATE SET lines = ?4, at = ?5",
-            params![
-                game,
-                seat as i64,
-                PendingKind::Plan,
-                serde_json::to_string(plan)?,
-                ts(now)
-            ],
-        )?;
-        Ok(())
+        let json = serde_json::to_string(plan)?;
+        self.put_pending(game, seat, PendingKind::Plan, &json, now)
     }
 
     /// The plans waiting in a game, by seat.
     pub fn plans(&self, game: i64) -> anyhow::Result<Vec<(usize, Vec<PlannedOutcome>)>> {
-        let mut st = self.conn().prepare_cached(
-            "SELECT seat, lines FROM pending WHERE game_id = ?1 AND kind = ?2 ORDER BY seat",
-        )?;
-        let rows = st.query_map(params![game, PendingKind::Plan], |r| {
-            Ok((r.get::<_, i64>(0)? as usize, r.get::<_, String>(1)?))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (seat, json) = row?;
-            out.push((seat, PlannedOutcome::read(&json)?));
-        }
-        Ok(out)
+        self.pending_json(game, PendingKind::Plan)?
+            .into_iter()
+            .map(|(seat, json)| Ok((seat, PlannedOutcome::read(&json)?)))
+            .collect()
     }
 
-    /// conditional outcomes waiting for a roll).
+    /// A game's pending lines of a kind, by seat (`orders` for simultaneous turns, `plan`
+    /// for conditional outcomes waiting for a roll).
     pub fn pending(
         &self,
         game: i64,
         kind: PendingKind,
     ) -> anyhow::Result<Vec<(usize, Vec<String>)>> {
-        let mut st = self.conn().prepare_cached(
-            "SELECT seat, lines FROM pending WHERE game_id = ?1 AND kind = ?2 ORDER BY seat",
-        )?;
-        let rows = st.query_map(params![game, kind], |r| {
-            Ok((r.get::<_, i64>(0)? as usize, r.get::<_, String>(1)?))
-        })?;
-        let mut out = Vec::new();
-        for row in rows {
-            let (seat, json) = row?;
-            out.push((seat, serde_json::from_str(&json)?));
-        }
-        Ok(out)
+        self.pending_json(game, kind)?
+            .into_iter()
+            .map(|(seat, json)| Ok((seat, serde_json::from_str(&json)?)))
+            .collect()
     }
 
+    /// A seat's pending lines of a kind (replacing any before).
     pub fn set_pending(
         &self,
         game: i64,
@@ -526,16 +501,32 @@ impl Tx<'_> {
         lines: &[String],
         now: DateTime<Utc>,
     ) -> anyhow::Result<()> {
+        let json = serde_json::to_string(lines)?;
+        self.put_pending(game, seat, kind, &json, now)
+    }
+
+    fn pending_json(&self, game: i64, kind: PendingKind) -> anyhow::Result<Vec<(usize, String)>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT seat, lines FROM pending WHERE game_id = ?1 AND kind = ?2 ORDER BY seat",
+        )?;
+        let rows = st.query_map(params![game, kind], |r| {
+            Ok((r.get::<_, i64>(0)? as usize, r.get::<_, String>(1)?))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn put_pending(
+        &self,
+        game: i64,
+        seat: usize,
+        kind: PendingKind,
+        json: &str,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<()> {
         self.exec(
             "INSERT INTO pending (game_id, seat, kind, lines, at) VALUES (?1, ?2, ?3, ?4, ?5) \
              ON CONFLICT(game_id, seat, kind) DO UPDATE SET lines = ?4, at = ?5",
-            params![
-                game,
-                seat as i64,
-                kind,
-                serde_json::to_string(lines)?,
-                ts(now)
-            ],
+            params![game, seat as i64, kind, json, ts(now)],
         )?;
         Ok(())
     }
