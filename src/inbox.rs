@@ -1048,12 +1048,6 @@ fn run_command(
     if !reads_only {
         s.fresh = None;
     }
-    let load = |tx: &Tx| -> anyhow::Result<Option<(Loaded, usize)>> {
-        Ok(match current {
-            Some((g, seat)) => Some((gamelog::load(tx, g)?, seat)),
-            None => None,
-        })
-    };
     match cmd {
         Command::Guard(_) => {}
         Command::Password(_) => {}
@@ -1068,348 +1062,444 @@ fn run_command(
             }
             s.help = Some(help_text(ctx, kind)?);
         }
-        Command::List => {
-            let mut out = String::from("Your games:\n");
-            let seats = tx.seats_of(from)?;
-            if seats.is_empty() {
-                out.push_str("  none\n");
-            }
-            for (gid, seat) in seats {
-                let g = gamelog::load(tx, gid)?;
-                out.push_str(&format!(
-                    "  #{gid} {} ({}), you play {}: {}\n",
-                    g.kind().title(),
-                    g.row.status,
-                    g.game.seat_name(seat),
-                    g.game.to_act_text()
-                ));
-            }
-            let open: Vec<String> = tx
-                .games(Some(GameStatus::Open))?
-                .iter()
-                .map(|r| format!("  #{} {}", r.id, r.kind))
-                .collect();
-            if !open.is_empty() {
-                out.push_str("Games with open seats (JOIN <number>):\n");
-                out.push_str(&open.join("\n"));
-                out.push('\n');
-            }
-            s.extra.push(out);
-        }
+        Command::List => cmd_list(tx, s, from)?,
         Command::New { game, options } => {
             requests::ask_new(tx, ctx, s, &text, from, game, options)?;
         }
         Command::Join { game, seat } => {
             requests::ask_join(tx, ctx, s, &text, from, *game, seat.as_deref())?;
         }
-        Command::Vacation(days) => {
-            if matches!(auth, Auth::None) {
-                s.lines.push(Line::no(
-                    &text,
-                    "send VACATION from your secret reply address or with your PASSWORD",
-                ));
-                return Ok(());
-            }
-            let until = days.map(|d| ctx.now + Duration::days(i64::from(d)));
-            tx.set_vacation(from, until)?;
-            s.lines.push(Line::ok(
-                &text,
-                Some(match until {
-                    Some(u) => format!(
-                        "your clocks are paused until {}",
-                        u.format("%Y-%m-%d %H:%M UTC")
-                    ),
-                    None => "vacation ended: your clocks run again".into(),
-                }),
-            ));
-        }
-        Command::Salt(salt) => {
-            let Some((g, seat)) = load(tx)? else {
-                return Ok(());
-            };
-            if !g.kind().rolls_dice() {
-                s.lines.push(Line::no(
-                    &text,
-                    no_dice_reason(&g, "there is nothing to salt"),
-                ));
-                return Ok(());
-            }
-            if !gm::salts_open(&g.row, ctx.now) {
-                s.lines.push(Line::no(&text, salts_closed_reason(&g)));
-                return Ok(());
-            }
-            match crate::dice::normalize_salt(salt) {
-                Err(e) => s.lines.push(Line::no(&text, e)),
-                Ok(norm) => {
-                    let mut pairs = gm::salt_pairs(&g.row)?;
-                    let max = ctx.cfg.max_salts_per_game;
-                    if pairs.len() >= max {
-                        s.lines.push(Line::no(
-                            &text,
-                            format!("this game has its {max} salts already, the most it takes"),
-                        ));
-                        return Ok(());
-                    }
-                    pairs.push((seat, norm));
-                    tx.set_salts(g.row.id, &serde_json::to_string(&pairs)?)?;
-                    // The reply lists the salts once, below; each line only counts them, so
-                    // a mail of many SALT lines does not repeat the list for each.
-                    s.lines.push(Line::ok(
-                        &text,
-                        Some(format!("salt recorded ({} of at most {max})", pairs.len())),
-                    ));
-                }
-            }
-        }
-        Command::Start => {
-            let Some((mut g, seat)) = load(tx)? else {
-                return Ok(());
-            };
-            if g.row.status != GameStatus::Active {
-                let why = match g.row.status.as_str() {
-                    "open" => "the game starts when every seat is taken".to_string(),
-                    other => format!("the game is {other}"),
-                };
-                s.lines.push(Line::no(&text, why));
-                return Ok(());
-            }
-            if !g.kind().rolls_dice() {
-                s.lines.push(Line::no(
-                    &text,
-                    no_dice_reason(&g, "there are no salts to wait for"),
-                ));
-                return Ok(());
-            }
-            if g.row.salts_fixed {
-                s.lines.push(Line::no(&text, salts_closed_reason(&g)));
-                return Ok(());
-            }
-            let played = gm::ready(tx, &mut g, seat, ctx.now, reborrow(dice))?;
-            let note = if g.row.salts_fixed {
-                "every player is ready"
-            } else {
-                "you are ready; the salts are fixed once every player is"
-            };
-            s.lines.push(Line::ok(&text, Some(note.to_string())));
-            if !played.plies.is_empty() || !played.reports.is_empty() {
-                tell_played(tx, ctx, s, &g, &played, seat, 0)?;
-            }
-        }
+        Command::Vacation(days) => cmd_vacation(tx, ctx, s, &text, days, from, auth)?,
+        Command::Salt(salt) => cmd_salt(tx, ctx, s, &text, salt, current)?,
+        Command::Start => cmd_start(tx, ctx, s, &text, current, dice)?,
         Command::Board => {
-            if let Some((g, _)) = load(tx)? {
+            if let Some((g, _)) = load_seat(tx, current)? {
                 s.extra.push(g.game.board());
             }
         }
-        Command::Status => {
-            if let Some((g, seat)) = load(tx)? {
-                let mut out = format!(
-                    "Game #{} {} ({}), you play {}. {}.\n",
-                    g.row.id,
-                    g.kind().title(),
-                    g.row.status,
-                    g.game.seat_name(seat),
-                    gm::to_act_text(&g)
-                );
-                if let Some(d) = g.row.deadline {
-                    out.push_str(&format!("Deadline: {}\n", d.format("%Y-%m-%d %H:%M UTC")));
-                }
-                for x in &g.seats {
-                    out.push_str(&format!(
-                        "  {}: {}\n",
-                        g.game.seat_name(x.seat),
-                        x.email.as_deref().unwrap_or("(open)")
-                    ));
-                }
-                s.extra.push(out);
-            }
-        }
+        Command::Status => cmd_status(tx, s, current)?,
         Command::History => {
-            if let Some((g, _)) = load(tx)? {
+            if let Some((g, _)) = load_seat(tx, current)? {
                 s.extra.push(format!(
                     "The game so far:\n{}",
                     crate::records::write(&[], &g.start, &g.plies()?).map_err(|e| anyhow!(e))?
                 ));
             }
         }
-        Command::Moves => {
-            if let Some((g, seat)) = load(tx)? {
-                let mine = matches!(g.game.to_act(), ToAct::Seat(x) if x == seat)
-                    || matches!(g.game.to_act(), ToAct::Orders(ref xs) if xs.contains(&seat));
-                if mine {
-                    let legal = g.game.legal_plies();
-                    s.extra.push(if legal.is_empty() {
-                        "You have no legal move listed.".into()
-                    } else {
-                        format!(
-                            "Your legal moves ({}):\n{}",
-                            legal.len(),
-                            wrap(&legal.join("  "), 70)
-                        )
-                    });
-                } else {
-                    s.extra
-                        .push(format!("It is not your turn: {}.", gm::to_act_text(&g)));
-                }
-            }
-        }
-        Command::Resign => {
-            let Some((mut g, seat)) = load(tx)? else {
-                return Ok(());
-            };
-            if g.row.status != GameStatus::Active {
-                s.lines
-                    .push(Line::no(&text, format!("the game is {}", g.row.status)));
-                return Ok(());
-            }
-            match gm::play_with(tx, &mut g, Actor::Seat(seat), ctx.now, |game| {
-                game.resign(seat)
-            })? {
-                Err(e) => s.lines.push(Line::no(&text, e.to_string())),
-                Ok(played) => {
-                    s.lines
-                        .push(Line::ok(&text, played.plies.first().map(|p| p.1.clone())));
-                    let except = if played.finished { None } else { Some(seat) };
-                    compose::announce(tx, ctx, &g, &played, except)?;
-                }
-            }
-        }
-        Command::DrawOffer | Command::DrawAccept => {
-            let Some((mut g, seat)) = load(tx)? else {
-                return Ok(());
-            };
-            if g.row.status != GameStatus::Active {
-                s.lines
-                    .push(Line::no(&text, format!("the game is {}", g.row.status)));
-                return Ok(());
-            }
-            tx.set_draw_offer(g.row.id, seat, true)?;
-            let offers: Vec<usize> = tx
-                .seats(g.row.id)?
-                .iter()
-                .filter(|x| x.draw_offer)
-                .map(|x| x.seat)
-                .collect();
-            if offers.len() == g.seats.len() {
-                match gm::play_with(tx, &mut g, Actor::Gm, ctx.now, |game| game.agree_draw())? {
-                    Err(e) => s.lines.push(Line::no(&text, e.to_string())),
-                    Ok(played) => {
-                        s.lines.push(Line::ok(
-                            &text,
-                            Some("draw agreed by all: the game is over".into()),
-                        ));
-                        compose::announce(tx, ctx, &g, &played, None)?;
-                    }
-                }
-            } else {
-                s.lines.push(Line::ok(
-                    &text,
-                    Some("draw offered; the game ends drawn when every player accepts".into()),
-                ));
-                for x in &g.seats {
-                    if x.seat != seat && !x.draw_offer {
-                        compose::to_seat(
-                            tx,
-                            ctx,
-                            &g,
-                            x.seat,
-                            "turn_report",
-                            json!({
-                                "plies": [], "reports": [format!("{} offers a draw: reply DRAW ACCEPT or DRAW DECLINE.", g.game.seat_name(seat))],
-                                "your_turn": false,
-                            }),
-                            None,
-                        )?;
-                    }
-                }
-            }
-        }
-        Command::DrawDecline => {
-            let Some((g, seat)) = load(tx)? else {
-                return Ok(());
-            };
-            tx.clear_draw_offers(g.row.id)?;
-            s.lines.push(Line::ok(
-                &text,
-                Some("draw declined; all offers are withdrawn".into()),
-            ));
-            for x in &g.seats {
-                if x.seat != seat {
-                    compose::to_seat(
-                        tx,
-                        ctx,
-                        &g,
-                        x.seat,
-                        "turn_report",
-                        json!({
-                            "plies": [], "reports": [format!("{} declines the draw.", g.game.seat_name(seat))], "your_turn": false,
-                        }),
-                        None,
-                    )?;
-                }
-            }
-        }
-        Command::Press { to, text: body } => {
-            let Some((g, seat)) = load(tx)? else {
-                return Ok(());
-            };
-            let names = g.game.seat_names();
-            let targets: Vec<usize> = if to.iter().any(|t| t == "ALL") {
-                (0..names.len()).filter(|x| *x != seat).collect()
-            } else {
-                let mut v = Vec::new();
-                for t in to {
-                    match g.game.seat_by_name(t) {
-                        Some(x) if x != seat => v.push(x),
-                        Some(_) => {}
-                        None => {
-                            s.lines.push(Line::no(
-                                &text,
-                                format!("no player {t} (players: {})", names.join(", ")),
-                            ));
-                            return Ok(());
-                        }
-                    }
-                }
-                v
-            };
-            let targets: Vec<usize> = targets
-                .into_iter()
-                .filter(|x| !s.pressed.contains(x))
-                .collect();
-            if targets.is_empty() {
+        Command::Moves => cmd_moves(tx, s, current)?,
+        Command::Resign => cmd_resign(tx, ctx, s, &text, current)?,
+        Command::DrawOffer | Command::DrawAccept => cmd_draw_offer(tx, ctx, s, &text, current)?,
+        Command::DrawDecline => cmd_draw_decline(tx, ctx, s, &text, current)?,
+        Command::Press { to, text: body } => cmd_press(tx, ctx, s, &text, to, body, current)?,
+        Command::Game(_) | Command::UseGame(_) => unreachable!("handled by the caller"),
+    }
+    Ok(())
+}
+
+/// The game and seat the mail's commands are for, loaded.
+fn load_seat(tx: &Tx, current: Option<(i64, usize)>) -> anyhow::Result<Option<(Loaded, usize)>> {
+    Ok(match current {
+        Some((g, seat)) => Some((gamelog::load(tx, g)?, seat)),
+        None => None,
+    })
+}
+
+/// `LIST`: the sender's games, and games with open seats.
+fn cmd_list(tx: &Tx, s: &mut Session, from: &str) -> anyhow::Result<()> {
+    let mut out = String::from("Your games:\n");
+    let seats = tx.seats_of(from)?;
+    if seats.is_empty() {
+        out.push_str("  none\n");
+    }
+    for (gid, seat) in seats {
+        let g = gamelog::load(tx, gid)?;
+        out.push_str(&format!(
+            "  #{gid} {} ({}), you play {}: {}\n",
+            g.kind().title(),
+            g.row.status,
+            g.game.seat_name(seat),
+            g.game.to_act_text()
+        ));
+    }
+    let open: Vec<String> = tx
+        .games(Some(GameStatus::Open))?
+        .iter()
+        .map(|r| format!("  #{} {}", r.id, r.kind))
+        .collect();
+    if !open.is_empty() {
+        out.push_str("Games with open seats (JOIN <number>):\n");
+        out.push_str(&open.join("\n"));
+        out.push('\n');
+    }
+    s.extra.push(out);
+    Ok(())
+}
+
+/// `VACATION n` / `VACATION OFF`: the sender's clocks pause or run again.
+fn cmd_vacation(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    text: &str,
+    days: &Option<u32>,
+    from: &str,
+    auth: &Auth,
+) -> anyhow::Result<()> {
+    if matches!(auth, Auth::None) {
+        s.lines.push(Line::no(
+            text,
+            "send VACATION from your secret reply address or with your PASSWORD",
+        ));
+        return Ok(());
+    }
+    let until = days.map(|d| ctx.now + Duration::days(i64::from(d)));
+    tx.set_vacation(from, until)?;
+    s.lines.push(Line::ok(
+        text,
+        Some(match until {
+            Some(u) => format!(
+                "your clocks are paused until {}",
+                u.format("%Y-%m-%d %H:%M UTC")
+            ),
+            None => "vacation ended: your clocks run again".into(),
+        }),
+    ));
+    Ok(())
+}
+
+/// `SALT text`: a salt for the game's dice, while the salts are open.
+fn cmd_salt(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    text: &str,
+    salt: &str,
+    current: Option<(i64, usize)>,
+) -> anyhow::Result<()> {
+    let Some((g, seat)) = load_seat(tx, current)? else {
+        return Ok(());
+    };
+    if !g.kind().rolls_dice() {
+        s.lines.push(Line::no(
+            text,
+            no_dice_reason(&g, "there is nothing to salt"),
+        ));
+        return Ok(());
+    }
+    if !gm::salts_open(&g.row, ctx.now) {
+        s.lines.push(Line::no(text, salts_closed_reason(&g)));
+        return Ok(());
+    }
+    match crate::dice::normalize_salt(salt) {
+        Err(e) => s.lines.push(Line::no(text, e)),
+        Ok(norm) => {
+            let mut pairs = gm::salt_pairs(&g.row)?;
+            let max = ctx.cfg.max_salts_per_game;
+            if pairs.len() >= max {
                 s.lines.push(Line::no(
-                    &text,
-                    "you already sent press to them in this mail: one PRESS per player per mail",
+                    text,
+                    format!("this game has its {max} salts already, the most it takes"),
                 ));
                 return Ok(());
             }
-            s.pressed.extend(&targets);
-            let anonymous = gamelog::options_of(&g.row)?
-                .get("press")
-                .is_some_and(|p| p == "anonymous");
-            let to_text: Vec<&str> = targets.iter().map(|x| names[*x]).collect();
-            for x in &targets {
+            pairs.push((seat, norm));
+            tx.set_salts(g.row.id, &serde_json::to_string(&pairs)?)?;
+            // The reply lists the salts once, below; each line only counts them, so
+            // a mail of many SALT lines does not repeat the list for each.
+            s.lines.push(Line::ok(
+                text,
+                Some(format!("salt recorded ({} of at most {max})", pairs.len())),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `START`: the seat has no more salts to add.
+fn cmd_start(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    text: &str,
+    current: Option<(i64, usize)>,
+    dice: &mut Option<&mut dyn DiceSource>,
+) -> anyhow::Result<()> {
+    let Some((mut g, seat)) = load_seat(tx, current)? else {
+        return Ok(());
+    };
+    if g.row.status != GameStatus::Active {
+        let why = match g.row.status.as_str() {
+            "open" => "the game starts when every seat is taken".to_string(),
+            other => format!("the game is {other}"),
+        };
+        s.lines.push(Line::no(text, why));
+        return Ok(());
+    }
+    if !g.kind().rolls_dice() {
+        s.lines.push(Line::no(
+            text,
+            no_dice_reason(&g, "there are no salts to wait for"),
+        ));
+        return Ok(());
+    }
+    if g.row.salts_fixed {
+        s.lines.push(Line::no(text, salts_closed_reason(&g)));
+        return Ok(());
+    }
+    let played = gm::ready(tx, &mut g, seat, ctx.now, reborrow(dice))?;
+    let note = if g.row.salts_fixed {
+        "every player is ready"
+    } else {
+        "you are ready; the salts are fixed once every player is"
+    };
+    s.lines.push(Line::ok(text, Some(note.to_string())));
+    if !played.plies.is_empty() || !played.reports.is_empty() {
+        tell_played(tx, ctx, s, &g, &played, seat, 0)?;
+    }
+    Ok(())
+}
+
+/// `STATUS`: whose turn, the deadline, the players.
+fn cmd_status(tx: &Tx, s: &mut Session, current: Option<(i64, usize)>) -> anyhow::Result<()> {
+    if let Some((g, seat)) = load_seat(tx, current)? {
+        let mut out = format!(
+            "Game #{} {} ({}), you play {}. {}.\n",
+            g.row.id,
+            g.kind().title(),
+            g.row.status,
+            g.game.seat_name(seat),
+            gm::to_act_text(&g)
+        );
+        if let Some(d) = g.row.deadline {
+            out.push_str(&format!("Deadline: {}\n", d.format("%Y-%m-%d %H:%M UTC")));
+        }
+        for x in &g.seats {
+            out.push_str(&format!(
+                "  {}: {}\n",
+                g.game.seat_name(x.seat),
+                x.email.as_deref().unwrap_or("(open)")
+            ));
+        }
+        s.extra.push(out);
+    }
+    Ok(())
+}
+
+/// `MOVES`: the seat's legal moves now.
+fn cmd_moves(tx: &Tx, s: &mut Session, current: Option<(i64, usize)>) -> anyhow::Result<()> {
+    if let Some((g, seat)) = load_seat(tx, current)? {
+        let mine = matches!(g.game.to_act(), ToAct::Seat(x) if x == seat)
+            || matches!(g.game.to_act(), ToAct::Orders(ref xs) if xs.contains(&seat));
+        if mine {
+            let legal = g.game.legal_plies();
+            s.extra.push(if legal.is_empty() {
+                "You have no legal move listed.".into()
+            } else {
+                format!(
+                    "Your legal moves ({}):\n{}",
+                    legal.len(),
+                    wrap(&legal.join("  "), 70)
+                )
+            });
+        } else {
+            s.extra
+                .push(format!("It is not your turn: {}.", gm::to_act_text(&g)));
+        }
+    }
+    Ok(())
+}
+
+/// `RESIGN`: the seat gives up the game.
+fn cmd_resign(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    text: &str,
+    current: Option<(i64, usize)>,
+) -> anyhow::Result<()> {
+    let Some((mut g, seat)) = load_seat(tx, current)? else {
+        return Ok(());
+    };
+    if g.row.status != GameStatus::Active {
+        s.lines
+            .push(Line::no(text, format!("the game is {}", g.row.status)));
+        return Ok(());
+    }
+    match gm::play_with(tx, &mut g, Actor::Seat(seat), ctx.now, |game| {
+        game.resign(seat)
+    })? {
+        Err(e) => s.lines.push(Line::no(text, e.to_string())),
+        Ok(played) => {
+            s.lines
+                .push(Line::ok(text, played.plies.first().map(|p| p.1.clone())));
+            let except = if played.finished { None } else { Some(seat) };
+            compose::announce(tx, ctx, &g, &played, except)?;
+        }
+    }
+    Ok(())
+}
+
+/// `DRAW OFFER` / `DRAW ACCEPT`: the game ends drawn once every seat has offered.
+fn cmd_draw_offer(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    text: &str,
+    current: Option<(i64, usize)>,
+) -> anyhow::Result<()> {
+    let Some((mut g, seat)) = load_seat(tx, current)? else {
+        return Ok(());
+    };
+    if g.row.status != GameStatus::Active {
+        s.lines
+            .push(Line::no(text, format!("the game is {}", g.row.status)));
+        return Ok(());
+    }
+    tx.set_draw_offer(g.row.id, seat, true)?;
+    let offers: Vec<usize> = tx
+        .seats(g.row.id)?
+        .iter()
+        .filter(|x| x.draw_offer)
+        .map(|x| x.seat)
+        .collect();
+    if offers.len() == g.seats.len() {
+        match gm::play_with(tx, &mut g, Actor::Gm, ctx.now, |game| game.agree_draw())? {
+            Err(e) => s.lines.push(Line::no(text, e.to_string())),
+            Ok(played) => {
+                s.lines.push(Line::ok(
+                    text,
+                    Some("draw agreed by all: the game is over".into()),
+                ));
+                compose::announce(tx, ctx, &g, &played, None)?;
+            }
+        }
+    } else {
+        s.lines.push(Line::ok(
+            text,
+            Some("draw offered; the game ends drawn when every player accepts".into()),
+        ));
+        for x in &g.seats {
+            if x.seat != seat && !x.draw_offer {
                 compose::to_seat(
                     tx,
                     ctx,
                     &g,
-                    *x,
-                    "press",
+                    x.seat,
+                    "turn_report",
                     json!({
-                        "from": if anonymous { None } else { Some(names[seat]) },
-                        "to": if to.iter().any(|t| t == "ALL") { "all".to_string() } else { to_text.join(", ") },
-                        "text": body,
+                        "plies": [], "reports": [format!("{} offers a draw: reply DRAW ACCEPT or DRAW DECLINE.", g.game.seat_name(seat))],
+                        "your_turn": false,
                     }),
                     None,
                 )?;
             }
-            s.lines.push(Line::ok(
-                &text,
-                Some(format!("press sent to {}", to_text.join(", "))),
-            ));
         }
-        Command::Game(_) | Command::UseGame(_) => unreachable!("handled by the caller"),
     }
+    Ok(())
+}
+
+/// `DRAW DECLINE`: every offer is withdrawn.
+fn cmd_draw_decline(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    text: &str,
+    current: Option<(i64, usize)>,
+) -> anyhow::Result<()> {
+    let Some((g, seat)) = load_seat(tx, current)? else {
+        return Ok(());
+    };
+    tx.clear_draw_offers(g.row.id)?;
+    s.lines.push(Line::ok(
+        text,
+        Some("draw declined; all offers are withdrawn".into()),
+    ));
+    for x in &g.seats {
+        if x.seat != seat {
+            compose::to_seat(
+                tx,
+                ctx,
+                &g,
+                x.seat,
+                "turn_report",
+                json!({
+                    "plies": [], "reports": [format!("{} declines the draw.", g.game.seat_name(seat))], "your_turn": false,
+                }),
+                None,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// `PRESS TO ...: text`: a message through the GM, to each seat at most once per mail.
+fn cmd_press(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    text: &str,
+    to: &[String],
+    body: &str,
+    current: Option<(i64, usize)>,
+) -> anyhow::Result<()> {
+    let Some((g, seat)) = load_seat(tx, current)? else {
+        return Ok(());
+    };
+    let names = g.game.seat_names();
+    let targets: Vec<usize> = if to.iter().any(|t| t == "ALL") {
+        (0..names.len()).filter(|x| *x != seat).collect()
+    } else {
+        let mut v = Vec::new();
+        for t in to {
+            match g.game.seat_by_name(t) {
+                Some(x) if x != seat => v.push(x),
+                Some(_) => {}
+                None => {
+                    s.lines.push(Line::no(
+                        text,
+                        format!("no player {t} (players: {})", names.join(", ")),
+                    ));
+                    return Ok(());
+                }
+            }
+        }
+        v
+    };
+    let targets: Vec<usize> = targets
+        .into_iter()
+        .filter(|x| !s.pressed.contains(x))
+        .collect();
+    if targets.is_empty() {
+        s.lines.push(Line::no(
+            text,
+            "you already sent press to them in this mail: one PRESS per player per mail",
+        ));
+        return Ok(());
+    }
+    s.pressed.extend(&targets);
+    let anonymous = gamelog::options_of(&g.row)?
+        .get("press")
+        .is_some_and(|p| p == "anonymous");
+    let to_text: Vec<&str> = targets.iter().map(|x| names[*x]).collect();
+    for x in &targets {
+        compose::to_seat(
+            tx,
+            ctx,
+            &g,
+            *x,
+            "press",
+            json!({
+                "from": if anonymous { None } else { Some(names[seat]) },
+                "to": if to.iter().any(|t| t == "ALL") { "all".to_string() } else { to_text.join(", ") },
+                "text": body,
+            }),
+            None,
+        )?;
+    }
+    s.lines.push(Line::ok(
+        text,
+        Some(format!("press sent to {}", to_text.join(", "))),
+    ));
     Ok(())
 }
 
