@@ -836,152 +836,201 @@ fn flush(
     if let Some(n) = s.guard {
         let at = g.moves.len() as u32 + 1;
         if n != at {
-            for l in &lines {
-                s.lines.push(Line::no(l, format!("not played: you wrote #{n}, but the game is at #{at} (the position changed since; see the board below)")));
-            }
+            let why = format!("not played: you wrote #{n}, but the game is at #{at} (the position changed since; see the board below)");
+            refuse_all(s, &lines, &why);
             return Ok(());
         }
     }
     if g.row.status != GameStatus::Active {
-        for l in &lines {
-            s.lines.push(Line::no(
-                l,
-                format!("not played: the game is {}", g.row.status),
-            ));
-        }
+        refuse_all(
+            s,
+            &lines,
+            &format!("not played: the game is {}", g.row.status),
+        );
         return Ok(());
     }
     match g.game.to_act() {
         ToAct::Orders(seats) if seats.contains(&seat) => {
-            let checked = g.game.check_orders(seat, &lines);
-            for (l, r) in lines.iter().zip(&checked) {
-                s.lines.push(match r {
-                    Ok(c) => Line::ok(l, Some(c.clone())),
-                    Err(e) => Line {
-                        status: LineStatus::Void,
-                        text: l.clone(),
-                        canonical: None,
-                        reason: Some(e.clone()),
-                    },
-                });
-            }
-            tx.set_pending(game_id, seat, PendingKind::Orders, &lines, ctx.now)?;
-            s.extra.push(
-                "Your orders for this turn are recorded (they replace any you sent before). \
-                 Nobody sees them before the turn is adjudicated; you may change them until then."
-                    .into(),
-            );
-            let pending = tx.pending(game_id, PendingKind::Orders)?;
-            if seats.iter().all(|x| pending.iter().any(|(p, _)| p == x)) {
-                let soon = ctx.now + Duration::seconds(ctx.cfg.early_resolve_secs);
-                if g.row.deadline.is_none_or(|d| d > soon) {
-                    tx.set_deadline(game_id, Some(soon))?;
-                    tx.set_reminded(game_id)?;
-                }
-            }
-            s.moved = true;
+            record_orders(tx, ctx, s, &g, seat, &seats, &lines)?
         }
-        ToAct::Orders(_) => {
-            for l in &lines {
-                s.lines.push(Line::no(
-                    l,
-                    "not played: you have no orders to give this turn",
-                ));
-            }
-        }
+        ToAct::Orders(_) => refuse_all(
+            s,
+            &lines,
+            "not played: you have no orders to give this turn",
+        ),
         ToAct::Seat(to_move) if to_move == seat => {
             if s.moved {
-                for l in &lines {
-                    s.lines.push(Line::no(l, "not played: one move per mail"));
-                }
+                refuse_all(s, &lines, "not played: one move per mail");
                 return Ok(());
             }
             // A declaration with outcomes planned per roll (d4 d6 chess, Siberian Dice).
             if lines.len() > 1 {
                 if let Some(plan) = g.game.conditional(&lines) {
-                    // The plan is stored first: the roll that follows the declaration reads it.
-                    gm::store_plan(tx, game_id, seat, &plan.outcomes, ctx.now)?;
-                    let res = gm::play(
-                        tx,
-                        &mut g,
-                        Actor::Seat(seat),
-                        &plan.declaration,
-                        ctx.now,
-                        Some(msg_id),
-                        reborrow(dice),
-                    )?;
-                    match res {
-                        Err(e) => {
-                            tx.clear_pending(game_id, PendingKind::Plan)?;
-                            s.lines.push(Line::no(&lines[0], e.to_string()));
-                            for l in &lines[1..] {
-                                s.lines
-                                    .push(Line::no(l, "not played: the declaration was refused"));
-                            }
-                        }
-                        Ok(played) => {
-                            let first = played.plies.first().map(|p| p.1.clone());
-                            s.lines.push(Line::ok(&lines[0], first));
-                            for l in &lines[1..] {
-                                s.lines.push(Line::ok(l, None));
-                            }
-                            after_move(tx, ctx, s, &g, &played, seat)?;
-                        }
-                    }
-                    return Ok(());
+                    let mover = Mover { seat, msg_id };
+                    return play_plan(tx, ctx, s, &mut g, mover, &plan, &lines, dice);
                 }
             }
-            // The first line that reads as a move is the move; prose that is not notation
-            // is ignored (and said so); once a move was tried, later move lines are not.
-            let mut tried = false;
-            for line in &lines {
-                if tried || s.moved {
-                    s.lines.push(Line::no(
-                        line,
-                        "not played: one move per mail (only the first move counts)",
-                    ));
-                    continue;
-                }
-                let res = gm::play(
-                    tx,
-                    &mut g,
-                    Actor::Seat(seat),
-                    line,
-                    ctx.now,
-                    Some(msg_id),
-                    reborrow(dice),
-                )?;
-                match res {
-                    Ok(played) => {
-                        let first = played.plies.first().map(|p| p.1.clone());
-                        s.lines.push(Line::ok(line, first));
-                        after_move(tx, ctx, s, &g, &played, seat)?;
-                    }
-                    Err(e @ PlyError::Syntax(_)) => s.lines.push(Line {
-                        status: LineStatus::Ignored,
-                        text: line.clone(),
-                        canonical: None,
-                        reason: Some(format!("not a move or command ({e})")),
-                    }),
-                    Err(e) => {
-                        s.lines.push(Line::no(line, e.to_string()));
-                        tried = true;
-                    }
-                }
-            }
+            play_first_move(tx, ctx, s, &mut g, Mover { seat, msg_id }, &lines, dice)?;
         }
         _ => {
             let who = gm::to_act_text(&g);
-            for l in &lines {
-                s.lines.push(Line::no(
-                    l,
-                    format!("not played: it is not your turn ({who})"),
-                ));
-            }
+            refuse_all(
+                s,
+                &lines,
+                &format!("not played: it is not your turn ({who})"),
+            );
         }
     }
     if reusable {
         s.fresh = Some(g);
+    }
+    Ok(())
+}
+
+/// Every line refused for the same reason.
+fn refuse_all(s: &mut Session, lines: &[String], why: &str) {
+    for l in lines {
+        s.lines.push(Line::no(l, why));
+    }
+}
+
+/// The seat a mail's move is played for, and the mail it came in.
+#[derive(Clone, Copy)]
+struct Mover {
+    seat: usize,
+    msg_id: i64,
+}
+
+/// A simultaneous turn: the seat's orders, each understood or void, replace any it sent
+/// before; once every seat has ordered, the turn resolves soon (`early_resolve`).
+fn record_orders(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    g: &Loaded,
+    seat: usize,
+    seats: &[usize],
+    lines: &[String],
+) -> anyhow::Result<()> {
+    let game_id = g.row.id;
+    let checked = g.game.check_orders(seat, lines);
+    for (l, r) in lines.iter().zip(&checked) {
+        s.lines.push(match r {
+            Ok(c) => Line::ok(l, Some(c.clone())),
+            Err(e) => Line {
+                status: LineStatus::Void,
+                text: l.clone(),
+                canonical: None,
+                reason: Some(e.clone()),
+            },
+        });
+    }
+    tx.set_pending(game_id, seat, PendingKind::Orders, lines, ctx.now)?;
+    s.extra.push(
+        "Your orders for this turn are recorded (they replace any you sent before). \
+         Nobody sees them before the turn is adjudicated; you may change them until then."
+            .into(),
+    );
+    let pending = tx.pending(game_id, PendingKind::Orders)?;
+    if seats.iter().all(|x| pending.iter().any(|(p, _)| p == x)) {
+        let soon = ctx.now + Duration::seconds(ctx.cfg.early_resolve_secs);
+        if g.row.deadline.is_none_or(|d| d > soon) {
+            tx.set_deadline(game_id, Some(soon))?;
+            tx.set_reminded(game_id)?;
+        }
+    }
+    s.moved = true;
+    Ok(())
+}
+
+/// A declaration with its outcomes planned per roll: the plan is kept, the declaration played
+/// (the roll that follows reads the plan).
+#[allow(clippy::too_many_arguments)]
+fn play_plan(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    g: &mut Loaded,
+    mover: Mover,
+    plan: &crate::games::Conditional,
+    lines: &[String],
+    dice: &mut Option<&mut dyn DiceSource>,
+) -> anyhow::Result<()> {
+    let (game_id, seat) = (g.row.id, mover.seat);
+    gm::store_plan(tx, game_id, seat, &plan.outcomes, ctx.now)?;
+    let res = gm::play(
+        tx,
+        g,
+        Actor::Seat(seat),
+        &plan.declaration,
+        ctx.now,
+        Some(mover.msg_id),
+        reborrow(dice),
+    )?;
+    match res {
+        Err(e) => {
+            tx.clear_pending(game_id, PendingKind::Plan)?;
+            s.lines.push(Line::no(&lines[0], e.to_string()));
+            refuse_all(s, &lines[1..], "not played: the declaration was refused");
+        }
+        Ok(played) => {
+            let first = played.plies.first().map(|p| p.1.clone());
+            s.lines.push(Line::ok(&lines[0], first));
+            for l in &lines[1..] {
+                s.lines.push(Line::ok(l, None));
+            }
+            after_move(tx, ctx, s, g, &played, seat)?;
+        }
+    }
+    Ok(())
+}
+
+/// The first line that reads as a move is the move; prose that is not notation is ignored
+/// (and said so); once a move was tried, later move lines are not.
+fn play_first_move(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    g: &mut Loaded,
+    mover: Mover,
+    lines: &[String],
+    dice: &mut Option<&mut dyn DiceSource>,
+) -> anyhow::Result<()> {
+    let mut tried = false;
+    for line in lines {
+        if tried || s.moved {
+            s.lines.push(Line::no(
+                line,
+                "not played: one move per mail (only the first move counts)",
+            ));
+            continue;
+        }
+        let res = gm::play(
+            tx,
+            g,
+            Actor::Seat(mover.seat),
+            line,
+            ctx.now,
+            Some(mover.msg_id),
+            reborrow(dice),
+        )?;
+        match res {
+            Ok(played) => {
+                let first = played.plies.first().map(|p| p.1.clone());
+                s.lines.push(Line::ok(line, first));
+                after_move(tx, ctx, s, g, &played, mover.seat)?;
+            }
+            Err(e @ PlyError::Syntax(_)) => s.lines.push(Line {
+                status: LineStatus::Ignored,
+                text: line.clone(),
+                canonical: None,
+                reason: Some(format!("not a move or command ({e})")),
+            }),
+            Err(e) => {
+                s.lines.push(Line::no(line, e.to_string()));
+                tried = true;
+            }
+        }
     }
     Ok(())
 }
