@@ -273,26 +273,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             }
             Ok(0)
         }
-        Command::Config(ConfigCmd::Check) => {
-            let problems = cfg.problems();
-            if problems.is_empty() {
-                println!(
-                    "configuration ok: address {}, transport {}, maildir {}, database {}",
-                    cfg.address,
-                    config::hide_password(&cfg.transport),
-                    cfg.maildir
-                        .as_ref()
-                        .map_or("(none)".into(), |m| m.display().to_string()),
-                    db.display()
-                );
-                Ok(0)
-            } else {
-                for p in problems {
-                    say(&p);
-                }
-                Ok(1)
-            }
-        }
+        Command::Config(ConfigCmd::Check) => config_check(&cfg, &db),
         Command::Player(PlayerCmd::Password { email, clear }) => {
             let mut store = Store::open(&db, false)?;
             let hash = if clear {
@@ -315,29 +296,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         }
         Command::Verify { file } => verify(&file),
         Command::Analyze { game, args } => analyze::run(&game, &args),
-        Command::Adjudicate { game, file, json } => {
-            if GameKind::parse(&game) != Some(GameKind::DipTacToe) {
-                anyhow::bail!(
-                    "adjudicate knows diptactoe only (the game with simultaneous orders)"
-                );
-            }
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("cannot read {}", file.display()))?;
-            match crate::games::diptactoe::whatif::adjudicate_request(&text) {
-                Ok(w) if json => {
-                    println!("{}", serde_json::to_string_pretty(&w.json())?);
-                    Ok(0)
-                }
-                Ok(w) => {
-                    print!("{}", w.report());
-                    Ok(0)
-                }
-                Err(e) => {
-                    say(&format!("{}: {e}", file.display()));
-                    Ok(1)
-                }
-            }
-        }
+        Command::Adjudicate { game, file, json } => adjudicate(&game, &file, json),
         Command::Bench(cmd) => crate::bench::run(cmd, &db, cfg),
         Command::Init => {
             Store::open(&db, true)?;
@@ -366,223 +325,261 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
     let templates = Templates::load(cfg.templates_dir.as_deref())?;
     let ctx = Ctx::new(&cfg, &templates, now);
     match cmd {
-        GameCmd::New(args) => {
-            let spec = spec_from_args(&args)?;
-            let kind = spec.kind.expect("set by spec_from_args");
-            let seats = crate::games::AnyGame::new(kind, &spec.options)
-                .map(|g| g.seat_names().len())
-                .unwrap_or(8);
-            let secrets = Secrets::generate(seats)?;
-            let mut spec = spec;
-            if spec.move_secs.is_none() {
-                spec.move_secs = cfg.move_secs;
-            }
-            let id = store.tx(|tx| {
-                let id = gm::create_game(tx, &spec, &secrets, now)?;
-                let g = gamelog::load(tx, id)?;
-                if g.row.status == GameStatus::Active {
-                    inbox::welcome_all(tx, &ctx, &g)?;
-                }
-                Ok(id)
-            })?;
-            println!("{id}");
-            send_now(&mut store, &cfg);
-            Ok(0)
+        GameCmd::New(args) => game_new(&mut store, &ctx, &args),
+        GameCmd::List { status } => game_list(&mut store, status),
+        GameCmd::Show { id } => game_show(&mut store, id),
+        GameCmd::Moves { id } => game_moves(&mut store, id),
+        GameCmd::Play { id, seat, gm, ply } => game_play(&mut store, &ctx, id, seat, gm, &ply),
+        GameCmd::Start { id } => game_start(&mut store, &ctx, id),
+        GameCmd::Replace { id, seat, email } => game_replace(&mut store, &ctx, id, &seat, &email),
+        GameCmd::Reveal { id } => game_reveal(&mut store, &ctx, id),
+        GameCmd::Unquarantine { id } => unquarantine(&mut store, id, now),
+        GameCmd::RotateToken { id, seat } => game_rotate_token(&mut store, &ctx, id, &seat),
+    }
+}
+
+/// `game new`: creates the game (mailing each seat its welcome) and prints its id.
+fn game_new(store: &mut Store, ctx: &Ctx, args: &NewArgs) -> anyhow::Result<Exit> {
+    let spec = spec_from_args(args)?;
+    let kind = spec.kind.expect("set by spec_from_args");
+    let seats = crate::games::AnyGame::new(kind, &spec.options)
+        .map(|g| g.seat_names().len())
+        .unwrap_or(8);
+    let secrets = Secrets::generate(seats)?;
+    let mut spec = spec;
+    if spec.move_secs.is_none() {
+        spec.move_secs = ctx.cfg.move_secs;
+    }
+    let id = store.tx(|tx| {
+        let id = gm::create_game(tx, &spec, &secrets, ctx.now)?;
+        let g = gamelog::load(tx, id)?;
+        if g.row.status == GameStatus::Active {
+            inbox::welcome_all(tx, ctx, &g)?;
         }
-        GameCmd::List { status } => {
-            let games = store.tx(|tx| {
-                let rows = tx.games(status)?;
-                rows.into_iter()
-                    .map(|r| {
-                        let g = gamelog::load(tx, r.id)?;
-                        Ok((r, g))
-                    })
-                    .collect::<anyhow::Result<Vec<_>>>()
-            })?;
-            if games.is_empty() {
-                println!("no games");
-            }
-            for (r, g) in games {
-                let players: Vec<String> = g
-                    .seats
-                    .iter()
-                    .map(|s| {
-                        format!(
-                            "{}={}",
-                            g.game.seat_name(s.seat),
-                            s.email.as_deref().unwrap_or("(open)")
-                        )
-                    })
-                    .collect();
-                println!(
-                    "#{:<4} {:<10} {:<8} ply {:<4} {}  {}{}",
-                    r.id,
-                    r.kind,
-                    r.status,
-                    g.moves.len(),
-                    g.game.to_act_text(),
-                    players.join(" "),
-                    if r.quarantined.is_some() {
-                        "  QUARANTINED"
-                    } else {
-                        ""
-                    }
-                );
-            }
-            Ok(0)
-        }
-        GameCmd::Show { id } => {
-            let g = store.tx(|tx| gamelog::load(tx, id))?;
-            println!(
-                "Game #{id}: {} ({}), {}",
-                g.kind().title(),
-                g.row.status,
-                gm::to_act_text(&g)
-            );
-            for s in &g.seats {
-                println!(
-                    "  {:<7} {}",
+        Ok(id)
+    })?;
+    println!("{id}");
+    send_now(store, ctx.cfg);
+    Ok(0)
+}
+
+/// `game list`: one line per game.
+fn game_list(store: &mut Store, status: Option<GameStatus>) -> anyhow::Result<Exit> {
+    let games = store.tx(|tx| {
+        let rows = tx.games(status)?;
+        rows.into_iter()
+            .map(|r| {
+                let g = gamelog::load(tx, r.id)?;
+                Ok((r, g))
+            })
+            .collect::<anyhow::Result<Vec<_>>>()
+    })?;
+    if games.is_empty() {
+        println!("no games");
+    }
+    for (r, g) in games {
+        let players: Vec<String> = g
+            .seats
+            .iter()
+            .map(|s| {
+                format!(
+                    "{}={}",
                     g.game.seat_name(s.seat),
-                    s.email.as_deref().unwrap_or("(open seat)")
-                );
+                    s.email.as_deref().unwrap_or("(open)")
+                )
+            })
+            .collect();
+        println!(
+            "#{:<4} {:<10} {:<8} ply {:<4} {}  {}{}",
+            r.id,
+            r.kind,
+            r.status,
+            g.moves.len(),
+            g.game.to_act_text(),
+            players.join(" "),
+            if r.quarantined.is_some() {
+                "  QUARANTINED"
+            } else {
+                ""
             }
-            if let Some(d) = g.row.deadline {
-                println!("  deadline {}", d.format("%Y-%m-%d %H:%M UTC"));
-            }
-            if let Some(why) = &g.row.quarantined {
-                println!("  QUARANTINED (timers stopped): {why}");
-                println!("  clear it once fixed: pbem game unquarantine {id}");
-            }
-            println!();
-            print!("{}", g.game.board());
-            Ok(0)
+        );
+    }
+    Ok(0)
+}
+
+/// `game show`: a game's state, seats, deadline, quarantine and board.
+fn game_show(store: &mut Store, id: i64) -> anyhow::Result<Exit> {
+    let g = store.tx(|tx| gamelog::load(tx, id))?;
+    println!(
+        "Game #{id}: {} ({}), {}",
+        g.kind().title(),
+        g.row.status,
+        gm::to_act_text(&g)
+    );
+    for s in &g.seats {
+        println!(
+            "  {:<7} {}",
+            g.game.seat_name(s.seat),
+            s.email.as_deref().unwrap_or("(open seat)")
+        );
+    }
+    if let Some(d) = g.row.deadline {
+        println!("  deadline {}", d.format("%Y-%m-%d %H:%M UTC"));
+    }
+    if let Some(why) = &g.row.quarantined {
+        println!("  QUARANTINED (timers stopped): {why}");
+        println!("  clear it once fixed: pbem game unquarantine {id}");
+    }
+    println!();
+    print!("{}", g.game.board());
+    Ok(0)
+}
+
+/// `game moves`: the move log with times.
+fn game_moves(store: &mut Store, id: i64) -> anyhow::Result<Exit> {
+    let g = store.tx(|tx| gamelog::load(tx, id))?;
+    for m in &g.moves {
+        println!(
+            "{:>4}  {:<7} {:<24} {}",
+            m.ply,
+            m.actor,
+            m.text,
+            m.at.format("%Y-%m-%d %H:%M:%S")
+        );
+    }
+    if g.moves.is_empty() {
+        println!("no moves yet");
+    }
+    Ok(0)
+}
+
+/// `game play`: a ply for a seat or the GM (exit 1 and the reason if illegal).
+fn game_play(
+    store: &mut Store,
+    ctx: &Ctx,
+    id: i64,
+    seat: Option<String>,
+    gm: bool,
+    ply: &str,
+) -> anyhow::Result<Exit> {
+    let out = store.tx(|tx| {
+        let mut g = gamelog::load(tx, id)?;
+        let actor = if gm {
+            Actor::Gm
+        } else {
+            Actor::Seat(seat_of(&g, seat.as_deref().unwrap_or_default())?)
+        };
+        let res = gm::play(tx, &mut g, actor, ply, ctx.now, None, None)?;
+        if let Ok(played) = &res {
+            compose::announce(tx, ctx, &g, played, None)?;
         }
-        GameCmd::Moves { id } => {
-            let g = store.tx(|tx| gamelog::load(tx, id))?;
-            for m in &g.moves {
-                println!(
-                    "{:>4}  {:<7} {:<24} {}",
-                    m.ply,
-                    m.actor,
-                    m.text,
-                    m.at.format("%Y-%m-%d %H:%M:%S")
-                );
-            }
-            if g.moves.is_empty() {
-                println!("no moves yet");
-            }
-            Ok(0)
-        }
-        GameCmd::Play { id, seat, gm, ply } => {
-            let out = store.tx(|tx| {
-                let mut g = gamelog::load(tx, id)?;
-                let actor = if gm {
-                    Actor::Gm
-                } else {
-                    Actor::Seat(seat_of(&g, seat.as_deref().unwrap_or_default())?)
-                };
-                let res = gm::play(tx, &mut g, actor, &ply, now, None, None)?;
-                if let Ok(played) = &res {
-                    compose::announce(tx, &ctx, &g, played, None)?;
-                }
-                Ok((res, g))
-            });
-            // An illegal ply rolls the transaction back: nothing changed.
-            let (res, g) = out?;
-            match res {
-                Ok(played) => {
-                    send_now(&mut store, &cfg);
-                    print_played(&g, &played);
-                    Ok(0)
-                }
-                Err(e) => {
-                    say(&format!("illegal: {e}"));
-                    Ok(1)
-                }
-            }
-        }
-        GameCmd::Start { id } => {
-            let (played, g) = store.tx(|tx| {
-                let mut g = gamelog::load(tx, id)?;
-                let played = gm::start_now(tx, &mut g, now, None)?;
-                tx.log_event(Some(id), now, "salts fixed by the GM")?;
-                compose::announce(tx, &ctx, &g, &played, None)?;
-                Ok((played, g))
-            })?;
-            send_now(&mut store, &cfg);
+        Ok((res, g))
+    });
+    // An illegal ply rolls the transaction back: nothing changed.
+    let (res, g) = out?;
+    match res {
+        Ok(played) => {
+            send_now(store, ctx.cfg);
             print_played(&g, &played);
             Ok(0)
         }
-        GameCmd::Replace { id, seat, email } => {
-            let token = edge::new_token()?;
-            store.tx(|tx| {
-                let g = gamelog::load(tx, id)?;
-                let s = seat_of(&g, &seat)?;
-                let player = tx.player_id(&email)?;
-                tx.fill_seat(id, s, player, &token)?;
-                tx.set_missed(id, s, 0)?;
-                tx.log_event(Some(id), now, &format!("seat {seat} given to {email}"))?;
-                let g = gamelog::load(tx, id)?;
-                compose::to_seat(
-                    tx,
-                    &ctx,
-                    &g,
-                    s,
-                    "welcome",
-                    serde_json::json!({"players": [], "rules": crate::help::summary(g.kind())}),
-                    None,
-                )
-            })?;
-            send_now(&mut store, &cfg);
-            println!("seat {seat} of game {id} now played by {email}");
-            Ok(0)
-        }
-        GameCmd::Reveal { id } => {
-            let seed = store.tx(|tx| {
-                let mut g = gamelog::load(tx, id)?;
-                tx.reveal_seed(id)?;
-                g.row.seed_revealed = true;
-                tx.log_event(Some(id), now, "dice seed revealed by the GM")?;
-                // Every player learns it at once: a seed known to some would be an edge.
-                for s in &g.seats {
-                    compose::to_seat(
-                        tx,
-                        &ctx,
-                        &g,
-                        s.seat,
-                        "dice_revealed",
-                        serde_json::json!({}),
-                        None,
-                    )?;
-                }
-                Ok(g.row.seed)
-            })?;
-            send_now(&mut store, &cfg);
-            println!(
-                "game {id}: dice seed {} (in the record from now on; `pbem verify` checks it)",
-                seed.as_deref().unwrap_or("(none)")
-            );
-            Ok(0)
-        }
-        GameCmd::Unquarantine { id } => unquarantine(&mut store, id, now),
-        GameCmd::RotateToken { id, seat } => {
-            let token = edge::new_token()?;
-            store.tx(|tx| {
-                let g = gamelog::load(tx, id)?;
-                let s = seat_of(&g, &seat)?;
-                tx.set_token(id, s, &token)?;
-                tx.log_event(
-                    Some(id),
-                    now,
-                    &format!("reply token of seat {seat} rotated"),
-                )
-            })?;
-            println!(
-                "seat {seat} of game {id} has a new reply address (mailed with its next report)"
-            );
-            Ok(0)
+        Err(e) => {
+            say(&format!("illegal: {e}"));
+            Ok(1)
         }
     }
+}
+
+/// `game start`: the salts are fixed now, and the roll that waited is made.
+fn game_start(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
+    let (played, g) = store.tx(|tx| {
+        let mut g = gamelog::load(tx, id)?;
+        let played = gm::start_now(tx, &mut g, ctx.now, None)?;
+        tx.log_event(Some(id), ctx.now, "salts fixed by the GM")?;
+        compose::announce(tx, ctx, &g, &played, None)?;
+        Ok((played, g))
+    })?;
+    send_now(store, ctx.cfg);
+    print_played(&g, &played);
+    Ok(0)
+}
+
+/// `game replace`: a seat is given to another address, which gets a welcome.
+fn game_replace(
+    store: &mut Store,
+    ctx: &Ctx,
+    id: i64,
+    seat: &str,
+    email: &str,
+) -> anyhow::Result<Exit> {
+    let token = edge::new_token()?;
+    store.tx(|tx| {
+        let g = gamelog::load(tx, id)?;
+        let s = seat_of(&g, seat)?;
+        let player = tx.player_id(email)?;
+        tx.fill_seat(id, s, player, &token)?;
+        tx.set_missed(id, s, 0)?;
+        tx.log_event(Some(id), ctx.now, &format!("seat {seat} given to {email}"))?;
+        let g = gamelog::load(tx, id)?;
+        compose::to_seat(
+            tx,
+            ctx,
+            &g,
+            s,
+            "welcome",
+            serde_json::json!({"players": [], "rules": crate::help::summary(g.kind())}),
+            None,
+        )
+    })?;
+    send_now(store, ctx.cfg);
+    println!("seat {seat} of game {id} ctx.now played by {email}");
+    Ok(0)
+}
+
+/// `game reveal`: the dice seed is revealed to every player.
+fn game_reveal(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
+    let seed = store.tx(|tx| {
+        let mut g = gamelog::load(tx, id)?;
+        tx.reveal_seed(id)?;
+        g.row.seed_revealed = true;
+        tx.log_event(Some(id), ctx.now, "dice seed revealed by the GM")?;
+        // Every player learns it at once: a seed known to some would be an edge.
+        for s in &g.seats {
+            compose::to_seat(
+                tx,
+                ctx,
+                &g,
+                s.seat,
+                "dice_revealed",
+                serde_json::json!({}),
+                None,
+            )?;
+        }
+        Ok(g.row.seed)
+    })?;
+    send_now(store, ctx.cfg);
+    println!(
+        "game {id}: dice seed {} (in the record from ctx.now on; `pbem verify` checks it)",
+        seed.as_deref().unwrap_or("(none)")
+    );
+    Ok(0)
+}
+
+/// `game rotate-token`: a seat gets a new secret reply address.
+fn game_rotate_token(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyhow::Result<Exit> {
+    let token = edge::new_token()?;
+    store.tx(|tx| {
+        let g = gamelog::load(tx, id)?;
+        let s = seat_of(&g, seat)?;
+        tx.set_token(id, s, &token)?;
+        tx.log_event(
+            Some(id),
+            ctx.now,
+            &format!("reply token of seat {seat} rotated"),
+        )
+    })?;
+    println!("seat {seat} of game {id} has a new reply address (mailed with its next report)");
+    Ok(0)
 }
 
 /// Opens the daemon's database, waiting out what time may cure (another process holding
@@ -905,4 +902,49 @@ fn game_status(text: &str) -> Result<GameStatus, String> {
 /// `--status` of `outbox list`: an outbox status by its name.
 fn outbox_status(text: &str) -> Result<OutboxStatus, String> {
     OutboxStatus::parse(text).ok_or_else(|| "one of: pending, sent, failed".to_string())
+}
+
+/// `config check`: says exactly what is wrong with the configuration (exit 1), or that it is ok.
+fn config_check(cfg: &Config, db: &Path) -> anyhow::Result<Exit> {
+    let problems = cfg.problems();
+    if problems.is_empty() {
+        println!(
+            "configuration ok: address {}, transport {}, maildir {}, database {}",
+            cfg.address,
+            config::hide_password(&cfg.transport),
+            cfg.maildir
+                .as_ref()
+                .map_or("(none)".into(), |m| m.display().to_string()),
+            db.display()
+        );
+        Ok(0)
+    } else {
+        for p in problems {
+            say(&p);
+        }
+        Ok(1)
+    }
+}
+
+/// `adjudicate diptactoe FILE`: a what-if adjudication of one turn.
+fn adjudicate(game: &str, file: &Path, json: bool) -> anyhow::Result<Exit> {
+    if GameKind::parse(game) != Some(GameKind::DipTacToe) {
+        anyhow::bail!("adjudicate knows diptactoe only (the game with simultaneous orders)");
+    }
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    match crate::games::diptactoe::whatif::adjudicate_request(&text) {
+        Ok(w) if json => {
+            println!("{}", serde_json::to_string_pretty(&w.json())?);
+            Ok(0)
+        }
+        Ok(w) => {
+            print!("{}", w.report());
+            Ok(0)
+        }
+        Err(e) => {
+            say(&format!("{}: {e}", file.display()));
+            Ok(1)
+        }
+    }
 }
