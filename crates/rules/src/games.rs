@@ -117,11 +117,8 @@ impl std::error::Error for PlyError {}
 
 /// The rules of one game: a pure state machine, no I/O, clock or randomness.
 pub trait Rules: Clone + Sized {
-    /// The game's name in storage, records and mail (`dicerink`, `d4d6`, `diptactoe`, ...).
-    const KIND: GameKind;
-
-    /// The options this game understands, with their defaults (the RULES.md rulings).
-    fn option_specs() -> &'static [OptionSpec];
+    /// Everything pbem knows about the game besides its rules, stated once.
+    const FACTS: GameFacts;
 
     /// The starting position for these options (unknown or bad options are an error).
     fn new(options: &Options) -> Result<Self, String>;
@@ -226,41 +223,38 @@ pub trait Rules: Clone + Sized {
     }
 }
 
-/// The games pbem knows, by their storage names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub enum GameKind {
-    DiceRink,
-    D4D6,
-    DipTacToe,
+/// What a game states once about itself: its names, whether it rolls dice, its options
+/// and the words players read about it. `GameKind` reads everything from here.
+#[derive(Debug)]
+pub struct GameFacts {
+    /// The name in storage, records (`[Game "dicerink"]`), mail subjects and the CLI.
+    pub name: &'static str,
+    /// The name players read ("Dice Rink").
+    pub title: &'static str,
+    /// Whether the GM rolls dice in this game: it then has a salt window before the first roll.
+    pub rolls_dice: bool,
+    /// The options this game understands, with their defaults (the RULES.md rulings).
+    pub options: &'static [OptionSpec],
+    /// A few lines on how the game is played and written, for the welcome mail.
+    pub summary: &'static str,
+    /// The game's notation guide (`notation/<game>.md`), mailed for `HELP <game>`.
+    pub guide: &'static str,
 }
 
 impl GameKind {
-    pub const ALL: &'static [GameKind] = &[GameKind::DiceRink, GameKind::D4D6, GameKind::DipTacToe];
-
     /// The name in storage, records (`[Game "dicerink"]`), mail subjects and the CLI.
     pub fn name(self) -> &'static str {
-        match self {
-            GameKind::DiceRink => "dicerink",
-            GameKind::D4D6 => "d4d6",
-            GameKind::DipTacToe => "diptactoe",
-        }
+        self.facts().name
     }
 
     /// The name players read ("Dice Rink").
     pub fn title(self) -> &'static str {
-        match self {
-            GameKind::DiceRink => "Dice Rink",
-            GameKind::D4D6 => "d4 d6 chess",
-            GameKind::DipTacToe => "Dip-Tac-Toe",
-        }
+        self.facts().title
     }
 
     /// Whether the GM rolls dice in this game: it then has a salt window before the first roll.
     pub fn rolls_dice(self) -> bool {
-        match self {
-            GameKind::D4D6 => true,
-            GameKind::DiceRink | GameKind::DipTacToe => false,
-        }
+        self.facts().rolls_dice
     }
 
     /// Reads a storage name (case-insensitive; `dice-rink` and `dice_rink` also accepted).
@@ -275,11 +269,7 @@ impl GameKind {
 
     /// The options this kind understands.
     pub fn option_specs(self) -> &'static [OptionSpec] {
-        match self {
-            GameKind::DiceRink => dicerink::DiceRink::option_specs(),
-            GameKind::D4D6 => d4d6::D4d6::option_specs(),
-            GameKind::DipTacToe => diptactoe::DipTacToe::option_specs(),
-        }
+        self.facts().options
     }
 }
 
@@ -412,58 +402,82 @@ pub fn check_options(specs: &[OptionSpec], options: &Options) -> Result<(), Stri
     Ok(())
 }
 
-/// Any game, behind text in / text out: the only type outside `games/` that holds a position.
-#[derive(Debug, Clone)]
-pub enum AnyGame {
-    DiceRink(dicerink::DiceRink),
-    D4D6(d4d6::D4d6),
-    DipTacToe(diptactoe::DipTacToe),
-}
+/// The registry: each game is one line here (its variant and its type); the macro makes
+/// `GameKind` (with `ALL` and `facts`), `AnyGame` and the dispatch between them.
+macro_rules! registry {
+    ($d:tt $($variant:ident => $ty:ty),+ $(,)?) => {
+        /// The games pbem knows.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+        pub enum GameKind {
+            $($variant),+
+        }
 
-/// Calls the same method on whichever game is inside.
-macro_rules! dispatch {
-    ($self:expr, $g:ident => $e:expr) => {
-        match $self {
-            AnyGame::DiceRink($g) => $e,
-            AnyGame::D4D6($g) => $e,
-            AnyGame::DipTacToe($g) => $e,
+        impl GameKind {
+            pub const ALL: &'static [GameKind] = &[$(GameKind::$variant),+];
+
+            /// What the game states about itself.
+            pub fn facts(self) -> &'static GameFacts {
+                match self {
+                    $(GameKind::$variant => &<$ty as Rules>::FACTS),+
+                }
+            }
+        }
+
+        /// Any game, behind text in / text out: the only type outside `games/` that holds a
+        /// position.
+        #[derive(Debug, Clone)]
+        pub enum AnyGame {
+            $($variant($ty)),+
+        }
+
+        /// Calls the same method on whichever game is inside.
+        macro_rules! dispatch {
+            ($d self_:expr, $d g:ident => $d e:expr) => {
+                match $d self_ {
+                    $(AnyGame::$variant($d g) => $d e),+
+                }
+            };
+        }
+
+        impl AnyGame {
+            /// A new game of this kind with these options.
+            pub fn new(kind: GameKind, options: &Options) -> Result<AnyGame, String> {
+                let options = &game_options(kind, options)?;
+                Ok(match kind {
+                    $(GameKind::$variant => AnyGame::$variant(<$ty as Rules>::new(options)?)),+
+                })
+            }
+
+            /// A game of this kind from a `[Position]` tag.
+            pub fn from_position(
+                kind: GameKind,
+                options: &Options,
+                tag: &str,
+            ) -> Result<AnyGame, String> {
+                let options = &game_options(kind, options)?;
+                Ok(match kind {
+                    $(GameKind::$variant => {
+                        AnyGame::$variant(<$ty as Rules>::from_position(options, tag)?)
+                    }),+
+                })
+            }
+
+            pub fn kind(&self) -> GameKind {
+                match self {
+                    $(AnyGame::$variant(_) => GameKind::$variant),+
+                }
+            }
         }
     };
 }
 
+registry! {$
+    DiceRink => dicerink::DiceRink,
+    D4D6 => d4d6::D4d6,
+    DipTacToe => diptactoe::DipTacToe,
+}
+
 impl AnyGame {
-    /// A new game of this kind with these options.
-    pub fn new(kind: GameKind, options: &Options) -> Result<AnyGame, String> {
-        let options = &game_options(kind, options)?;
-        Ok(match kind {
-            GameKind::DiceRink => AnyGame::DiceRink(dicerink::DiceRink::new(options)?),
-            GameKind::D4D6 => AnyGame::D4D6(d4d6::D4d6::new(options)?),
-            GameKind::DipTacToe => AnyGame::DipTacToe(diptactoe::DipTacToe::new(options)?),
-        })
-    }
-
-    /// A game of this kind from a `[Position]` tag.
-    pub fn from_position(kind: GameKind, options: &Options, tag: &str) -> Result<AnyGame, String> {
-        let options = &game_options(kind, options)?;
-        Ok(match kind {
-            GameKind::DiceRink => {
-                AnyGame::DiceRink(dicerink::DiceRink::from_position(options, tag)?)
-            }
-            GameKind::D4D6 => AnyGame::D4D6(d4d6::D4d6::from_position(options, tag)?),
-            GameKind::DipTacToe => {
-                AnyGame::DipTacToe(diptactoe::DipTacToe::from_position(options, tag)?)
-            }
-        })
-    }
-
-    pub fn kind(&self) -> GameKind {
-        match self {
-            AnyGame::DiceRink(_) => GameKind::DiceRink,
-            AnyGame::D4D6(_) => GameKind::D4D6,
-            AnyGame::DipTacToe(_) => GameKind::DipTacToe,
-        }
-    }
-
     pub fn position_tag(&self) -> String {
         dispatch!(self, g => g.position_tag())
     }

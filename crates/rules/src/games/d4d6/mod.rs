@@ -23,8 +23,8 @@ use position::{Position, DRAW_CLOCK};
 use specials::{legal_specials, Special};
 
 use crate::games::{
-    options_get, Actor, Conditional, GameKind, OptionSpec, Options, Outcome, PlyError, Rules, Seat,
-    ToAct,
+    options_get, Actor, Conditional, GameFacts, OptionSpec, Options, Outcome, PlyError, Rules,
+    Seat, ToAct,
 };
 
 const OPTIONS: &[OptionSpec] = &[
@@ -503,11 +503,16 @@ impl D4d6 {
 }
 
 impl Rules for D4d6 {
-    const KIND: GameKind = GameKind::D4D6;
-
-    fn option_specs() -> &'static [OptionSpec] {
-        OPTIONS
-    }
+    const FACTS: GameFacts = GameFacts {
+        name: "d4d6",
+        title: "d4 d6 chess",
+        rolls_dice: true,
+        options: OPTIONS,
+        summary: "d4 d6 chess: declare a piece (and the Gata's die); the GM rolls a d4 or d6\n\
+             and the piece moves exactly that many steps if it can (fallbacks\n\
+             otherwise). You may send outcomes for each roll in advance.",
+        guide: include_str!("../../../../../notation/d4d6.md"),
+    };
 
     fn new(options: &Options) -> Result<Self, String> {
         let rinoceronte = options_get(OPTIONS, options, "variant") == "rinoceronte";

@@ -10,7 +10,7 @@ pub mod resolve;
 use serde_json::json;
 
 use crate::games::{
-    check_options, options_get, Actor, GameKind, OptionSpec, Options, Outcome, PlyError, Rules,
+    check_options, options_get, Actor, GameFacts, OptionSpec, Options, Outcome, PlyError, Rules,
     ToAct,
 };
 use legal::{Move, SetupRule};
@@ -183,11 +183,19 @@ impl DiceRink {
 }
 
 impl Rules for DiceRink {
-    const KIND: GameKind = GameKind::DiceRink;
-
-    fn option_specs() -> &'static [OptionSpec] {
-        OPTION_SPECS
-    }
+    const FACTS: GameFacts = GameFacts {
+        name: "dicerink",
+        title: "Dice Rink",
+        rolls_dice: false,
+        options: OPTION_SPECS,
+        summary: "Dice Rink: two players, two dice each on a 4x4 board. A places on rank 1,\n\
+             B on rank 4 (square top/front, e.g. `b1 5/4`); the four tops show four\n\
+             different values (low 1-2, high 4-5, 3, 6). Each turn roll one die over an\n\
+             edge (`5W6`: the die showing 5 rolls west and shows 6). Your two dice never\n\
+             show the same value; matching an opponent's value forces them to move that\n\
+             die. Win with both dice on the opponent's home rank.",
+        guide: include_str!("../../../../../notation/dicerink.md"),
+    };
 
     fn new(options: &Options) -> Result<Self, String> {
         let (setup, move_cap) = read_options(options)?;

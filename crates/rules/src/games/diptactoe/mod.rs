@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::games::{
-    options_get, Actor, GameKind, OptionSpec, Options, Outcome, PlyError, Rules, Seat, ToAct,
+    options_get, Actor, GameFacts, OptionSpec, Options, Outcome, PlyError, Rules, Seat, ToAct,
 };
 use adjudicate::run_turn;
 use order::{parse_line, read_player_lines, Line, LineReading, Order};
@@ -328,11 +328,16 @@ fn percent_decode(text: &str) -> Result<String, String> {
 }
 
 impl Rules for DipTacToe {
-    const KIND: GameKind = GameKind::DipTacToe;
-
-    fn option_specs() -> &'static [OptionSpec] {
-        OPTIONS
-    }
+    const FACTS: GameFacts = GameFacts {
+        name: "diptactoe",
+        title: "Dip-Tac-Toe",
+        rolls_dice: false,
+        options: OPTIONS,
+        summary: "Dip-Tac-Toe: four players on a 4x4x4 cube give one order a turn (place,\n\
+             move, or support another player), adjudicated together as in Diplomacy.\n\
+             Claim VICTORY with your orders when you hold four in a line.",
+        guide: include_str!("../../../../../notation/diptactoe.md"),
+    };
 
     fn new(options: &Options) -> Result<Self, String> {
         DipTacToe::with_options(options, Position::start())
