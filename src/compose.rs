@@ -325,6 +325,28 @@ pub fn to_gm(tx: &Tx, ctx: &Ctx, g: Option<&Loaded>, text: &str) -> anyhow::Resu
     )
 }
 
+/// A line of news to each of these seats, in the game's thread (a draw offered or declined).
+pub fn tell_seats(
+    tx: &Tx,
+    ctx: &Ctx,
+    g: &Loaded,
+    seats: impl IntoIterator<Item = usize>,
+    news: &str,
+) -> anyhow::Result<()> {
+    for seat in seats {
+        to_seat(
+            tx,
+            ctx,
+            g,
+            seat,
+            "turn_report",
+            json!({"plies": [], "reports": [news], "your_turn": false}),
+            None,
+        )?;
+    }
+    Ok(())
+}
+
 /// Adds `extra`'s fields to `base` (both JSON objects).
 pub fn merge(base: &mut Value, extra: Value) {
     if let (Value::Object(b), Value::Object(e)) = (base, extra) {

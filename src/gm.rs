@@ -12,6 +12,10 @@ use crate::games::{Actor, AnyGame, GameKind, Options, Outcome, PlyError, ToAct};
 use crate::records;
 use crate::store::{GameRow, GameStatus, NewGame, PendingKind, PlannedOutcome, Tx};
 
+
+mod ops;
+pub use ops::{add_salt, decline_draw, offer_draw, resign, DrawOffer, Refusal};
+
 /// What the GM asks for when creating a game.
 #[derive(Debug, Clone, Default)]
 pub struct GameSpec {

@@ -1228,39 +1228,13 @@ fn cmd_salt(
     let Some((g, seat)) = load_seat(tx, current)? else {
         return Ok(());
     };
-    if !g.kind().rolls_dice() {
-        s.lines.push(Line::no(
-            text,
-            no_dice_reason(&g, "there is nothing to salt"),
-        ));
-        return Ok(());
-    }
-    if !gm::salts_open(&g.row, ctx.now) {
-        s.lines.push(Line::no(text, salts_closed_reason(&g)));
-        return Ok(());
-    }
-    match crate::dice::normalize_salt(salt) {
-        Err(e) => s.lines.push(Line::no(text, e)),
-        Ok(norm) => {
-            let mut pairs = gm::salt_pairs(&g.row)?;
-            let max = ctx.cfg.max_salts_per_game;
-            if pairs.len() >= max {
-                s.lines.push(Line::no(
-                    text,
-                    format!("this game has its {max} salts already, the most it takes"),
-                ));
-                return Ok(());
-            }
-            pairs.push((seat, norm));
-            tx.set_salts(g.row.id, &serde_json::to_string(&pairs)?)?;
-            // The reply lists the salts once, below; each line only counts them, so
-            // a mail of many SALT lines does not repeat the list for each.
-            s.lines.push(Line::ok(
-                text,
-                Some(format!("salt recorded ({} of at most {max})", pairs.len())),
-            ));
-        }
-    }
+    let max = ctx.cfg.max_salts_per_game;
+    // The reply lists the salts once, below; each line only counts them, so a mail of many
+    // SALT lines does not repeat the list for each.
+    s.lines.push(match gm::add_salt(tx, &g, seat, salt, max, ctx.now)? {
+        Ok(n) => Line::ok(text, Some(format!("salt recorded ({n} of at most {max})"))),
+        Err(why) => Line::no(text, why.to_string()),
+    });
     Ok(())
 }
 
@@ -1369,15 +1343,8 @@ fn cmd_resign(
     let Some((mut g, seat)) = load_seat(tx, current)? else {
         return Ok(());
     };
-    if g.row.status != GameStatus::Active {
-        s.lines
-            .push(Line::no(text, format!("the game is {}", g.row.status)));
-        return Ok(());
-    }
-    match gm::play_with(tx, &mut g, Actor::Seat(seat), ctx.now, |game| {
-        game.resign(seat)
-    })? {
-        Err(e) => s.lines.push(Line::no(text, e.to_string())),
+    match gm::resign(tx, &mut g, seat, ctx.now)? {
+        Err(why) => s.lines.push(Line::no(text, why.to_string())),
         Ok(played) => {
             s.lines
                 .push(Line::ok(text, played.plies.first().map(|p| p.1.clone())));
@@ -1399,49 +1366,21 @@ fn cmd_draw_offer(
     let Some((mut g, seat)) = load_seat(tx, current)? else {
         return Ok(());
     };
-    if g.row.status != GameStatus::Active {
-        s.lines
-            .push(Line::no(text, format!("the game is {}", g.row.status)));
-        return Ok(());
-    }
-    tx.set_draw_offer(g.row.id, seat, true)?;
-    let offers: Vec<usize> = tx
-        .seats(g.row.id)?
-        .iter()
-        .filter(|x| x.draw_offer)
-        .map(|x| x.seat)
-        .collect();
-    if offers.len() == g.seats.len() {
-        match gm::play_with(tx, &mut g, Actor::Gm, ctx.now, |game| game.agree_draw())? {
-            Err(e) => s.lines.push(Line::no(text, e.to_string())),
-            Ok(played) => {
-                s.lines.push(Line::ok(
-                    text,
-                    Some("draw agreed by all: the game is over".into()),
-                ));
-                compose::announce(tx, ctx, &g, &played, None)?;
-            }
+    match gm::offer_draw(tx, &mut g, seat, ctx.now)? {
+        Err(why) => s.lines.push(Line::no(text, why.to_string())),
+        Ok(gm::DrawOffer::Agreed(played)) => {
+            let note = "draw agreed by all: the game is over";
+            s.lines.push(Line::ok(text, Some(note.into())));
+            compose::announce(tx, ctx, &g, &played, None)?;
         }
-    } else {
-        s.lines.push(Line::ok(
-            text,
-            Some("draw offered; the game ends drawn when every player accepts".into()),
-        ));
-        for x in &g.seats {
-            if x.seat != seat && !x.draw_offer {
-                compose::to_seat(
-                    tx,
-                    ctx,
-                    &g,
-                    x.seat,
-                    "turn_report",
-                    json!({
-                        "plies": [], "reports": [format!("{} offers a draw: reply DRAW ACCEPT or DRAW DECLINE.", g.game.seat_name(seat))],
-                        "your_turn": false,
-                    }),
-                    None,
-                )?;
-            }
+        Ok(gm::DrawOffer::Waiting(waiting)) => {
+            let note = "draw offered; the game ends drawn when every player accepts";
+            s.lines.push(Line::ok(text, Some(note.into())));
+            let news = format!(
+                "{} offers a draw: reply DRAW ACCEPT or DRAW DECLINE.",
+                g.game.seat_name(seat)
+            );
+            compose::tell_seats(tx, ctx, &g, waiting, &news)?;
         }
     }
     Ok(())
@@ -1458,27 +1397,14 @@ fn cmd_draw_decline(
     let Some((g, seat)) = load_seat(tx, current)? else {
         return Ok(());
     };
-    tx.clear_draw_offers(g.row.id)?;
+    gm::decline_draw(tx, &g)?;
     s.lines.push(Line::ok(
         text,
         Some("draw declined; all offers are withdrawn".into()),
     ));
-    for x in &g.seats {
-        if x.seat != seat {
-            compose::to_seat(
-                tx,
-                ctx,
-                &g,
-                x.seat,
-                "turn_report",
-                json!({
-                    "plies": [], "reports": [format!("{} declines the draw.", g.game.seat_name(seat))], "your_turn": false,
-                }),
-                None,
-            )?;
-        }
-    }
-    Ok(())
+    let others = g.seats.iter().map(|x| x.seat).filter(|x| *x != seat);
+    let news = format!("{} declines the draw.", g.game.seat_name(seat));
+    compose::tell_seats(tx, ctx, &g, others, &news)
 }
 
 /// `PRESS TO ...: text`: a message through the GM, to each seat at most once per mail.

@@ -155,7 +155,7 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 128, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: std::env::var("PBEM_FUZZ_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(128), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn mutated_corpus_mail_never_panics_and_stays_within_bounds(

@@ -1,0 +1,121 @@
+//! The GM operations a seat asks for besides moves (resign, draw offers, salts), with typed results that the mail path and the command line both print.
+
+use chrono::{DateTime, Utc};
+
+use super::{play_with, salt_pairs, salts_open, Played};
+use crate::gamelog::Loaded;
+use crate::games::{Actor, PlyError};
+use crate::store::{GameStatus, Tx};
+
+/// Why an operation was not done, in words for the player who asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("the game is {0}")]
+    NotActive(GameStatus),
+    #[error("{0}")]
+    Rules(#[from] PlyError),
+    #[error("{0} rolls no dice: there is nothing to salt")]
+    NoDice(&'static str),
+    #[error("the salt window closed at {0}")]
+    WindowClosed(String),
+    #[error("the salts are already fixed")]
+    SaltsFixed,
+    #[error("{0}")]
+    BadSalt(String),
+    #[error("this game has its {0} salts already, the most it takes")]
+    SaltsFull(usize),
+}
+
+/// What a draw offer did.
+#[derive(Debug)]
+pub enum DrawOffer {
+    /// Every seat has offered or accepted: the game is over, drawn.
+    Agreed(Played),
+    /// Recorded; these seats have not offered or accepted yet.
+    Waiting(Vec<usize>),
+}
+
+fn active(g: &Loaded) -> Result<(), Refusal> {
+    match g.row.status {
+        GameStatus::Active => Ok(()),
+        other => Err(Refusal::NotActive(other)),
+    }
+}
+
+/// The seat resigns (its game's own rule says what follows: the other seat wins, or its
+/// units hold); the ply is logged and the game finished when it ends it.
+pub fn resign(
+    tx: &Tx,
+    g: &mut Loaded,
+    seat: usize,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Result<Played, Refusal>> {
+    if let Err(r) = active(g) {
+        return Ok(Err(r));
+    }
+    Ok(play_with(tx, g, Actor::Seat(seat), now, |game| game.resign(seat))?.map_err(Refusal::from))
+}
+
+/// The seat offers (or accepts) a draw; once every seat has, the GM plays the agreed draw.
+pub fn offer_draw(
+    tx: &Tx,
+    g: &mut Loaded,
+    seat: usize,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Result<DrawOffer, Refusal>> {
+    if let Err(r) = active(g) {
+        return Ok(Err(r));
+    }
+    tx.set_draw_offer(g.row.id, seat, true)?;
+    let seats = tx.seats(g.row.id)?;
+    let waiting: Vec<usize> = seats
+        .iter()
+        .filter(|x| !x.draw_offer)
+        .map(|x| x.seat)
+        .collect();
+    if !waiting.is_empty() {
+        return Ok(Ok(DrawOffer::Waiting(waiting)));
+    }
+    Ok(play_with(tx, g, Actor::Gm, now, |game| game.agree_draw())?
+        .map(DrawOffer::Agreed)
+        .map_err(Refusal::from))
+}
+
+/// Every draw offer of the game is withdrawn.
+pub fn decline_draw(tx: &Tx, g: &Loaded) -> anyhow::Result<()> {
+    tx.clear_draw_offers(g.row.id)
+}
+
+/// A salt from the seat for the game's dice, while the salts are open and the game has room
+/// for it (`max` in all); the number of salts so far.
+pub fn add_salt(
+    tx: &Tx,
+    g: &Loaded,
+    seat: usize,
+    salt: &str,
+    max: usize,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Result<usize, Refusal>> {
+    if !g.kind().rolls_dice() {
+        return Ok(Err(Refusal::NoDice(g.kind().title())));
+    }
+    if !salts_open(&g.row, now) {
+        return Ok(Err(match (g.row.salts_fixed, g.row.salts_until) {
+            (false, Some(until)) => {
+                Refusal::WindowClosed(until.format("%Y-%m-%d %H:%M UTC").to_string())
+            }
+            _ => Refusal::SaltsFixed,
+        }));
+    }
+    let norm = match crate::dice::normalize_salt(salt) {
+        Ok(n) => n,
+        Err(e) => return Ok(Err(Refusal::BadSalt(e))),
+    };
+    let mut pairs = salt_pairs(&g.row)?;
+    if pairs.len() >= max {
+        return Ok(Err(Refusal::SaltsFull(max)));
+    }
+    pairs.push((seat, norm));
+    tx.set_salts(g.row.id, &serde_json::to_string(&pairs)?)?;
+    Ok(Ok(pairs.len()))
+}
