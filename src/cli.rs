@@ -20,6 +20,7 @@ use crate::store::{GameStatus, OutboxStatus, Store};
 use crate::template::Templates;
 
 mod analyze;
+mod seat_ops;
 pub use analyze::{d4d6_query, D4d6Args};
 
 /// pbem: a play-by-email game master.
@@ -191,6 +192,27 @@ pub enum GameCmd {
     /// is fixed: its timers run again from the next pass.
     #[command(alias = "release")]
     Unquarantine { id: i64 },
+    /// Resign for a seat (as its RESIGN by mail would).
+    Resign {
+        id: i64,
+        #[arg(long)]
+        seat: String,
+    },
+    /// Offer, accept or decline a draw for a seat (as its DRAW line by mail would).
+    Draw {
+        id: i64,
+        #[arg(long)]
+        seat: String,
+        #[arg(value_enum)]
+        action: seat_ops::DrawAction,
+    },
+    /// Add a salt to the dice for a seat (as its SALT line by mail would).
+    Salt {
+        id: i64,
+        #[arg(long)]
+        seat: String,
+        text: String,
+    },
     /// Give a seat a new secret reply address (the old one stops working).
     RotateToken {
         id: i64,
@@ -335,6 +357,9 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
         GameCmd::Reveal { id } => game_reveal(&mut store, &ctx, id),
         GameCmd::Unquarantine { id } => unquarantine(&mut store, id, now),
         GameCmd::RotateToken { id, seat } => game_rotate_token(&mut store, &ctx, id, &seat),
+        GameCmd::Resign { id, seat } => seat_ops::resign(&mut store, &ctx, id, &seat),
+        GameCmd::Draw { id, seat, action } => seat_ops::draw(&mut store, &ctx, id, &seat, action),
+        GameCmd::Salt { id, seat, text } => seat_ops::salt(&mut store, &ctx, id, &seat, &text),
     }
 }
 

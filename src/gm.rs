@@ -12,7 +12,6 @@ use crate::games::{Actor, AnyGame, GameKind, Options, Outcome, PlyError, ToAct};
 use crate::records;
 use crate::store::{GameRow, GameStatus, NewGame, PendingKind, PlannedOutcome, Tx};
 
-
 mod ops;
 pub use ops::{add_salt, decline_draw, offer_draw, resign, DrawOffer, Refusal};
 

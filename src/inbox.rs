@@ -1231,10 +1231,11 @@ fn cmd_salt(
     let max = ctx.cfg.max_salts_per_game;
     // The reply lists the salts once, below; each line only counts them, so a mail of many
     // SALT lines does not repeat the list for each.
-    s.lines.push(match gm::add_salt(tx, &g, seat, salt, max, ctx.now)? {
-        Ok(n) => Line::ok(text, Some(format!("salt recorded ({n} of at most {max})"))),
-        Err(why) => Line::no(text, why.to_string()),
-    });
+    s.lines
+        .push(match gm::add_salt(tx, &g, seat, salt, max, ctx.now)? {
+            Ok(n) => Line::ok(text, Some(format!("salt recorded ({n} of at most {max})"))),
+            Err(why) => Line::no(text, why.to_string()),
+        });
     Ok(())
 }
 

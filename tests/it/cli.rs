@@ -496,3 +496,49 @@ fn ingest_with_stderr_full_or_closed_stores_the_mail_and_exits_0() {
     assert_eq!(messages.len(), 2);
     assert!(messages.iter().all(|m| m.status == "done"), "{messages:?}");
 }
+
+/// What a player asks by mail the GM can do for a seat from the command line, through the
+/// same GM operations: draw offers (the others are mailed), resigning, salts.
+#[test]
+fn the_gm_resigns_offers_draws_and_salts_for_a_seat() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(pbem(d, &["init"]).status.success());
+    let new = |kind: &str, a: &str, b: &str| {
+        let (pa, pb) = (format!("{a}=a@example.org"), format!("{b}=b@example.org"));
+        let o = pbem(d, &["game", "new", kind, "--player", &pa, "--player", &pb]);
+        assert!(o.status.success(), "{}", text(&o));
+        String::from_utf8_lossy(&o.stdout).trim().to_string()
+    };
+    let drawn = new("dicerink", "A", "B");
+    let o = pbem(d, &["game", "draw", &drawn, "--seat", "A", "offer"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("draw offered"), "{}", text(&o));
+    let o = pbem(d, &["game", "draw", &drawn, "--seat", "B", "accept"]);
+    assert!(text(&o).contains("draw agreed"), "{}", text(&o));
+    let o = pbem(d, &["game", "show", &drawn]);
+    assert!(text(&o).contains("finished"), "{}", text(&o));
+    let mails = std::fs::read_dir(d.join("out")).unwrap().count();
+    assert!(
+        mails >= 5,
+        "welcomes, the offer to B, the game over to both: {mails}"
+    );
+
+    let resigned = new("dicerink", "A", "B");
+    let o = pbem(d, &["game", "resign", &resigned, "--seat", "B"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = pbem(d, &["game", "resign", &resigned, "--seat", "A"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("the game is finished"), "{}", text(&o));
+
+    let salted = new("d4d6", "WHITE", "BLACK");
+    let o = pbem(d, &["game", "salt", &salted, "--seat", "WHITE", "a pebble"]);
+    assert!(
+        text(&o).contains("salt recorded for WHITE (1 of at most"),
+        "{}",
+        text(&o)
+    );
+    let o = pbem(d, &["game", "salt", &resigned, "--seat", "A", "a pebble"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("rolls no dice"), "{}", text(&o));
+}

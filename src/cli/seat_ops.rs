@@ -1,0 +1,109 @@
+//! `pbem game resign|draw|salt`: what a player can ask for by mail, done by the GM for a seat through the same GM operations, with the same mails to the players.
+
+use clap::ValueEnum;
+
+use super::{print_played, say, seat_of, send_now, Exit};
+use crate::compose::{self, Ctx};
+use crate::gamelog;
+use crate::gm;
+use crate::store::Store;
+
+/// What `game draw` does for the seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DrawAction {
+    /// Offer a draw (or accept one: the game is drawn once every seat has).
+    Offer,
+    Accept,
+    /// Withdraw every offer.
+    Decline,
+}
+
+/// The seat resigns; exit 1 with the reason when it cannot.
+pub fn resign(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyhow::Result<Exit> {
+    let (res, g) = store.tx(|tx| {
+        let mut g = gamelog::load(tx, id)?;
+        let s = seat_of(&g, seat)?;
+        let res = gm::resign(tx, &mut g, s, ctx.now)?;
+        if let Ok(played) = &res {
+            let except = if played.finished { None } else { Some(s) };
+            compose::announce(tx, ctx, &g, played, except)?;
+            tx.log_event(Some(id), ctx.now, &format!("the GM resigned {seat}"))?;
+        }
+        Ok((res, g))
+    })?;
+    match res {
+        Ok(played) => {
+            send_now(store, ctx.cfg);
+            print_played(&g, &played);
+            Ok(0)
+        }
+        Err(why) => {
+            say(&format!("refused: {why}"));
+            Ok(1)
+        }
+    }
+}
+
+/// The seat offers, accepts or declines a draw; the other players are told.
+pub fn draw(
+    store: &mut Store,
+    ctx: &Ctx,
+    id: i64,
+    seat: &str,
+    action: DrawAction,
+) -> anyhow::Result<Exit> {
+    let said = store.tx(|tx| {
+        let mut g = gamelog::load(tx, id)?;
+        let s = seat_of(&g, seat)?;
+        let name = g.game.seat_name(s).to_string();
+        if action == DrawAction::Decline {
+            gm::decline_draw(tx, &g)?;
+            let others = g.seats.iter().map(|x| x.seat).filter(|x| *x != s);
+            compose::tell_seats(tx, ctx, &g, others, &format!("{name} declines the draw."))?;
+            return Ok(Ok("draw declined; all offers are withdrawn".to_string()));
+        }
+        Ok(match gm::offer_draw(tx, &mut g, s, ctx.now)? {
+            Err(why) => Err(why),
+            Ok(gm::DrawOffer::Agreed(played)) => {
+                compose::announce(tx, ctx, &g, &played, None)?;
+                Ok("draw agreed by all: the game is over".to_string())
+            }
+            Ok(gm::DrawOffer::Waiting(waiting)) => {
+                let news = format!("{name} offers a draw: reply DRAW ACCEPT or DRAW DECLINE.");
+                compose::tell_seats(tx, ctx, &g, waiting, &news)?;
+                Ok("draw offered; the game ends drawn when every player accepts".to_string())
+            }
+        })
+    })?;
+    match said {
+        Ok(text) => {
+            send_now(store, ctx.cfg);
+            println!("game {id}: {text}");
+            Ok(0)
+        }
+        Err(why) => {
+            say(&format!("refused: {why}"));
+            Ok(1)
+        }
+    }
+}
+
+/// A salt for the game's dice in the seat's name.
+pub fn salt(store: &mut Store, ctx: &Ctx, id: i64, seat: &str, text: &str) -> anyhow::Result<Exit> {
+    let max = ctx.cfg.max_salts_per_game;
+    let res = store.tx(|tx| {
+        let g = gamelog::load(tx, id)?;
+        let s = seat_of(&g, seat)?;
+        gm::add_salt(tx, &g, s, text, max, ctx.now)
+    })?;
+    match res {
+        Ok(n) => {
+            println!("game {id}: salt recorded for {seat} ({n} of at most {max})");
+            Ok(0)
+        }
+        Err(why) => {
+            say(&format!("refused: {why}"));
+            Ok(1)
+        }
+    }
+}
