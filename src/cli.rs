@@ -147,6 +147,15 @@ pub enum PlayerCmd {
         #[arg(long)]
         clear: bool,
     },
+    /// Pause a player's clocks for some days (1 to 60), or end the pause with --off (as the
+    /// player's VACATION by mail).
+    Vacation {
+        email: String,
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=60), conflicts_with = "off")]
+        days: Option<u32>,
+        #[arg(long)]
+        off: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -205,6 +214,15 @@ pub enum GameCmd {
         seat: String,
         #[arg(value_enum)]
         action: seat_ops::DrawAction,
+    },
+    /// Send press for a seat (as its PRESS line by mail would): --to ALL or seat names.
+    Press {
+        id: i64,
+        #[arg(long)]
+        seat: String,
+        #[arg(long, value_delimiter = ',', required = true)]
+        to: Vec<String>,
+        text: String,
     },
     /// Add a salt to the dice for a seat (as its SALT line by mail would).
     Salt {
@@ -296,6 +314,22 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             Ok(0)
         }
         Command::Config(ConfigCmd::Check) => config_check(&cfg, &db),
+        Command::Player(PlayerCmd::Vacation { email, days, off }) => {
+            if days.is_none() && !off {
+                anyhow::bail!("say --days N (1 to 60) or --off");
+            }
+            let mut store = Store::open(&db, false)?;
+            let email = email.trim().to_ascii_lowercase();
+            let until = store.tx(|tx| gm::set_vacation(tx, &email, days, edge::now()))?;
+            match until {
+                Some(u) => println!(
+                    "{email}: clocks paused until {}",
+                    u.format("%Y-%m-%d %H:%M UTC")
+                ),
+                None => println!("{email}: clocks run again"),
+            }
+            Ok(0)
+        }
         Command::Player(PlayerCmd::Password { email, clear }) => {
             let mut store = Store::open(&db, false)?;
             let hash = if clear {
@@ -360,6 +394,9 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
         GameCmd::Resign { id, seat } => seat_ops::resign(&mut store, &ctx, id, &seat),
         GameCmd::Draw { id, seat, action } => seat_ops::draw(&mut store, &ctx, id, &seat, action),
         GameCmd::Salt { id, seat, text } => seat_ops::salt(&mut store, &ctx, id, &seat, &text),
+        GameCmd::Press { id, seat, to, text } => {
+            seat_ops::press(&mut store, &ctx, id, &seat, &to, &text)
+        }
     }
 }
 

@@ -347,6 +347,40 @@ pub fn tell_seats(
     Ok(())
 }
 
+/// A press message from `seat` to each of `targets`, named or anonymous as the game's
+/// `press` option says.
+pub fn press(
+    tx: &Tx,
+    ctx: &Ctx,
+    g: &Loaded,
+    seat: usize,
+    targets: &[usize],
+    to_all: bool,
+    body: &str,
+) -> anyhow::Result<()> {
+    let names = g.game.seat_names();
+    let anonymous = crate::gamelog::options_of(&g.row)?
+        .get("press")
+        .is_some_and(|p| p == "anonymous");
+    let to_text: Vec<&str> = targets.iter().map(|x| names[*x]).collect();
+    for x in targets {
+        to_seat(
+            tx,
+            ctx,
+            g,
+            *x,
+            "press",
+            json!({
+                "from": if anonymous { None } else { Some(names[seat]) },
+                "to": if to_all { "all".to_string() } else { to_text.join(", ") },
+                "text": body,
+            }),
+            None,
+        )?;
+    }
+    Ok(())
+}
+
 /// Adds `extra`'s fields to `base` (both JSON objects).
 pub fn merge(base: &mut Value, extra: Value) {
     if let (Value::Object(b), Value::Object(e)) = (base, extra) {

@@ -13,7 +13,9 @@ use crate::records;
 use crate::store::{GameRow, GameStatus, NewGame, PendingKind, PlannedOutcome, Tx};
 
 mod ops;
-pub use ops::{add_salt, decline_draw, offer_draw, resign, DrawOffer, Refusal};
+pub use ops::{
+    add_salt, decline_draw, offer_draw, press_targets, resign, set_vacation, DrawOffer, Refusal,
+};
 
 /// What the GM asks for when creating a game.
 #[derive(Debug, Clone, Default)]

@@ -1201,8 +1201,7 @@ fn cmd_vacation(
         ));
         return Ok(());
     }
-    let until = days.map(|d| ctx.now + Duration::days(i64::from(d)));
-    tx.set_vacation(from, until)?;
+    let until = gm::set_vacation(tx, from, *days, ctx.now)?;
     s.lines.push(Line::ok(
         text,
         Some(match until {
@@ -1409,6 +1408,7 @@ fn cmd_draw_decline(
 }
 
 /// `PRESS TO ...: text`: a message through the GM, to each seat at most once per mail.
+#[allow(clippy::too_many_arguments)]
 fn cmd_press(
     tx: &Tx,
     ctx: &Ctx,
@@ -1421,30 +1421,13 @@ fn cmd_press(
     let Some((g, seat)) = load_seat(tx, current)? else {
         return Ok(());
     };
-    let names = g.game.seat_names();
-    let targets: Vec<usize> = if to.iter().any(|t| t == "ALL") {
-        (0..names.len()).filter(|x| *x != seat).collect()
-    } else {
-        let mut v = Vec::new();
-        for t in to {
-            match g.game.seat_by_name(t) {
-                Some(x) if x != seat => v.push(x),
-                Some(_) => {}
-                None => {
-                    s.lines.push(Line::no(
-                        text,
-                        format!("no player {t} (players: {})", names.join(", ")),
-                    ));
-                    return Ok(());
-                }
-            }
+    let targets: Vec<usize> = match gm::press_targets(&g, seat, to) {
+        Ok(t) => t.into_iter().filter(|x| !s.pressed.contains(x)).collect(),
+        Err(why) => {
+            s.lines.push(Line::no(text, why.to_string()));
+            return Ok(());
         }
-        v
     };
-    let targets: Vec<usize> = targets
-        .into_iter()
-        .filter(|x| !s.pressed.contains(x))
-        .collect();
     if targets.is_empty() {
         s.lines.push(Line::no(
             text,
@@ -1453,28 +1436,12 @@ fn cmd_press(
         return Ok(());
     }
     s.pressed.extend(&targets);
-    let anonymous = gamelog::options_of(&g.row)?
-        .get("press")
-        .is_some_and(|p| p == "anonymous");
-    let to_text: Vec<&str> = targets.iter().map(|x| names[*x]).collect();
-    for x in &targets {
-        compose::to_seat(
-            tx,
-            ctx,
-            &g,
-            *x,
-            "press",
-            json!({
-                "from": if anonymous { None } else { Some(names[seat]) },
-                "to": if to.iter().any(|t| t == "ALL") { "all".to_string() } else { to_text.join(", ") },
-                "text": body,
-            }),
-            None,
-        )?;
-    }
+    let to_all = to.iter().any(|t| t.eq_ignore_ascii_case("ALL"));
+    compose::press(tx, ctx, &g, seat, &targets, to_all, body)?;
+    let names: Vec<&str> = targets.iter().map(|x| g.game.seat_name(*x)).collect();
     s.lines.push(Line::ok(
         text,
-        Some(format!("press sent to {}", to_text.join(", "))),
+        Some(format!("press sent to {}", names.join(", "))),
     ));
     Ok(())
 }

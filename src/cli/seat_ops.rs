@@ -1,4 +1,4 @@
-//! `pbem game resign|draw|salt`: what a player can ask for by mail, done by the GM for a seat through the same GM operations, with the same mails to the players.
+//! `pbem game resign|draw|salt|press`: what a player can ask for by mail, done by the GM for a seat through the same GM operations, with the same mails to the players.
 
 use clap::ValueEnum;
 
@@ -99,6 +99,42 @@ pub fn salt(store: &mut Store, ctx: &Ctx, id: i64, seat: &str, text: &str) -> an
     match res {
         Ok(n) => {
             println!("game {id}: salt recorded for {seat} ({n} of at most {max})");
+            Ok(0)
+        }
+        Err(why) => {
+            say(&format!("refused: {why}"));
+            Ok(1)
+        }
+    }
+}
+
+/// Press in the seat's name, to the seats named (or ALL), mailed as its PRESS line would be.
+pub fn press(
+    store: &mut Store,
+    ctx: &Ctx,
+    id: i64,
+    seat: &str,
+    to: &[String],
+    text: &str,
+) -> anyhow::Result<Exit> {
+    let res = store.tx(|tx| {
+        let g = gamelog::load(tx, id)?;
+        let s = seat_of(&g, seat)?;
+        Ok(match gm::press_targets(&g, s, to) {
+            Err(why) => Err(why.to_string()),
+            Ok(targets) if targets.is_empty() => Err("nobody to send it to".to_string()),
+            Ok(targets) => {
+                let to_all = to.iter().any(|t| t.eq_ignore_ascii_case("ALL"));
+                compose::press(tx, ctx, &g, s, &targets, to_all, text)?;
+                let names: Vec<&str> = targets.iter().map(|x| g.game.seat_name(*x)).collect();
+                Ok(names.join(", "))
+            }
+        })
+    })?;
+    match res {
+        Ok(names) => {
+            send_now(store, ctx.cfg);
+            println!("game {id}: press from {seat} sent to {names}");
             Ok(0)
         }
         Err(why) => {

@@ -24,6 +24,8 @@ pub enum Refusal {
     BadSalt(String),
     #[error("this game has its {0} salts already, the most it takes")]
     SaltsFull(usize),
+    #[error("no player {0} (players: {1})")]
+    NoSuchPlayer(String, String),
 }
 
 /// What a draw offer did.
@@ -118,4 +120,34 @@ pub fn add_salt(
     pairs.push((seat, norm));
     tx.set_salts(g.row.id, &serde_json::to_string(&pairs)?)?;
     Ok(Ok(pairs.len()))
+}
+
+/// The seats a press message from `seat` goes to: every other seat for `ALL`, else the seats
+/// named (by seat name, any case; the sender itself is skipped).
+pub fn press_targets(g: &Loaded, seat: usize, to: &[String]) -> Result<Vec<usize>, Refusal> {
+    let names = g.game.seat_names();
+    if to.iter().any(|t| t.eq_ignore_ascii_case("ALL")) {
+        return Ok((0..names.len()).filter(|x| *x != seat).collect());
+    }
+    let mut targets = Vec::new();
+    for t in to {
+        match g.game.seat_by_name(t) {
+            Some(x) if x != seat && !targets.contains(&x) => targets.push(x),
+            Some(_) => {}
+            None => return Err(Refusal::NoSuchPlayer(t.clone(), names.join(", "))),
+        }
+    }
+    Ok(targets)
+}
+
+/// A player's clocks pause for `days` (none: the vacation ends now); when it ends.
+pub fn set_vacation(
+    tx: &Tx,
+    email: &str,
+    days: Option<u32>,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Option<DateTime<Utc>>> {
+    let until = days.map(|d| now + chrono::Duration::days(i64::from(d)));
+    tx.set_vacation(email, until)?;
+    Ok(until)
 }

@@ -542,3 +542,55 @@ fn the_gm_resigns_offers_draws_and_salts_for_a_seat() {
     assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).contains("rolls no dice"), "{}", text(&o));
 }
+
+/// Press and vacations from the command line, through the same GM operations as the mail.
+#[test]
+fn the_gm_sends_press_for_a_seat_and_pauses_a_players_clocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(pbem(d, &["init"]).status.success());
+    let mut args = vec!["game", "new", "diptactoe"];
+    let players = [
+        "BLUE=b@x.org",
+        "RED=r@x.org",
+        "GREEN=g@x.org",
+        "YELLOW=y@x.org",
+    ];
+    for p in &players {
+        args.extend(["--player", p]);
+    }
+    let o = pbem(d, &args);
+    assert!(o.status.success(), "{}", text(&o));
+    let before = std::fs::read_dir(d.join("out")).unwrap().count();
+    let o = pbem(
+        d,
+        &[
+            "game", "press", "1", "--seat", "BLUE", "--to", "red,RED", "hello",
+        ],
+    );
+    assert!(
+        text(&o).contains("press from BLUE sent to RED"),
+        "{}",
+        text(&o)
+    );
+    let after = std::fs::read_dir(d.join("out")).unwrap().count();
+    assert_eq!(after, before + 1, "one mail to RED, however often named");
+    let o = pbem(
+        d,
+        &[
+            "game", "press", "1", "--seat", "BLUE", "--to", "PURPLE", "x",
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("no player PURPLE"), "{}", text(&o));
+    let o = pbem(d, &["player", "vacation", "R@x.org", "--days", "5"]);
+    assert!(
+        text(&o).contains("r@x.org: clocks paused until"),
+        "{}",
+        text(&o)
+    );
+    let o = pbem(d, &["player", "vacation", "r@x.org", "--days", "90"]);
+    assert!(!o.status.success(), "{}", text(&o));
+    let o = pbem(d, &["player", "vacation", "r@x.org", "--off"]);
+    assert!(text(&o).contains("clocks run again"), "{}", text(&o));
+}
