@@ -347,6 +347,28 @@ pub fn tell_seats(
     Ok(())
 }
 
+/// The other players hear of a draw offer (the seats that have not offered yet) or of a
+/// decline (every other seat), in one wording for the mail path and the command line.
+pub fn draw_news(
+    tx: &Tx,
+    ctx: &Ctx,
+    g: &Loaded,
+    seat: usize,
+    offer: Option<&[usize]>,
+) -> anyhow::Result<()> {
+    let name = g.game.seat_name(seat);
+    match offer {
+        Some(waiting) => {
+            let news = format!("{name} offers a draw: reply DRAW ACCEPT or DRAW DECLINE.");
+            tell_seats(tx, ctx, g, waiting.iter().copied(), &news)
+        }
+        None => {
+            let others = g.seats.iter().map(|x| x.seat).filter(|x| *x != seat);
+            tell_seats(tx, ctx, g, others, &format!("{name} declines the draw."))
+        }
+    }
+}
+
 /// A press message from `seat` to each of `targets`, named or anonymous as the game's
 /// `press` option says.
 pub fn press(

@@ -1376,11 +1376,7 @@ fn cmd_draw_offer(
         Ok(gm::DrawOffer::Waiting(waiting)) => {
             let note = "draw offered; the game ends drawn when every player accepts";
             s.lines.push(Line::ok(text, Some(note.into())));
-            let news = format!(
-                "{} offers a draw: reply DRAW ACCEPT or DRAW DECLINE.",
-                g.game.seat_name(seat)
-            );
-            compose::tell_seats(tx, ctx, &g, waiting, &news)?;
+            compose::draw_news(tx, ctx, &g, seat, Some(&waiting))?;
         }
     }
     Ok(())
@@ -1402,9 +1398,7 @@ fn cmd_draw_decline(
         text,
         Some("draw declined; all offers are withdrawn".into()),
     ));
-    let others = g.seats.iter().map(|x| x.seat).filter(|x| *x != seat);
-    let news = format!("{} declines the draw.", g.game.seat_name(seat));
-    compose::tell_seats(tx, ctx, &g, others, &news)
+    compose::draw_news(tx, ctx, &g, seat, None)
 }
 
 /// `PRESS TO ...: text`: a message through the GM, to each seat at most once per mail.

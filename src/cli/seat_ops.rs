@@ -55,11 +55,9 @@ pub fn draw(
     let said = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
         let s = seat_of(&g, seat)?;
-        let name = g.game.seat_name(s).to_string();
         if action == DrawAction::Decline {
             gm::decline_draw(tx, &g)?;
-            let others = g.seats.iter().map(|x| x.seat).filter(|x| *x != s);
-            compose::tell_seats(tx, ctx, &g, others, &format!("{name} declines the draw."))?;
+            compose::draw_news(tx, ctx, &g, s, None)?;
             return Ok(Ok("draw declined; all offers are withdrawn".to_string()));
         }
         Ok(match gm::offer_draw(tx, &mut g, s, ctx.now)? {
@@ -69,8 +67,7 @@ pub fn draw(
                 Ok("draw agreed by all: the game is over".to_string())
             }
             Ok(gm::DrawOffer::Waiting(waiting)) => {
-                let news = format!("{name} offers a draw: reply DRAW ACCEPT or DRAW DECLINE.");
-                compose::tell_seats(tx, ctx, &g, waiting, &news)?;
+                compose::draw_news(tx, ctx, &g, s, Some(&waiting))?;
                 Ok("draw offered; the game ends drawn when every player accepts".to_string())
             }
         })

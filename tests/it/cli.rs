@@ -9,18 +9,9 @@ use pbem::gm::{self, GameSpec, Secrets};
 use pbem::records::{self, Record};
 use pbem::store::Store;
 
-const BIN: &str = env!("CARGO_BIN_EXE_pbem");
-
 fn pbem(dir: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .current_dir(dir)
+    crate::common::pbem_command(dir, "g.sqlite")
         .args(args)
-        .env("PBEM_DB", dir.join("g.sqlite"))
-        .env("PBEM_OUTBOX_DIR", dir.join("out"))
-        .env("PBEM_ADDRESS", "gm@example.org")
-        .env_remove("PBEM_CONFIG")
-        .env_remove("PBEM_MAILDIR")
-        .env_remove("PBEM_TRANSPORT")
         .output()
         .unwrap()
 }
@@ -409,17 +400,9 @@ fn ingest(
     stderr: Stdio,
     mail: &str,
 ) -> Option<i32> {
-    let mut cmd = Command::new(BIN);
-    cmd.current_dir(dir)
-        .args(args)
+    let mut cmd = crate::common::pbem_command(dir, "g.sqlite");
+    cmd.args(args)
         .arg("ingest")
-        .env("PBEM_DB", dir.join("g.sqlite"))
-        .env("PBEM_OUTBOX_DIR", dir.join("out"))
-        .env("PBEM_ADDRESS", "gm@example.org")
-        .env_remove("PBEM_CONFIG")
-        .env_remove("PBEM_MAILDIR")
-        .env_remove("PBEM_TRANSPORT")
-        .env_remove("PBEM_FAULT")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(stderr);

@@ -200,3 +200,19 @@ pub fn only_to<'a>(mail: &'a [OutboxRow], to: &str) -> &'a OutboxRow {
     );
     to_them[0]
 }
+
+/// The `pbem` binary run as a GM runs it in `dir`: the database `dir/<db>`, the outbox folder
+/// `dir/out`, the address gm@example.org, and nothing of the caller's own pbem settings (no
+/// config file, Maildir, transport or armed fault). Callers add what their test needs.
+pub fn pbem_command(dir: &std::path::Path, db: &str) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_pbem"));
+    cmd.current_dir(dir)
+        .env("PBEM_DB", dir.join(db))
+        .env("PBEM_OUTBOX_DIR", dir.join("out"))
+        .env("PBEM_ADDRESS", "gm@example.org")
+        .env_remove("PBEM_CONFIG")
+        .env_remove("PBEM_MAILDIR")
+        .env_remove("PBEM_TRANSPORT")
+        .env_remove("PBEM_FAULT");
+    cmd
+}

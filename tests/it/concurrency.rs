@@ -12,24 +12,16 @@ use std::time::{Duration, Instant};
 use pbem::fault::POINTS;
 use pbem::store::Store;
 
-const BIN: &str = env!("CARGO_BIN_EXE_pbem");
 const MAILS: usize = 120;
 /// The last mails go into the Maildir for the daemon; the others through `pbem ingest`.
 const BY_MAILDIR: usize = 20;
 const GAMES: usize = 4;
 
 fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(BIN);
-    cmd.current_dir(dir)
-        .args(args)
-        .env("PBEM_DB", dir.join("pbem.sqlite"))
-        .env("PBEM_ADDRESS", "gm@example.org")
-        .env("PBEM_OUTBOX_DIR", dir.join("out"))
+    let mut cmd = crate::common::pbem_command(dir, "pbem.sqlite");
+    cmd.args(args)
         .env("PBEM_MAILDIR", dir.join("Maildir"))
         .env("PBEM_POLL", "1s")
-        .env_remove("PBEM_FAULT")
-        .env_remove("PBEM_CONFIG")
-        .env_remove("PBEM_TRANSPORT")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null());

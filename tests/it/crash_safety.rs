@@ -19,14 +19,8 @@ fn pbem(
     fault: Option<&str>,
     stdin: Option<&[u8]>,
 ) -> std::process::ExitStatus {
-    let mut cmd = Command::new(BIN);
-    cmd.current_dir(dir)
-        .args(args)
-        .env("PBEM_DB", dir.join("pbem.sqlite"))
-        .env("PBEM_ADDRESS", "gm@example.org")
-        .env("PBEM_OUTBOX_DIR", dir.join("out"))
-        .env_remove("PBEM_FAULT")
-        .env_remove("PBEM_CONFIG")
+    let mut cmd = crate::common::pbem_command(dir, "pbem.sqlite");
+    cmd.args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null());

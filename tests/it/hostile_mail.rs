@@ -398,6 +398,13 @@ fn a_forgers_words_are_not_quoted_and_the_owner_is_told_once() {
         notice.body
     );
     assert!(!notice.body.contains("URGENT"), "{}", notice.body);
+    assert!(
+        notice
+            .body
+            .contains("from mallory@evil.example to your\nsecret reply address"),
+        "{}",
+        notice.body
+    );
     assert!(mail.iter().all(|m| m.to_addr != MALLORY));
     assert!(w.load(id).moves.is_empty());
 }
@@ -475,15 +482,8 @@ fn passwords_are_argon2id_and_legacy_hashes_are_upgraded() {
 fn the_command_line_refuses_overflowing_and_bare_durations() {
     let dir = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_pbem"))
-            .current_dir(dir.path())
+        crate::common::pbem_command(dir.path(), "g.sqlite")
             .args(args)
-            .env("PBEM_DB", dir.path().join("g.sqlite"))
-            .env("PBEM_OUTBOX_DIR", dir.path().join("out"))
-            .env("PBEM_ADDRESS", "gm@example.org")
-            .env_remove("PBEM_CONFIG")
-            .env_remove("PBEM_MAILDIR")
-            .env_remove("PBEM_TRANSPORT")
             .output()
             .unwrap()
     };

@@ -3,27 +3,18 @@
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use crate::common::World;
 use chrono::Duration;
 use pbem::games::GameKind;
 use pbem::store::Store;
 
-const BIN: &str = env!("CARGO_BIN_EXE_pbem");
-
 /// Runs pbem in `dir` (database, outbox folder and Maildir there), with `fault` armed.
 fn pbem(dir: &Path, args: &[&str], fault: Option<&str>, stdin: Option<&[u8]>) -> Output {
-    let mut cmd = Command::new(BIN);
-    cmd.current_dir(dir)
-        .args(args)
-        .env("PBEM_DB", dir.join("pbem.sqlite"))
-        .env("PBEM_ADDRESS", "gm@example.org")
-        .env("PBEM_OUTBOX_DIR", dir.join("out"))
+    let mut cmd = crate::common::pbem_command(dir, "pbem.sqlite");
+    cmd.args(args)
         .env("PBEM_MAILDIR", dir.join("Maildir"))
-        .env_remove("PBEM_FAULT")
-        .env_remove("PBEM_CONFIG")
-        .env_remove("PBEM_TRANSPORT")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
