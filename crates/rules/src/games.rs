@@ -210,6 +210,14 @@ pub trait Rules: Clone + Sized {
         None
     }
 
+    /// A seat has left the game (it resigned or forfeited; `AnyGame` rules on what that ends,
+    /// the same way for every game). A game whose turn order must skip the seat from now on,
+    /// or whose own end rules must no longer count it as a possible winner (three-player
+    /// Siberian Dice), updates its state here. Default: nothing (two-player games end).
+    fn retire(&mut self, seat: Seat) {
+        let _ = seat;
+    }
+
     /// The seat resigns. The default fits two-player games: the other seat wins.
     /// Returns the canonical ply text to log (`resign`); `play` must accept it on replay.
     fn resign(&mut self, seat: Seat) -> Result<String, PlyError> {
