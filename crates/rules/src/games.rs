@@ -210,6 +210,13 @@ pub trait Rules: Clone + Sized {
         None
     }
 
+    /// The answer to a player's `MOVES` when a list of every legal ply is not what a player
+    /// needs (Dicess: the single steps and the captures with their strength; Siberian Dice:
+    /// which hexes make which dice perfect for each roll). `None`: `MOVES` lists `legal_plies`.
+    fn moves_help(&self) -> Option<String> {
+        None
+    }
+
     /// A seat has left the game (it resigned or forfeited; `AnyGame` rules on what that ends,
     /// the same way for every game). A game whose turn order must skip the seat from now on,
     /// or whose own end rules must no longer count it as a possible winner (three-player
@@ -551,6 +558,9 @@ impl AnyGame {
     }
     pub fn conditional(&self, lines: &[String]) -> Option<Conditional> {
         dispatch!(self, g => g.conditional(lines))
+    }
+    pub fn moves_help(&self) -> Option<String> {
+        dispatch!(self, g => g.moves_help())
     }
 
     /// The outcome as players read it ("A wins: both dice on rank 4").
