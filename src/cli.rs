@@ -11,7 +11,7 @@ use crate::config::{self, Config};
 use crate::daemon::Daemon;
 use crate::edge;
 use crate::gamelog;
-use crate::games::{Actor, GameKind, Outcome};
+use crate::games::{Actor, GameKind};
 use crate::gm::{self, GameSpec, Secrets};
 use crate::inbox;
 use crate::mail::intake::{PipeSource, Source};
@@ -751,17 +751,12 @@ fn replay(file: &Path, json: bool) -> anyhow::Result<Exit> {
     }
 }
 
-/// `{"game":..,"plies":N,"outcome":{"winner":..,"draw":..},"position":{..}}`.
+/// `{"game":..,"plies":N,"outcome":{"winner":..,"draw":..,"drawn":[..]},"position":{..}}`.
 pub fn replay_json(game: &crate::games::AnyGame, plies: usize) -> serde_json::Value {
-    let (winner, draw) = match game.outcome() {
-        Some(Outcome::Win { seat, .. }) => (serde_json::json!(game.seat_name(seat)), false),
-        Some(Outcome::Draw { .. }) => (serde_json::Value::Null, true),
-        None => (serde_json::Value::Null, false),
-    };
     serde_json::json!({
         "game": game.kind().name(),
         "plies": plies,
-        "outcome": {"winner": winner, "draw": draw},
+        "outcome": game.outcome_json(),
         "position": game.position_json(),
     })
 }

@@ -44,8 +44,8 @@ fn active(g: &Loaded) -> Result<(), Refusal> {
     }
 }
 
-/// The seat resigns (its game's own rule says what follows: the other seat wins, or its
-/// units hold); the ply is logged and the game finished when it ends it.
+/// The seat resigns (the game's `Leaving` rule says what follows: the last seat left wins, or
+/// its units hold); the ply is logged and the game finished when it ends it.
 pub fn resign(
     tx: &Tx,
     g: &mut Loaded,
@@ -69,10 +69,12 @@ pub fn offer_draw(
         return Ok(Err(r));
     }
     tx.set_draw_offer(g.row.id, seat, true)?;
+    // Every seat still playing must agree; a seat that resigned has no say.
+    let playing = g.game.playing();
     let seats = tx.seats(g.row.id)?;
     let waiting: Vec<usize> = seats
         .iter()
-        .filter(|x| !x.draw_offer)
+        .filter(|x| !x.draw_offer && playing.contains(&x.seat))
         .map(|x| x.seat)
         .collect();
     if !waiting.is_empty() {

@@ -242,10 +242,15 @@ fn hundred_gambling_moves_without_reset_draw() {
 
 #[test]
 fn agreed_draw_and_resignation() {
-    let mut g = game("W:Fob6 B:Rah6 w");
+    // Resignation and agreed draws are ruled once for every game, by `AnyGame`.
+    let any = |tag: &str| {
+        pbem::games::AnyGame::from_position(pbem::games::GameKind::D4D6, &Options::new(), tag)
+            .unwrap()
+    };
+    let mut g = any("W:Fob6 B:Rah6 w");
     assert_eq!(g.agree_draw().unwrap(), "draw");
     assert!(matches!(g.outcome(), Some(Outcome::Draw { .. })));
-    let mut r = game("W:Fob6 B:Rah6 w");
+    let mut r = any("W:Fob6 B:Rah6 w");
     assert_eq!(r.resign(1).unwrap(), "resign");
     assert!(matches!(r.outcome(), Some(Outcome::Win { seat: 0, .. })));
 }

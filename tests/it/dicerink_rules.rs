@@ -293,6 +293,11 @@ fn move_numbers_count_full_moves_after_setup() {
 
 #[test]
 fn resign_and_agreed_draw_end_the_game() {
+    // Resignation and agreed draws are ruled once for every game, by `AnyGame`.
+    let at = |tag: &str| {
+        pbem::games::AnyGame::from_position(pbem::games::GameKind::DiceRink, &Options::new(), tag)
+            .unwrap()
+    };
     let mut game = at(GAME1_START);
     // B resigns although it is A's turn.
     assert_eq!(game.play(Actor::Seat(1), "Resign").unwrap(), "resign");
@@ -308,7 +313,13 @@ fn resign_and_agreed_draw_end_the_game() {
         Err(PlyError::NotYourTurn(_))
     ));
 
-    let mut game = at(GAME1_START);
+    // Resignation and agreed draws are ruled once for every game, by `AnyGame`.
+    let mut game = pbem::games::AnyGame::from_position(
+        pbem::games::GameKind::DiceRink,
+        &Options::new(),
+        GAME1_START,
+    )
+    .unwrap();
     assert!(
         game.play(Actor::Seat(0), "draw").is_err(),
         "a draw is not a seat's move"

@@ -170,7 +170,9 @@ fn a_valid_claim_wins_and_two_draw() {
 
 #[test]
 fn resignation_leaves_the_units_holding_and_the_game_going() {
-    let mut game = new_game();
+    // Resignation and agreed draws are ruled once for every game, by `AnyGame`.
+    let any = || AnyGame::new(GameKind::DipTacToe, &Options::new()).unwrap();
+    let mut game = any();
     assert_eq!(game.resign(1), Ok("RED:resign".into()));
     assert_eq!(game.to_act(), ToAct::Orders(vec![0, 2, 3]));
     assert!(game.resign(1).is_err());
@@ -182,12 +184,15 @@ fn resignation_leaves_the_units_holding_and_the_game_going() {
     assert!(game.position_tag().contains(" resigned=RED "));
     let restored = DipTacToe::from_position(&Options::new(), &game.position_tag()).unwrap();
     assert_eq!(restored.to_act(), ToAct::Orders(vec![0, 2, 3]));
+    let restored =
+        AnyGame::from_position(GameKind::DipTacToe, &Options::new(), &game.position_tag()).unwrap();
+    assert_eq!(restored.playing(), vec![0, 2, 3]);
     assert!(
         game.play(Actor::Gm, "RED:II.H.1-II.G.1").is_err(),
         "a resigned seat gives no orders"
     );
     // The logged ply replays as a GM ply.
-    let mut replay = new_game();
+    let mut replay = any();
     assert_eq!(
         replay.play(Actor::Gm, "RED:resign"),
         Ok("RED:resign".into())
@@ -197,7 +202,7 @@ fn resignation_leaves_the_units_holding_and_the_game_going() {
 
 #[test]
 fn an_agreed_draw_ends_the_game_among_all() {
-    let mut game = new_game();
+    let mut game = AnyGame::new(GameKind::DipTacToe, &Options::new()).unwrap();
     assert_eq!(game.agree_draw(), Ok("draw".into()));
     assert!(
         matches!(game.outcome(), Some(Outcome::Draw { seats, .. }) if seats == vec![0, 1, 2, 3])

@@ -17,6 +17,10 @@
 pub mod d4d6;
 pub mod dicerink;
 pub mod diptactoe;
+pub mod standing;
+
+use standing::Shared;
+pub use standing::{Leaving, Standing};
 
 use crate::duration::Range;
 use std::collections::BTreeMap;
@@ -225,16 +229,17 @@ pub trait Rules: Clone + Sized {
         let _ = seat;
     }
 
-    /// The seat resigns. The default fits two-player games: the other seat wins.
-    /// Returns the canonical ply text to log (`resign`); `play` must accept it on replay.
-    fn resign(&mut self, seat: Seat) -> Result<String, PlyError> {
-        self.play(Actor::Seat(seat), "resign")
-    }
+    /// What a seat's resignation does in this game (`AnyGame` rules on it, the same way for
+    /// every game). Default: the seat is out, and the last seat left wins.
+    const LEAVING: Leaving = Leaving::LastSeatWins;
 
-    /// All seats agreed a draw (offers and acceptances are the mail layer's business; only the
-    /// agreed draw is a ply). The default plays `draw` as a GM ply; `play` must accept it.
-    fn agree_draw(&mut self) -> Result<String, PlyError> {
-        self.play(Actor::Gm, "draw")
+    /// Whether this game's resignation ply names the seat (`BLUE:resign`, in games whose plies
+    /// are the GM's) rather than being a seat's bare `resign`.
+    const RESIGN_NAMES_SEAT: bool = false;
+
+    /// The seats that had left before this position (a `[Position]` that says so); default none.
+    fn retired(&self) -> Vec<Seat> {
+        Vec::new()
     }
 }
 
@@ -438,10 +443,9 @@ macro_rules! registry {
             }
         }
 
-        /// Any game, behind text in / text out: the only type outside `games/` that holds a
-        /// position.
+        /// Whichever game's own rules, behind one type; `AnyGame` holds it with the standing.
         #[derive(Debug, Clone)]
-        pub enum AnyGame {
+        enum Engine {
             $($variant($ty)),+
         }
 
@@ -449,37 +453,40 @@ macro_rules! registry {
         macro_rules! dispatch {
             ($d self_:expr, $d g:ident => $d e:expr) => {
                 match $d self_ {
-                    $(AnyGame::$variant($d g) => $d e),+
+                    $(Engine::$variant($d g) => $d e),+
                 }
             };
         }
 
-        impl AnyGame {
-            /// A new game of this kind with these options.
-            pub fn new(kind: GameKind, options: &Options) -> Result<AnyGame, String> {
+        /// Calls an associated item of whichever game's type is inside.
+        macro_rules! dispatch_type {
+            ($d self_:expr, $d t:ident => $d e:expr) => {
+                match $d self_ {
+                    $(Engine::$variant(_) => { type $d t = $ty; $d e }),+
+                }
+            };
+        }
+
+        impl Engine {
+            fn new(kind: GameKind, options: &Options) -> Result<Engine, String> {
                 let options = &game_options(kind, options)?;
                 Ok(match kind {
-                    $(GameKind::$variant => AnyGame::$variant(<$ty as Rules>::new(options)?)),+
+                    $(GameKind::$variant => Engine::$variant(<$ty as Rules>::new(options)?)),+
                 })
             }
 
-            /// A game of this kind from a `[Position]` tag.
-            pub fn from_position(
-                kind: GameKind,
-                options: &Options,
-                tag: &str,
-            ) -> Result<AnyGame, String> {
+            fn from_position(kind: GameKind, options: &Options, tag: &str) -> Result<Engine, String> {
                 let options = &game_options(kind, options)?;
                 Ok(match kind {
                     $(GameKind::$variant => {
-                        AnyGame::$variant(<$ty as Rules>::from_position(options, tag)?)
+                        Engine::$variant(<$ty as Rules>::from_position(options, tag)?)
                     }),+
                 })
             }
 
-            pub fn kind(&self) -> GameKind {
+            fn kind(&self) -> GameKind {
                 match self {
-                    $(AnyGame::$variant(_) => GameKind::$variant),+
+                    $(Engine::$variant(_) => GameKind::$variant),+
                 }
             }
         }
@@ -492,12 +499,43 @@ registry! {$
     DipTacToe => diptactoe::DipTacToe,
 }
 
+/// Any game, behind text in / text out: the only type outside `games/` that holds a
+/// position. It rules on the plies every game shares (a seat's resignation, the GM's agreed
+/// draw: `standing.rs`) before the game's own rules see a ply.
+#[derive(Debug, Clone)]
+pub struct AnyGame {
+    engine: Engine,
+    standing: Standing,
+}
+
 impl AnyGame {
+    /// A new game of this kind with these options.
+    pub fn new(kind: GameKind, options: &Options) -> Result<AnyGame, String> {
+        Ok(AnyGame::around(Engine::new(kind, options)?))
+    }
+
+    /// A game of this kind from a `[Position]` tag.
+    pub fn from_position(kind: GameKind, options: &Options, tag: &str) -> Result<AnyGame, String> {
+        Ok(AnyGame::around(Engine::from_position(kind, options, tag)?))
+    }
+
+    fn around(engine: Engine) -> AnyGame {
+        let seats = dispatch!(&engine, g => g.seat_names().len());
+        let left = dispatch!(&engine, g => g.retired());
+        AnyGame {
+            engine,
+            standing: Standing::new(seats, left),
+        }
+    }
+
+    pub fn kind(&self) -> GameKind {
+        self.engine.kind()
+    }
     pub fn position_tag(&self) -> String {
-        dispatch!(self, g => g.position_tag())
+        dispatch!(&self.engine, g => g.position_tag())
     }
     pub fn seat_names(&self) -> &'static [&'static str] {
-        dispatch!(self, g => g.seat_names())
+        dispatch!(&self.engine, g => g.seat_names())
     }
     /// The seat index for a name (case-insensitive).
     pub fn seat_by_name(&self, name: &str) -> Option<Seat> {
@@ -508,59 +546,127 @@ impl AnyGame {
     pub fn seat_name(&self, seat: Seat) -> &'static str {
         self.seat_names().get(seat).copied().unwrap_or("?")
     }
-    pub fn to_act(&self) -> ToAct {
-        dispatch!(self, g => g.to_act())
+    /// The seats still playing (not resigned or forfeited), in seat order.
+    pub fn playing(&self) -> Vec<Seat> {
+        self.standing.playing()
     }
+    pub fn to_act(&self) -> ToAct {
+        if self.standing.ended().is_some() {
+            return ToAct::Nobody;
+        }
+        dispatch!(&self.engine, g => g.to_act())
+    }
+    /// Plays one ply: the shared ones (resign, draw) are ruled on here, the rest by the game.
     pub fn play(&mut self, actor: Actor, text: &str) -> Result<String, PlyError> {
         if self.outcome().is_some() {
             return Err(PlyError::NotYourTurn("the game is over".into()));
         }
-        dispatch!(self, g => g.play(actor, text))
+        match standing::read(actor, text, |n| self.seat_by_name(n)) {
+            Some(Ok(Shared::Resign(seat))) => self.resign(seat),
+            Some(Ok(Shared::Draw)) => self.agree_draw(),
+            Some(Err(e)) => Err(e),
+            None => {
+                let canonical = dispatch!(&mut self.engine, g => g.play(actor, text))?;
+                self.standing.game_played();
+                Ok(canonical)
+            }
+        }
+    }
+    /// The seat resigns (or forfeits): it leaves the game, and the game's `Leaving` rule says
+    /// what that ends. Returns the ply to log.
+    pub fn resign(&mut self, seat: Seat) -> Result<String, PlyError> {
+        if self.outcome().is_some() {
+            return Err(PlyError::NotYourTurn("the game is over".into()));
+        }
+        let names = self.seat_names();
+        let (rule, named) = dispatch_type!(&self.engine, T => (T::LEAVING, T::RESIGN_NAMES_SEAT));
+        let canonical = self.standing.resign(seat, rule, names, named)?;
+        dispatch!(&mut self.engine, g => g.retire(seat));
+        Ok(canonical)
+    }
+    /// Every seat still playing agreed a draw. Returns the ply to log.
+    pub fn agree_draw(&mut self) -> Result<String, PlyError> {
+        if self.outcome().is_some() {
+            return Err(PlyError::NotYourTurn("the game is over".into()));
+        }
+        Ok(self.standing.agree_draw())
     }
     pub fn outcome(&self) -> Option<Outcome> {
-        dispatch!(self, g => g.outcome())
+        match self.standing.ended() {
+            Some(o) => Some(o.clone()),
+            None => dispatch!(&self.engine, g => g.outcome()),
+        }
     }
     pub fn legal_plies(&self) -> Vec<String> {
-        dispatch!(self, g => g.legal_plies())
+        if self.standing.ended().is_some() {
+            return Vec::new();
+        }
+        dispatch!(&self.engine, g => g.legal_plies())
     }
     pub fn board(&self) -> String {
-        dispatch!(self, g => g.board())
+        dispatch!(&self.engine, g => g.board())
     }
     pub fn position_json(&self) -> serde_json::Value {
-        dispatch!(self, g => g.position_json())
+        let mut json = dispatch!(&self.engine, g => g.position_json());
+        // A game ended by a shared ply has nobody to move, whatever its own rules say.
+        if self.standing.ended().is_some() {
+            if let Some(to_move) = json.get_mut("to_move") {
+                *to_move = serde_json::Value::Null;
+            }
+        }
+        json
     }
     pub fn move_number(&self) -> Option<(u32, bool)> {
-        dispatch!(self, g => g.move_number())
+        dispatch!(&self.engine, g => g.move_number())
     }
     pub fn split_plies(&self, text: &str) -> Vec<String> {
-        dispatch!(self, g => g.split_plies(text))
+        dispatch!(&self.engine, g => g.split_plies(text))
     }
     pub fn chance_ply(&self, values: &[u32]) -> String {
-        dispatch!(self, g => g.chance_ply(values))
+        dispatch!(&self.engine, g => g.chance_ply(values))
     }
     pub fn check_orders(&self, seat: Seat, lines: &[String]) -> Vec<Result<String, String>> {
-        dispatch!(self, g => g.check_orders(seat, lines))
+        dispatch!(&self.engine, g => g.check_orders(seat, lines))
     }
     pub fn turn_ply(&self, orders: &BTreeMap<Seat, Vec<String>>) -> Result<String, String> {
-        dispatch!(self, g => g.turn_ply(orders))
-    }
-    pub fn resign(&mut self, seat: Seat) -> Result<String, PlyError> {
-        dispatch!(self, g => g.resign(seat))
-    }
-    pub fn agree_draw(&mut self) -> Result<String, PlyError> {
-        dispatch!(self, g => g.agree_draw())
+        dispatch!(&self.engine, g => g.turn_ply(orders))
     }
     pub fn last_report(&self) -> Option<String> {
-        dispatch!(self, g => g.last_report())
+        match self.standing.report() {
+            Some(r) => Some(r.to_string()),
+            None => dispatch!(&self.engine, g => g.last_report()),
+        }
     }
     pub fn auto_ply(&self) -> Option<String> {
-        dispatch!(self, g => g.auto_ply())
+        if self.standing.ended().is_some() {
+            return None;
+        }
+        dispatch!(&self.engine, g => g.auto_ply())
     }
     pub fn conditional(&self, lines: &[String]) -> Option<Conditional> {
-        dispatch!(self, g => g.conditional(lines))
+        dispatch!(&self.engine, g => g.conditional(lines))
     }
     pub fn moves_help(&self) -> Option<String> {
-        dispatch!(self, g => g.moves_help())
+        dispatch!(&self.engine, g => g.moves_help())
+    }
+
+    /// The outcome for tools (`pbem replay --json`): the winner's name or null, whether the
+    /// game ended drawn, and the seats sharing the draw in seat order.
+    pub fn outcome_json(&self) -> serde_json::Value {
+        let (winner, drawn) = match self.outcome() {
+            Some(Outcome::Win { seat, .. }) => (Some(self.seat_name(seat)), None),
+            Some(Outcome::Draw { mut seats, .. }) => {
+                seats.sort_unstable();
+                let names: Vec<&str> = seats.iter().map(|s| self.seat_name(*s)).collect();
+                (None, Some(names))
+            }
+            None => (None, None),
+        };
+        serde_json::json!({
+            "winner": winner,
+            "draw": drawn.is_some(),
+            "drawn": drawn.unwrap_or_default(),
+        })
     }
 
     /// The outcome as players read it ("A wins: both dice on rank 4").

@@ -571,20 +571,10 @@ impl Rules for D4d6 {
         let text = text.trim();
         let mut next = self.clone();
         let canon = match actor {
-            Actor::Gm if text.eq_ignore_ascii_case("draw") => {
-                next.outcome = Some(Outcome::Draw {
-                    seats: vec![0, 1],
-                    reason: "agreed".into(),
-                });
-                "draw".to_string()
-            }
-            Actor::Gm => return Err(PlyError::Illegal("the GM's only ply is 'draw'".into())),
-            Actor::Seat(seat) if seat < 2 && text.eq_ignore_ascii_case("resign") => {
-                next.outcome = Some(Outcome::Win {
-                    seat: 1 - seat,
-                    reason: format!("{} resigned", SEATS[seat]),
-                });
-                "resign".to_string()
+            Actor::Gm => {
+                return Err(PlyError::Illegal(
+                    "the GM plays only rolls and agreed draws".into(),
+                ))
             }
             Actor::Seat(seat) => {
                 if self.to_act() != ToAct::Seat(seat) {

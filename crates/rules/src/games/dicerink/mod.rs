@@ -14,7 +14,6 @@ use crate::games::{
     ToAct,
 };
 use legal::{Move, SetupRule};
-use notation::Written;
 use position::{goal_rank, opponent, Position, SEAT_NAMES};
 
 const OPTION_SPECS: &[OptionSpec] = &[
@@ -253,38 +252,6 @@ impl Rules for DiceRink {
             return Err(PlyError::NotYourTurn("the game is over".into()));
         }
         let written = notation::parse(text).map_err(PlyError::Syntax)?;
-        match (&written, actor) {
-            (Written::Resign, Actor::Seat(seat)) if seat < 2 => {
-                self.outcome = Some(Outcome::Win {
-                    seat: opponent(seat),
-                    reason: format!("{} resigned", SEAT_NAMES[seat]),
-                });
-                self.report = Some(format!(
-                    "{} resigns; {} wins",
-                    SEAT_NAMES[seat],
-                    SEAT_NAMES[opponent(seat)]
-                ));
-                return Ok("resign".into());
-            }
-            (Written::Resign, _) => {
-                return Err(PlyError::NotYourTurn("only a player can resign".into()))
-            }
-            (Written::Draw, Actor::Gm) => {
-                self.outcome = Some(Outcome::Draw {
-                    seats: vec![0, 1],
-                    reason: "draw by agreement".into(),
-                });
-                self.report = Some("drawn by agreement".into());
-                return Ok("draw".into());
-            }
-            (Written::Draw, _) => {
-                return Err(PlyError::Illegal(
-                    "a draw is agreed by both players (offer one with DRAW); it is not a move"
-                        .into(),
-                ))
-            }
-            _ => {}
-        }
         let to_move = self.pos.to_move;
         match actor {
             Actor::Seat(seat) if seat == to_move => {}

@@ -28,8 +28,6 @@ pub enum Written {
         facing: Dir,
     },
     Pass,
-    Resign,
-    Draw,
 }
 
 impl Written {
@@ -66,8 +64,6 @@ impl Written {
             }
             Written::Place { square, top, front } => place_text(*square, *top, *front),
             Written::Pass => "pass".into(),
-            Written::Resign => "resign".into(),
-            Written::Draw => "draw".into(),
         }
     }
 }
@@ -112,8 +108,6 @@ fn parse_compact(text: &str) -> Result<Written, String> {
     }
     match compact.as_str() {
         "pass" => return Ok(Written::Pass),
-        "resign" | "resigns" => return Ok(Written::Resign),
-        "draw" => return Ok(Written::Draw),
         _ => {}
     }
     let mut rest = compact.as_str();

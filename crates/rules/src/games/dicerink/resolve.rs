@@ -6,8 +6,8 @@ use super::notation::{rotate_text, Written};
 use super::position::{front_dir, Position, Square};
 use crate::games::PlyError;
 
-/// The move a written ply stands for here, or why it is refused. `Resign` and `Draw` are not
-/// moves; the caller handles them first.
+/// The move a written ply stands for here, or why it is refused. (`resign` and `draw` never
+/// reach a game: `AnyGame` rules on them.)
 pub fn resolve(pos: &Position, rule: SetupRule, written: &Written) -> Result<Move, PlyError> {
     let illegal = |e: String| PlyError::Illegal(e);
     match *written {
@@ -38,10 +38,6 @@ pub fn resolve(pos: &Position, rule: SetupRule, written: &Written) -> Result<Mov
             legal::check(pos, rule, &Move::Pass).map_err(illegal)?;
             Ok(Move::Pass)
         }
-        Written::Resign | Written::Draw => Err(illegal(format!(
-            "'{}' is not a move on the board",
-            written.echo()
-        ))),
     }
 }
 

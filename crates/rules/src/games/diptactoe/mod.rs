@@ -27,7 +27,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::games::{
-    options_get, Actor, GameFacts, OptionSpec, Options, Outcome, PlyError, Rules, Seat, ToAct,
+    options_get, Actor, GameFacts, Leaving, OptionSpec, Options, Outcome, PlyError, Rules, Seat,
+    ToAct,
 };
 use adjudicate::run_turn;
 use order::{parse_line, read_player_lines, Line, LineReading, Order};
@@ -179,27 +180,6 @@ impl DipTacToe {
         }
     }
 
-    fn play_resign(&mut self, seat: Seat) -> Result<String, PlyError> {
-        if self.resigned[seat] {
-            return Err(PlyError::Illegal(format!(
-                "{} has already resigned",
-                SEATS[seat]
-            )));
-        }
-        self.resigned[seat] = true;
-        self.report = Some(format!(
-            "{} resigns; its units hold for the rest of the game.\n",
-            SEATS[seat]
-        ));
-        if self.resigned.iter().all(|r| *r) {
-            self.outcome = Some(Outcome::Draw {
-                seats: (0..4).collect(),
-                reason: "every player resigned".into(),
-            });
-        }
-        Ok(format!("{}:resign", SEATS[seat]))
-    }
-
     fn play_turn(&mut self, text: &str) -> Result<String, PlyError> {
         let mut lines: [Vec<String>; 4] = Default::default();
         let mut seen = [false; 4];
@@ -269,16 +249,6 @@ impl DipTacToe {
         };
         Ok(canonical.join(";"))
     }
-}
-
-/// The seat of a resignation ply, which is exactly `SEAT:resign` (any case): nothing else, so
-/// that no turn ply, whatever its players wrote, reads as one (a turn ply names four seats).
-fn resign_ply(text: &str) -> Option<Seat> {
-    let (name, word) = text.split_once(':')?;
-    if !word.eq_ignore_ascii_case("resign") {
-        return None;
-    }
-    SEATS.iter().position(|s| s.eq_ignore_ascii_case(name))
 }
 
 /// Whether a byte of a player's line is written as itself in a turn ply: ASCII letters, digits
@@ -448,27 +418,7 @@ impl Rules for DipTacToe {
             return Err(PlyError::NotYourTurn("the game is over".into()));
         }
         let text = text.trim();
-        if let Some(seat) = resign_ply(text) {
-            if actor != Actor::Gm && actor != Actor::Seat(seat) {
-                return Err(PlyError::NotYourTurn(format!(
-                    "only {} or the GM can resign for {}",
-                    SEATS[seat], SEATS[seat]
-                )));
-            }
-            return self.play_resign(seat);
-        }
         match actor {
-            Actor::Seat(seat) if text.eq_ignore_ascii_case("resign") && seat < 4 => {
-                self.play_resign(seat)
-            }
-            Actor::Gm if text.eq_ignore_ascii_case("draw") => {
-                self.outcome = Some(Outcome::Draw {
-                    seats: (0..4).collect(),
-                    reason: "agreed by all players".into(),
-                });
-                self.report = Some("The game ends in a draw agreed by all.\n".into());
-                Ok("draw".into())
-            }
             Actor::Gm => self.play_turn(text),
             _ => Err(PlyError::NotYourTurn(
                 "orders go to the GM, who adjudicates the turn for everybody".into(),
@@ -560,7 +510,16 @@ impl Rules for DipTacToe {
         self.report.clone()
     }
 
-    fn resign(&mut self, seat: Seat) -> Result<String, PlyError> {
-        self.play(Actor::Seat(seat), "resign")
+    /// A resigning seat's units hold for the rest of the game; it owes no more orders.
+    const LEAVING: Leaving = Leaving::UnitsHold;
+    /// Its plies are the GM's, so a resignation names its seat: `BLUE:resign`.
+    const RESIGN_NAMES_SEAT: bool = true;
+
+    fn retire(&mut self, seat: Seat) {
+        self.resigned[seat] = true;
+    }
+
+    fn retired(&self) -> Vec<Seat> {
+        (0..4).filter(|s| self.resigned[*s]).collect()
     }
 }

@@ -1,0 +1,241 @@
+//! Who is still playing, and the plies every game shares: a seat's resignation and the GM's agreed draw, ruled once for all games.
+//!
+//! A game's own rules never read `resign` or `draw`: `AnyGame` reads them first (`read`) and
+//! rules on them here, the same way in every game, two players or more. A resigning seat
+//! leaves the game (`Rules::retire` lets the game drop it from the turn order); what that
+//! ends depends on the game's `Leaving` rule. An agreed draw is shared by every seat still
+//! playing.
+
+use super::{Actor, Outcome, PlyError, Seat};
+
+/// What a seat's leaving does to the game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leaving {
+    /// The seat is out; its pieces stay on the board, it can no longer win, and when one seat
+    /// is left that seat wins (two players: the other seat wins at once).
+    LastSeatWins,
+    /// The seat's units hold for the rest of the game, which goes on for the others; when
+    /// every seat has left, the game is a draw among all (Dip-Tac-Toe).
+    UnitsHold,
+}
+
+/// A ply that `AnyGame` rules on itself instead of the game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shared {
+    Resign(Seat),
+    Draw,
+}
+
+/// Reads a shared ply: `resign` (or `resigns`) by a seat, `SEAT:resign` by that seat or the
+/// GM, `draw` by the GM. Anything else is the game's (`None`); a shared word from an actor
+/// who may not play it is refused here.
+pub fn read(
+    actor: Actor,
+    text: &str,
+    seat_by_name: impl Fn(&str) -> Option<Seat>,
+) -> Option<Result<Shared, PlyError>> {
+    let text = text.trim();
+    // Exactly `SEAT:resign`, nothing around it: no other ply (a Dip-Tac-Toe turn, whatever
+    // its players wrote) can read as one.
+    let named = text
+        .split_once(':')
+        .filter(|(name, word)| word.eq_ignore_ascii_case("resign") && !name.contains(' '))
+        .and_then(|(name, _)| seat_by_name(name));
+    let bare_resign = text.eq_ignore_ascii_case("resign") || text.eq_ignore_ascii_case("resigns");
+    match actor {
+        Actor::Seat(seat) if bare_resign => Some(Ok(Shared::Resign(seat))),
+        Actor::Seat(seat) => match named {
+            Some(s) if s == seat => Some(Ok(Shared::Resign(s))),
+            Some(_) => Some(Err(PlyError::NotYourTurn(
+                "a player can resign only for themself".into(),
+            ))),
+            None if text.eq_ignore_ascii_case("draw") => Some(Err(PlyError::Illegal(
+                "a draw is agreed by every player (offer one with DRAW); it is not a move".into(),
+            ))),
+            None => None,
+        },
+        Actor::Gm if text.eq_ignore_ascii_case("draw") => Some(Ok(Shared::Draw)),
+        Actor::Gm => named.map(|s| Ok(Shared::Resign(s))),
+        Actor::Chance => None,
+    }
+}
+
+/// The seats that have left, and how the game ended if a shared ply ended it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Standing {
+    seats: usize,
+    left: Vec<Seat>,
+    ended: Option<Outcome>,
+    /// What the last ply did, when the last ply was a shared one.
+    report: Option<String>,
+}
+
+impl Standing {
+    /// A game of `seats` seats where these have already left (a `[Position]` may say so).
+    pub fn new(seats: usize, left: Vec<Seat>) -> Standing {
+        Standing {
+            seats,
+            left,
+            ended: None,
+            report: None,
+        }
+    }
+
+    /// The seats still playing, in seat order.
+    pub fn playing(&self) -> Vec<Seat> {
+        (0..self.seats).filter(|s| !self.left.contains(s)).collect()
+    }
+
+    /// How a shared ply ended the game, if one did.
+    pub fn ended(&self) -> Option<&Outcome> {
+        self.ended.as_ref()
+    }
+
+    /// What the last ply did, when it was a shared one.
+    pub fn report(&self) -> Option<&str> {
+        self.report.as_deref()
+    }
+
+    /// The next ply is the game's own: the report of the last shared one no longer applies.
+    pub fn game_played(&mut self) {
+        self.report = None;
+    }
+
+    /// The seat leaves under `rule`; `names` are the seat names. Returns the canonical ply
+    /// (`resign`, or `SEAT:resign` where the game's plies name the seat).
+    pub fn resign(
+        &mut self,
+        seat: Seat,
+        rule: Leaving,
+        names: &[&str],
+        named_ply: bool,
+    ) -> Result<String, PlyError> {
+        let name = names.get(seat).copied().unwrap_or("?");
+        if seat >= self.seats {
+            return Err(PlyError::NotYourTurn(format!(
+                "no seat {name} in this game"
+            )));
+        }
+        if self.left.contains(&seat) {
+            return Err(PlyError::Illegal(format!("{name} has already resigned")));
+        }
+        self.left.push(seat);
+        let playing = self.playing();
+        let others = |seats: &[Seat]| -> String {
+            let n: Vec<&str> = seats.iter().map(|s| names[*s]).collect();
+            n.join(", ")
+        };
+        self.report = Some(match (rule, playing.as_slice()) {
+            (Leaving::LastSeatWins, [winner]) => {
+                let reason = if self.seats == 2 {
+                    format!("{name} resigned")
+                } else {
+                    "every other player resigned".to_string()
+                };
+                self.ended = Some(Outcome::Win {
+                    seat: *winner,
+                    reason,
+                });
+                format!("{name} resigns; {} wins", names[*winner])
+            }
+            (Leaving::LastSeatWins, rest) => format!(
+                "{name} resigns and leaves the game; {} play on",
+                others(rest)
+            ),
+            (Leaving::UnitsHold, []) => {
+                self.ended = Some(Outcome::Draw {
+                    seats: (0..self.seats).collect(),
+                    reason: "every player resigned".into(),
+                });
+                format!("{name} resigns; its units hold for the rest of the game.\n")
+            }
+            (Leaving::UnitsHold, _) => {
+                format!("{name} resigns; its units hold for the rest of the game.\n")
+            }
+        });
+        Ok(if named_ply {
+            format!("{name}:resign")
+        } else {
+            "resign".into()
+        })
+    }
+
+    /// Every seat still playing agreed a draw; they share it.
+    pub fn agree_draw(&mut self) -> String {
+        self.ended = Some(Outcome::Draw {
+            seats: self.playing(),
+            reason: "agreed by all players".into(),
+        });
+        self.report = Some("The players agreed a draw: the game is over.".into());
+        "draw".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NAMES: &[&str] = &["BLUE", "RED", "GREEN"];
+
+    fn by_name(n: &str) -> Option<Seat> {
+        NAMES.iter().position(|s| s.eq_ignore_ascii_case(n))
+    }
+
+    #[test]
+    fn shared_plies_are_only_their_exact_forms() {
+        assert_eq!(
+            read(Actor::Seat(1), " Resign ", by_name),
+            Some(Ok(Shared::Resign(1)))
+        );
+        assert_eq!(
+            read(Actor::Gm, "red:resign", by_name),
+            Some(Ok(Shared::Resign(1)))
+        );
+        assert_eq!(read(Actor::Gm, "DRAW", by_name), Some(Ok(Shared::Draw)));
+        assert!(matches!(
+            read(Actor::Seat(0), "red:resign", by_name),
+            Some(Err(_))
+        ));
+        assert!(matches!(
+            read(Actor::Seat(0), "draw", by_name),
+            Some(Err(_))
+        ));
+        assert_eq!(read(Actor::Seat(0), "c3", by_name), None);
+        assert_eq!(read(Actor::Gm, "resign", by_name), None);
+        assert_eq!(read(Actor::Chance, "resign", by_name), None);
+        assert_eq!(read(Actor::Gm, "thanks:resign", by_name), None);
+    }
+
+    #[test]
+    fn with_three_players_the_last_seat_left_wins() {
+        let mut s = Standing::new(3, vec![]);
+        assert_eq!(
+            s.resign(1, Leaving::LastSeatWins, NAMES, false),
+            Ok("resign".into())
+        );
+        assert_eq!(s.ended(), None);
+        assert_eq!(s.playing(), vec![0, 2]);
+        assert!(s.resign(1, Leaving::LastSeatWins, NAMES, false).is_err());
+        s.resign(0, Leaving::LastSeatWins, NAMES, false).unwrap();
+        assert!(matches!(s.ended(), Some(Outcome::Win { seat: 2, .. })));
+    }
+
+    #[test]
+    fn a_draw_is_shared_by_the_seats_still_playing() {
+        let mut s = Standing::new(3, vec![2]);
+        s.agree_draw();
+        assert!(matches!(s.ended(), Some(Outcome::Draw { seats, .. }) if seats == &vec![0, 1]));
+    }
+
+    #[test]
+    fn when_units_hold_the_game_ends_only_when_all_have_left() {
+        let mut s = Standing::new(2, vec![]);
+        assert_eq!(
+            s.resign(0, Leaving::UnitsHold, NAMES, true),
+            Ok("BLUE:resign".into())
+        );
+        assert_eq!(s.ended(), None);
+        s.resign(1, Leaving::UnitsHold, NAMES, true).unwrap();
+        assert!(matches!(s.ended(), Some(Outcome::Draw { .. })));
+    }
+}
