@@ -106,9 +106,8 @@ fn parse_compact(text: &str) -> Result<Written, String> {
     if compact.is_empty() {
         return Err("the move is empty".into());
     }
-    match compact.as_str() {
-        "pass" => return Ok(Written::Pass),
-        _ => {}
+    if compact == "pass" {
+        return Ok(Written::Pass);
     }
     let mut rest = compact.as_str();
     let mut square = None;
