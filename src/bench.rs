@@ -215,7 +215,7 @@ fn make_games(
                 let secrets = Secrets::generate(2)?;
                 let id = gm::create_game(tx, &spec, &secrets, now)?;
                 let g = gamelog::load(tx, id)?;
-                crate::inbox::welcome_all(tx, &ctx, &g)?;
+                crate::compose::welcome_all(tx, &ctx, &g)?;
                 Ok((id, secrets.tokens[0].clone(), secrets.tokens[1].clone()))
             })
             .collect()

@@ -13,7 +13,6 @@ use crate::edge;
 use crate::gamelog;
 use crate::games::{Actor, GameKind};
 use crate::gm::{self, GameSpec, Secrets};
-use crate::inbox;
 use crate::mail::intake::{PipeSource, Source};
 use crate::records::{self, Record};
 use crate::store::{GameStatus, OutboxStatus, Store};
@@ -416,7 +415,7 @@ fn game_new(store: &mut Store, ctx: &Ctx, args: &NewArgs) -> anyhow::Result<Exit
         let id = gm::create_game(tx, &spec, &secrets, ctx.now)?;
         let g = gamelog::load(tx, id)?;
         if g.row.status == GameStatus::Active {
-            inbox::welcome_all(tx, ctx, &g)?;
+            compose::welcome_all(tx, ctx, &g)?;
         }
         Ok(id)
     })?;

@@ -460,3 +460,24 @@ pub fn announce(
     }
     Ok(())
 }
+
+/// The welcome mail to every seat: rules summary, players, board, the seat's Reply-To.
+pub fn welcome_all(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
+    let players: Vec<Value> = g
+        .seats
+        .iter()
+        .map(|s| json!({"seat": g.game.seat_name(s.seat), "email": s.email}))
+        .collect();
+    for s in &g.seats {
+        to_seat(
+            tx,
+            ctx,
+            g,
+            s.seat,
+            "welcome",
+            json!({"players": players, "rules": crate::help::summary(g.kind())}),
+            None,
+        )?;
+    }
+    Ok(())
+}

@@ -54,7 +54,7 @@ pub fn run(dir: Option<&Path>) -> anyhow::Result<i32> {
         let id = gm::create_game(tx, &spec, &secrets, edge::now())?;
         let g = gamelog::load(tx, id)?;
         let ctx = crate::compose::Ctx::new(&cfg, &templates, edge::now());
-        crate::inbox::welcome_all(tx, &ctx, &g)?;
+        crate::compose::welcome_all(tx, &ctx, &g)?;
         Ok(id)
     })?;
     let mut daemon = Daemon::new(&db_path, store, cfg.clone())?;

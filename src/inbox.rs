@@ -1,6 +1,5 @@
 //! The path of one inbound mail: store raw, guard, authenticate, run commands and orders, queue replies — in one transaction.
 
-use anyhow::anyhow;
 use chrono::Duration;
 use serde_json::{json, Value};
 
@@ -9,9 +8,9 @@ use crate::compose::{self, Ctx, Draft};
 use crate::dice::DiceSource;
 use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, GameKind, PlyError, ToAct};
-use crate::gm::{self, reborrow, Secrets};
+use crate::gm::{self, reborrow};
 use crate::mail::inbound::{self, Inbound};
-use crate::store::{GameStatus, MessageStatus, PendingKind, Store, Tx};
+use crate::store::{GameStatus, MessageStatus, Store, Tx};
 use crate::{edge, fault, help, orders, password};
 
 mod guard;
@@ -851,7 +850,7 @@ fn flush(
     }
     match g.game.to_act() {
         ToAct::Orders(seats) if seats.contains(&seat) => {
-            record_orders(tx, ctx, s, &g, seat, &seats, &lines)?
+            record_orders(tx, ctx, s, &g, seat, &lines)?
         }
         ToAct::Orders(_) => refuse_all(
             s,
@@ -901,19 +900,24 @@ struct Mover {
     msg_id: i64,
 }
 
-/// A simultaneous turn: the seat's orders, each understood or void, replace any it sent
-/// before; once every seat has ordered, the turn resolves soon (`early_resolve`).
+/// A simultaneous turn: the seat's orders (each understood or void) replace any it sent
+/// before (`gm::submit_orders`); the reply says so.
 fn record_orders(
     tx: &Tx,
     ctx: &Ctx,
     s: &mut Session,
     g: &Loaded,
     seat: usize,
-    seats: &[usize],
     lines: &[String],
 ) -> anyhow::Result<()> {
-    let game_id = g.row.id;
-    let checked = g.game.check_orders(seat, lines);
+    let early = Duration::seconds(ctx.cfg.early_resolve_secs);
+    let checked = match gm::submit_orders(tx, g, seat, lines, ctx.now, early)? {
+        Ok(c) => c,
+        Err(why) => {
+            refuse_all(s, lines, &format!("not played: {why}"));
+            return Ok(());
+        }
+    };
     for (l, r) in lines.iter().zip(&checked) {
         s.lines.push(match r {
             Ok(c) => Line::ok(l, Some(c.clone())),
@@ -925,20 +929,11 @@ fn record_orders(
             },
         });
     }
-    tx.set_pending(game_id, seat, PendingKind::Orders, lines, ctx.now)?;
     s.extra.push(
         "Your orders for this turn are recorded (they replace any you sent before). \
          Nobody sees them before the turn is adjudicated; you may change them until then."
             .into(),
     );
-    let pending = tx.pending(game_id, PendingKind::Orders)?;
-    if seats.iter().all(|x| pending.iter().any(|(p, _)| p == x)) {
-        let soon = ctx.now + Duration::seconds(ctx.cfg.early_resolve_secs);
-        if g.row.deadline.is_none_or(|d| d > soon) {
-            tx.set_deadline(game_id, Some(soon))?;
-            tx.set_reminded(game_id)?;
-        }
-    }
     s.moved = true;
     Ok(())
 }
@@ -956,20 +951,18 @@ fn play_plan(
     lines: &[String],
     dice: &mut Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<()> {
-    let (game_id, seat) = (g.row.id, mover.seat);
-    gm::store_plan(tx, game_id, seat, &plan.outcomes, ctx.now)?;
-    let res = gm::play(
+    let seat = mover.seat;
+    let res = gm::play_planned(
         tx,
         g,
-        Actor::Seat(seat),
-        &plan.declaration,
+        seat,
+        plan,
         ctx.now,
         Some(mover.msg_id),
         reborrow(dice),
     )?;
     match res {
         Err(e) => {
-            tx.clear_pending(game_id, PendingKind::Plan)?;
             s.lines.push(Line::no(&lines[0], e.to_string()));
             refuse_all(s, &lines[1..], "not played: the declaration was refused");
         }
@@ -1129,10 +1122,8 @@ fn run_command(
         Command::Status => cmd_status(tx, s, current)?,
         Command::History => {
             if let Some((g, _)) = load_seat(tx, current)? {
-                s.extra.push(format!(
-                    "The game so far:\n{}",
-                    crate::records::write(&[], &g.start, &g.plies()?).map_err(|e| anyhow!(e))?
-                ));
+                s.extra
+                    .push(format!("The game so far:\n{}", gm::view::history(&g)?));
             }
         }
         Command::Moves => cmd_moves(tx, s, current)?,
@@ -1155,32 +1146,7 @@ fn load_seat(tx: &Tx, current: Option<(i64, usize)>) -> anyhow::Result<Option<(L
 
 /// `LIST`: the sender's games, and games with open seats.
 fn cmd_list(tx: &Tx, s: &mut Session, from: &str) -> anyhow::Result<()> {
-    let mut out = String::from("Your games:\n");
-    let seats = tx.seats_of(from)?;
-    if seats.is_empty() {
-        out.push_str("  none\n");
-    }
-    for (gid, seat) in seats {
-        let g = gamelog::load(tx, gid)?;
-        out.push_str(&format!(
-            "  #{gid} {} ({}), you play {}: {}\n",
-            g.kind().title(),
-            g.row.status,
-            g.game.seat_name(seat),
-            g.game.to_act_text()
-        ));
-    }
-    let open: Vec<String> = tx
-        .games(Some(GameStatus::Open))?
-        .iter()
-        .map(|r| format!("  #{} {}", r.id, r.kind))
-        .collect();
-    if !open.is_empty() {
-        out.push_str("Games with open seats (JOIN <number>):\n");
-        out.push_str(&open.join("\n"));
-        out.push('\n');
-    }
-    s.extra.push(out);
+    s.extra.push(gm::view::games_of(tx, from)?.to_string());
     Ok(())
 }
 
@@ -1250,34 +1216,20 @@ fn cmd_start(
     let Some((mut g, seat)) = load_seat(tx, current)? else {
         return Ok(());
     };
-    if g.row.status != GameStatus::Active {
-        let why = match g.row.status.as_str() {
-            "open" => "the game starts when every seat is taken".to_string(),
-            other => format!("the game is {other}"),
-        };
-        s.lines.push(Line::no(text, why));
-        return Ok(());
-    }
-    if !g.kind().rolls_dice() {
-        s.lines.push(Line::no(
-            text,
-            no_dice_reason(&g, "there are no salts to wait for"),
-        ));
-        return Ok(());
-    }
-    if g.row.salts_fixed {
-        s.lines.push(Line::no(text, salts_closed_reason(&g)));
-        return Ok(());
-    }
-    let played = gm::ready(tx, &mut g, seat, ctx.now, reborrow(dice))?;
-    let note = if g.row.salts_fixed {
-        "every player is ready"
-    } else {
-        "you are ready; the salts are fixed once every player is"
-    };
-    s.lines.push(Line::ok(text, Some(note.to_string())));
-    if !played.plies.is_empty() || !played.reports.is_empty() {
-        tell_played(tx, ctx, s, &g, &played, seat, 0)?;
+    match gm::start(tx, &mut g, seat, ctx.now, reborrow(dice))? {
+        Err(why) => s.lines.push(Line::no(text, why.to_string())),
+        Ok(started) => {
+            let note = if started.all_ready {
+                "every player is ready"
+            } else {
+                "you are ready; the salts are fixed once every player is"
+            };
+            s.lines.push(Line::ok(text, Some(note.to_string())));
+            let played = &started.played;
+            if !played.plies.is_empty() || !played.reports.is_empty() {
+                tell_played(tx, ctx, s, &g, played, seat, 0)?;
+            }
+        }
     }
     Ok(())
 }
@@ -1285,25 +1237,7 @@ fn cmd_start(
 /// `STATUS`: whose turn, the deadline, the players.
 fn cmd_status(tx: &Tx, s: &mut Session, current: Option<(i64, usize)>) -> anyhow::Result<()> {
     if let Some((g, seat)) = load_seat(tx, current)? {
-        let mut out = format!(
-            "Game #{} {} ({}), you play {}. {}.\n",
-            g.row.id,
-            g.kind().title(),
-            g.row.status,
-            g.game.seat_name(seat),
-            gm::to_act_text(&g)
-        );
-        if let Some(d) = g.row.deadline {
-            out.push_str(&format!("Deadline: {}\n", d.format("%Y-%m-%d %H:%M UTC")));
-        }
-        for x in &g.seats {
-            out.push_str(&format!(
-                "  {}: {}\n",
-                g.game.seat_name(x.seat),
-                x.email.as_deref().unwrap_or("(open)")
-            ));
-        }
-        s.extra.push(out);
+        s.extra.push(gm::view::status(&g, Some(seat)).to_string());
     }
     Ok(())
 }
@@ -1311,23 +1245,7 @@ fn cmd_status(tx: &Tx, s: &mut Session, current: Option<(i64, usize)>) -> anyhow
 /// `MOVES`: the seat's legal moves now.
 fn cmd_moves(tx: &Tx, s: &mut Session, current: Option<(i64, usize)>) -> anyhow::Result<()> {
     if let Some((g, seat)) = load_seat(tx, current)? {
-        let mine = matches!(g.game.to_act(), ToAct::Seat(x) if x == seat)
-            || matches!(g.game.to_act(), ToAct::Orders(ref xs) if xs.contains(&seat));
-        if mine {
-            let legal = g.game.legal_plies();
-            s.extra.push(if legal.is_empty() {
-                "You have no legal move listed.".into()
-            } else {
-                format!(
-                    "Your legal moves ({}):\n{}",
-                    legal.len(),
-                    wrap(&legal.join("  "), 70)
-                )
-            });
-        } else {
-            s.extra
-                .push(format!("It is not your turn: {}.", gm::to_act_text(&g)));
-        }
+        s.extra.push(gm::view::moves(&g, seat).to_string());
     }
     Ok(())
 }
@@ -1440,64 +1358,6 @@ fn cmd_press(
     Ok(())
 }
 
-/// When a game's last open seat is filled: it starts, and every seat gets its welcome.
-fn after_join(
-    tx: &Tx,
-    ctx: &Ctx,
-    id: i64,
-    dice: Option<&mut dyn DiceSource>,
-) -> anyhow::Result<()> {
-    let g = gamelog::load(tx, id)?;
-    if g.row.status != GameStatus::Open || g.seats.iter().any(|s| s.email.is_none()) {
-        return Ok(());
-    }
-    tx.set_game_status(id, GameStatus::Active, None, ctx.now)?;
-    let mut g = gamelog::load(tx, id)?;
-    gm::begin(tx, &mut g, ctx.now, dice)?;
-    welcome_all(tx, ctx, &g)
-}
-
-/// The welcome mail to every seat: rules summary, players, board, the seat's Reply-To.
-pub fn welcome_all(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
-    let players: Vec<Value> = g
-        .seats
-        .iter()
-        .map(|s| json!({"seat": g.game.seat_name(s.seat), "email": s.email}))
-        .collect();
-    for s in &g.seats {
-        compose::to_seat(
-            tx,
-            ctx,
-            g,
-            s.seat,
-            "welcome",
-            json!({"players": players, "rules": help::summary(g.kind())}),
-            None,
-        )?;
-    }
-    Ok(())
-}
-
-/// Why SALT or START mean nothing in a game without dice.
-fn no_dice_reason(g: &Loaded, so: &str) -> String {
-    format!("{} rolls no dice: {so}", g.kind().title())
-}
-
-/// Why a SALT or START comes too late.
-fn salts_closed_reason(g: &Loaded) -> String {
-    match (g.row.salts_fixed, g.row.salts_until) {
-        (false, Some(until)) => format!(
-            "the salt window closed at {}",
-            until.format("%Y-%m-%d %H:%M UTC")
-        ),
-        _ => "the salts are already fixed".to_string(),
-    }
-}
-
-fn new_secrets(seats: usize) -> anyhow::Result<Secrets> {
-    Secrets::generate(seats)
-}
-
 fn help_text(ctx: &Ctx, kind: Option<GameKind>) -> anyhow::Result<String> {
     let games: Vec<String> = GameKind::ALL
         .iter()
@@ -1582,17 +1442,4 @@ fn shorten(text: &str, max: usize) -> String {
         None => text.to_string(),
         Some((i, _)) => format!("{}...", &text[..i]),
     }
-}
-
-/// Fills lines of at most `width` with the items `text` separates by two spaces (first fit),
-/// each item whole: a ply may hold a space (Dice Rink's `b1 5/4`).
-fn wrap(text: &str, width: usize) -> String {
-    fn items(line: &str) -> Box<dyn Iterator<Item = textwrap::core::Word<'_>> + '_> {
-        Box::new(line.split_inclusive("  ").map(textwrap::core::Word::from))
-    }
-    let options = textwrap::Options::new(width)
-        .break_words(false)
-        .word_separator(textwrap::WordSeparator::Custom(items))
-        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit);
-    textwrap::fill(text, options)
 }

@@ -26,6 +26,24 @@ pub enum Refusal {
     SaltsFull(usize),
     #[error("no player {0} (players: {1})")]
     NoSuchPlayer(String, String),
+    #[error("the game starts when every seat is taken")]
+    NotStarted,
+    #[error("{0} rolls no dice: there are no salts to wait for")]
+    NoSaltsToWaitFor(&'static str),
+    #[error("there is no game {0}")]
+    NoSuchGame(i64),
+    #[error("game {0} has no open seat (it is {1})")]
+    NotOpen(i64, GameStatus),
+    #[error("you already play in game {0}")]
+    AlreadySeated(i64),
+    #[error("seat {0} is not open in game {1}")]
+    SeatTaken(String, i64),
+    #[error("no open seat")]
+    NoOpenSeat,
+    #[error("that game is no longer offered")]
+    NotOffered,
+    #[error("{0}")]
+    BadOptions(String),
 }
 
 /// What a draw offer did.

@@ -7,13 +7,13 @@ use chrono::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::{after_join, new_secrets, reborrow, Handled, Line, Session};
+use super::{reborrow, Handled, Line, Session};
 use crate::compose::{self, Ctx, Draft};
 use crate::dice::DiceSource;
 use crate::edge;
 use crate::gamelog;
 use crate::games::{AnyGame, GameKind, Options};
-use crate::gm::{self, GameSpec};
+use crate::gm;
 use crate::store::{GameStatus, Tx};
 
 /// The local-part prefix of a confirmation address: `gm+confirm-CODE@domain`.
@@ -95,8 +95,8 @@ pub fn ask_join(
     game: i64,
     seat: Option<&str>,
 ) -> anyhow::Result<()> {
-    if let Err(why) = open_seat(tx, game, seat, from)? {
-        s.lines.push(Line::no(text, why));
+    if let Err(why) = gm::seat_open_to(tx, game, seat, from)? {
+        s.lines.push(Line::no(text, why.to_string()));
         return Ok(());
     }
     let request = Request::Join {
@@ -183,44 +183,6 @@ fn open_games_created(tx: &Tx, from: &str) -> anyhow::Result<i64> {
     Ok(n)
 }
 
-/// Whether `from` may take `seat` (or any seat) in `game` now: the seat, or why not.
-fn open_seat(
-    tx: &Tx,
-    game: i64,
-    seat: Option<&str>,
-    from: &str,
-) -> anyhow::Result<Result<usize, String>> {
-    let Some(row) = tx.game(game)? else {
-        return Ok(Err(format!("there is no game {game}")));
-    };
-    if row.status != GameStatus::Open {
-        return Ok(Err(format!(
-            "game {game} has no open seat (it is {})",
-            row.status
-        )));
-    }
-    let g = gamelog::load(tx, game)?;
-    if g.seats.iter().any(|x| x.email.as_deref() == Some(from)) {
-        return Ok(Err(format!("you already play in game {game}")));
-    }
-    let open: Vec<usize> = g
-        .seats
-        .iter()
-        .filter(|x| x.email.is_none())
-        .map(|x| x.seat)
-        .collect();
-    Ok(match seat {
-        Some(name) => match g.game.seat_by_name(name) {
-            Some(x) if open.contains(&x) => Ok(x),
-            _ => Err(format!("seat {name} is not open in game {game}")),
-        },
-        None => open
-            .first()
-            .copied()
-            .ok_or_else(|| "no open seat".to_string()),
-    })
-}
-
 /// A reply to a confirmation address: from the address that asked, the request is carried
 /// out; from any other, or for an unknown code, nothing happens and nobody is answered.
 pub fn confirm(
@@ -272,39 +234,25 @@ fn create(
     options: Options,
     dice: &mut Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<()> {
-    let Some(kind) = GameKind::parse(game) else {
-        s.lines
-            .push(Line::no(text, "that game is no longer offered"));
-        return Ok(());
-    };
-    let probe = match AnyGame::new(kind, &options) {
-        Ok(g) => g,
-        Err(e) => {
-            s.lines.push(Line::no(text, e));
+    let seated = match gm::open_new(tx, game, options, from, ctx.cfg.move_secs, ctx.now)? {
+        Ok(seated) => seated,
+        Err(why) => {
+            s.lines.push(Line::no(text, why.to_string()));
             return Ok(());
         }
     };
-    let first_seat = probe.seat_name(0).to_string();
-    let spec = GameSpec {
-        kind: Some(kind),
-        options,
-        players: vec![(first_seat.clone(), from.to_string())],
-        event: None,
-        move_secs: ctx.cfg.move_secs,
-        position: None,
-    };
-    let secrets = new_secrets(probe.seat_names().len())?;
-    let id = gm::create_game(tx, &spec, &secrets, ctx.now)?;
+    let id = seated.game;
     s.game = Some(id);
     s.lines.push(Line::ok(
         text,
-        Some(format!("game #{id} created; you play {first_seat}")),
+        Some(format!("game #{id} created; you play {}", seated.seat_name)),
     ));
     s.extra.push(format!(
         "Game #{id} waits for players: they send JOIN {id}. Everybody gets a welcome mail \
          with their secret reply address when the seats are full."
     ));
-    after_join(tx, ctx, id, reborrow(dice))
+    let _ = dice;
+    welcome_if_started(tx, ctx, &seated)
 }
 
 /// A confirmed JOIN: the seat is taken if it is still open.
@@ -319,25 +267,28 @@ fn join(
     seat: Option<String>,
     dice: &mut Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<()> {
-    let target = match open_seat(tx, game, seat.as_deref(), from)? {
-        Ok(t) => t,
+    let seated = match gm::join(tx, game, seat.as_deref(), from, ctx.now, reborrow(dice))? {
+        Ok(seated) => seated,
         Err(why) => {
-            s.lines.push(Line::no(text, why));
+            s.lines.push(Line::no(text, why.to_string()));
             return Ok(());
         }
     };
-    let player = tx.player_id(from)?;
-    tx.fill_seat(game, target, player, &edge::new_token()?)?;
     s.game = Some(game);
-    let g = gamelog::load(tx, game)?;
     s.lines.push(Line::ok(
         text,
-        Some(format!(
-            "you play {} in game #{game}",
-            g.game.seat_name(target)
-        )),
+        Some(format!("you play {} in game #{game}", seated.seat_name)),
     ));
-    after_join(tx, ctx, game, reborrow(dice))
+    welcome_if_started(tx, ctx, &seated)
+}
+
+/// When a game's last open seat was filled it began: every seat gets its welcome.
+fn welcome_if_started(tx: &Tx, ctx: &Ctx, seated: &gm::Seated) -> anyhow::Result<()> {
+    if seated.started {
+        let g = gamelog::load(tx, seated.game)?;
+        compose::welcome_all(tx, ctx, &g)?;
+    }
+    Ok(())
 }
 
 /// The mail that carries the code: its Reply-To is the confirmation address, so replying to

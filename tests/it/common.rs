@@ -87,7 +87,7 @@ impl World {
                 let g = gamelog::load(tx, id)?;
                 if g.row.status == "active" {
                     let ctx = Ctx::new(&cfg, &templates, now);
-                    inbox::welcome_all(tx, &ctx, &g)?;
+                    pbem::compose::welcome_all(tx, &ctx, &g)?;
                 }
                 Ok(id)
             })

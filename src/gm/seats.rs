@@ -1,0 +1,134 @@
+//! Taking seats as GM operations: a new game with its first seat (NEW), a seat in an open game (JOIN), and the start once every seat is taken; the mail path (after confirmation) and the command line both call them.
+
+use chrono::{DateTime, Utc};
+
+use super::ops::Refusal;
+use super::{begin, create_game, GameSpec, Secrets};
+use crate::dice::DiceSource;
+use crate::edge;
+use crate::gamelog;
+use crate::games::{AnyGame, GameKind, Options};
+use crate::store::{GameStatus, Tx};
+
+/// A seat taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seated {
+    pub game: i64,
+    pub seat: usize,
+    pub seat_name: &'static str,
+    /// The game began with this seat (every seat is taken): its players get their welcome.
+    pub started: bool,
+}
+
+/// A new game of `kind` whose first seat is `email`'s; the other seats wait for JOIN.
+pub fn open_new(
+    tx: &Tx,
+    kind: &str,
+    options: Options,
+    email: &str,
+    move_secs: Option<i64>,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Result<Seated, Refusal>> {
+    let Some(kind) = GameKind::parse(kind) else {
+        return Ok(Err(Refusal::NotOffered));
+    };
+    let probe = match AnyGame::new(kind, &options) {
+        Ok(g) => g,
+        Err(e) => return Ok(Err(Refusal::BadOptions(e))),
+    };
+    let seat_name = probe.seat_name(0);
+    let spec = GameSpec {
+        kind: Some(kind),
+        options,
+        players: vec![(seat_name.to_string(), email.to_string())],
+        event: None,
+        move_secs,
+        position: None,
+    };
+    let secrets = Secrets::generate(probe.seat_names().len())?;
+    let game = create_game(tx, &spec, &secrets, now)?;
+    // A game of one seat is full at once; `create_game` began it.
+    let started = probe.seat_names().len() == 1;
+    Ok(Ok(Seated {
+        game,
+        seat: 0,
+        seat_name,
+        started,
+    }))
+}
+
+/// `email` takes `seat` (or the first open seat) of an open game; the game begins when that
+/// was the last open seat.
+pub fn join(
+    tx: &Tx,
+    game: i64,
+    seat: Option<&str>,
+    email: &str,
+    now: DateTime<Utc>,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<Result<Seated, Refusal>> {
+    let target = match seat_open_to(tx, game, seat, email)? {
+        Ok(t) => t,
+        Err(why) => return Ok(Err(why)),
+    };
+    let player = tx.player_id(email)?;
+    tx.fill_seat(game, target, player, &edge::new_token()?)?;
+    let started = begin_when_full(tx, game, now, dice)?;
+    let g = gamelog::load(tx, game)?;
+    Ok(Ok(Seated {
+        game,
+        seat: target,
+        seat_name: g.game.seat_name(target),
+        started,
+    }))
+}
+
+/// Whether `email` may take `seat` (or any seat) in `game` now: the seat, or why not.
+pub fn seat_open_to(
+    tx: &Tx,
+    game: i64,
+    seat: Option<&str>,
+    email: &str,
+) -> anyhow::Result<Result<usize, Refusal>> {
+    let Some(row) = tx.game(game)? else {
+        return Ok(Err(Refusal::NoSuchGame(game)));
+    };
+    if row.status != GameStatus::Open {
+        return Ok(Err(Refusal::NotOpen(game, row.status)));
+    }
+    let g = gamelog::load(tx, game)?;
+    if g.seats.iter().any(|x| x.email.as_deref() == Some(email)) {
+        return Ok(Err(Refusal::AlreadySeated(game)));
+    }
+    let open: Vec<usize> = g
+        .seats
+        .iter()
+        .filter(|x| x.email.is_none())
+        .map(|x| x.seat)
+        .collect();
+    Ok(match seat {
+        Some(name) => match g.game.seat_by_name(name) {
+            Some(x) if open.contains(&x) => Ok(x),
+            _ => Err(Refusal::SeatTaken(name.to_string(), game)),
+        },
+        None => open.first().copied().ok_or(Refusal::NoOpenSeat),
+    })
+}
+
+/// An open game whose seats are all taken becomes active and begins (its salt window, or its
+/// first move); whether it did.
+fn begin_when_full(
+    tx: &Tx,
+    game: i64,
+    now: DateTime<Utc>,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<bool> {
+    let g = gamelog::load(tx, game)?;
+    if g.row.status != GameStatus::Open || g.seats.iter().any(|s| s.email.is_none()) {
+        return Ok(false);
+    }
+    tx.set_game_status(game, GameStatus::Active, None, now)?;
+    let mut g = gamelog::load(tx, game)?;
+    begin(tx, &mut g, now, dice)?;
+    Ok(true)
+}

@@ -1,0 +1,115 @@
+//! A seat's turn as GM operations: orders for a simultaneous turn, a declaration with outcomes planned per roll, and START (done with salts); the mail path and the command line both call them.
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::ops::Refusal;
+use super::{play, ready, store_plan, Played};
+use crate::dice::DiceSource;
+use crate::gamelog::Loaded;
+use crate::games::{Actor, Conditional, PlyError, ToAct};
+use crate::store::{GameStatus, PendingKind, Tx};
+
+/// Each order line's reading: its canonical form, or why it is void.
+pub type Checked = Vec<Result<String, String>>;
+
+/// The seat's orders for the current simultaneous turn, replacing any it sent before. Once
+/// every seat owing orders has sent some, the turn is adjudicated `early` from now (unless
+/// its deadline comes sooner). Void lines are kept too: the adjudication reports them.
+pub fn submit_orders(
+    tx: &Tx,
+    g: &Loaded,
+    seat: usize,
+    lines: &[String],
+    now: DateTime<Utc>,
+    early: Duration,
+) -> anyhow::Result<Result<Checked, Refusal>> {
+    if g.row.status != GameStatus::Active {
+        return Ok(Err(Refusal::NotActive(g.row.status)));
+    }
+    let ToAct::Orders(seats) = g.game.to_act() else {
+        return Ok(Err(Refusal::Rules(PlyError::NotYourTurn(format!(
+            "this is not a turn of orders ({})",
+            super::to_act_text(g)
+        )))));
+    };
+    if !seats.contains(&seat) {
+        return Ok(Err(Refusal::Rules(PlyError::NotYourTurn(
+            "you have no orders to give this turn".into(),
+        ))));
+    }
+    let checked = g.game.check_orders(seat, lines);
+    tx.set_pending(g.row.id, seat, PendingKind::Orders, lines, now)?;
+    let pending = tx.pending(g.row.id, PendingKind::Orders)?;
+    if seats.iter().all(|x| pending.iter().any(|(p, _)| p == x)) {
+        let soon = now + early;
+        if g.row.deadline.is_none_or(|d| d > soon) {
+            tx.set_deadline(g.row.id, Some(soon))?;
+            tx.set_reminded(g.row.id)?;
+        }
+    }
+    Ok(Ok(checked))
+}
+
+/// A declaration with its outcomes planned per roll: the plan is kept and the declaration
+/// played (the roll that follows reads the plan, `gm::advance`). A refused declaration keeps
+/// no plan.
+pub fn play_planned(
+    tx: &Tx,
+    g: &mut Loaded,
+    seat: usize,
+    plan: &Conditional,
+    now: DateTime<Utc>,
+    message: Option<i64>,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<Result<Played, PlyError>> {
+    store_plan(tx, g.row.id, seat, &plan.outcomes, now)?;
+    let res = play(
+        tx,
+        g,
+        Actor::Seat(seat),
+        &plan.declaration,
+        now,
+        message,
+        dice,
+    )?;
+    if res.is_err() {
+        tx.clear_pending(g.row.id, PendingKind::Plan)?;
+    }
+    Ok(res)
+}
+
+/// What a seat's START did.
+#[derive(Debug)]
+pub struct Started {
+    /// Whether every seat is now ready (the salts are fixed).
+    pub all_ready: bool,
+    /// The rolls and plies made once the salts were fixed.
+    pub played: Played,
+}
+
+/// START: the seat has no more salts to add; once every seat has said so the salts are fixed
+/// and the roll that waited for them is made.
+pub fn start(
+    tx: &Tx,
+    g: &mut Loaded,
+    seat: usize,
+    now: DateTime<Utc>,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<Result<Started, Refusal>> {
+    match g.row.status {
+        GameStatus::Active => {}
+        GameStatus::Open => return Ok(Err(Refusal::NotStarted)),
+        other => return Ok(Err(Refusal::NotActive(other))),
+    }
+    if !g.kind().rolls_dice() {
+        return Ok(Err(Refusal::NoSaltsToWaitFor(g.kind().title())));
+    }
+    if g.row.salts_fixed {
+        return Ok(Err(Refusal::SaltsFixed));
+    }
+    let played = ready(tx, g, seat, now, dice)?;
+    Ok(Ok(Started {
+        all_ready: g.row.salts_fixed,
+        played,
+    }))
+}
