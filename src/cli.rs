@@ -20,6 +20,7 @@ use crate::template::Templates;
 
 mod analyze;
 mod seat_ops;
+mod seat_turns;
 pub use analyze::{d4d6_query, D4d6Args};
 
 /// pbem: a play-by-email game master.
@@ -140,6 +141,8 @@ pub enum ConfigCmd {
 
 #[derive(Debug, Subcommand)]
 pub enum PlayerCmd {
+    /// A player's games and the games with open seats (as LIST by mail shows them).
+    Games { email: String },
     /// Set (or with --clear remove) a player's password for PASSWORD lines; read from stdin.
     Password {
         email: String,
@@ -194,8 +197,52 @@ pub enum GameCmd {
     /// rolls become predictable, so this is for games that are abandoned or under dispute.
     Reveal { id: i64 },
     /// Fix the dice salts now and make the roll that waits for them (a game with dice waits
-    /// for every player's START, or the end of its salt window, before its first roll).
-    Start { id: i64 },
+    /// for every player's START, or the end of its salt window, before its first roll); with
+    /// --seat, that seat's START only (as by mail).
+    Start {
+        id: i64,
+        #[arg(long)]
+        seat: Option<String>,
+    },
+    /// Give a seat's orders for the current simultaneous turn (as its order lines by mail).
+    Orders {
+        id: i64,
+        #[arg(long)]
+        seat: String,
+        #[arg(required = true)]
+        lines: Vec<String>,
+    },
+    /// Play a seat's declaration with outcomes planned per roll (as its conditional mail):
+    /// the declaration, then one argument per planned line.
+    Plan {
+        id: i64,
+        #[arg(long)]
+        seat: String,
+        #[arg(required = true)]
+        lines: Vec<String>,
+    },
+    /// Seat a player in an open game (as a confirmed JOIN by mail); the game begins when the
+    /// last seat is taken.
+    Join {
+        id: i64,
+        email: String,
+        #[arg(long)]
+        seat: Option<String>,
+    },
+    /// Whose turn, the deadline and the players (as a seat's STATUS by mail).
+    Status {
+        id: i64,
+        #[arg(long)]
+        seat: Option<String>,
+    },
+    /// A seat's legal moves now (as its MOVES by mail).
+    Legal {
+        id: i64,
+        #[arg(long)]
+        seat: String,
+    },
+    /// The game so far as a record's move text (as HISTORY by mail).
+    History { id: i64 },
     /// Clear a game's quarantine (set when its timer or adjudication failed) once the cause
     /// is fixed: its timers run again from the next pass.
     #[command(alias = "release")]
@@ -313,6 +360,10 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             Ok(0)
         }
         Command::Config(ConfigCmd::Check) => config_check(&cfg, &db),
+        Command::Player(PlayerCmd::Games { email }) => {
+            let mut store = Store::open(&db, false)?;
+            seat_turns::games_of(&mut store, &email)
+        }
         Command::Player(PlayerCmd::Vacation { email, days, off }) => {
             if days.is_none() && !off {
                 anyhow::bail!("say --days N (1 to 60) or --off");
@@ -385,7 +436,21 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
         GameCmd::Show { id } => game_show(&mut store, id),
         GameCmd::Moves { id } => game_moves(&mut store, id),
         GameCmd::Play { id, seat, gm, ply } => game_play(&mut store, &ctx, id, seat, gm, &ply),
-        GameCmd::Start { id } => game_start(&mut store, &ctx, id),
+        GameCmd::Start { id, seat: None } => game_start(&mut store, &ctx, id),
+        GameCmd::Start {
+            id,
+            seat: Some(seat),
+        } => seat_turns::start(&mut store, &ctx, id, &seat),
+        GameCmd::Orders { id, seat, lines } => {
+            seat_turns::orders(&mut store, &ctx, id, &seat, &lines)
+        }
+        GameCmd::Plan { id, seat, lines } => seat_turns::plan(&mut store, &ctx, id, &seat, &lines),
+        GameCmd::Join { id, email, seat } => {
+            seat_turns::join(&mut store, &ctx, id, &email, seat.as_deref())
+        }
+        GameCmd::Status { id, seat } => seat_turns::status(&mut store, id, seat.as_deref()),
+        GameCmd::Legal { id, seat } => seat_turns::legal(&mut store, id, &seat),
+        GameCmd::History { id } => seat_turns::history(&mut store, id),
         GameCmd::Replace { id, seat, email } => game_replace(&mut store, &ctx, id, &seat, &email),
         GameCmd::Reveal { id } => game_reveal(&mut store, &ctx, id),
         GameCmd::Unquarantine { id } => unquarantine(&mut store, id, now),

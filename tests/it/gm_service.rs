@@ -1,0 +1,187 @@
+//! The GM as a service: every operation a player asks for by mail has a command-line twin that calls the same GM operation (join, status, legal moves, orders, history, a player's games, START, a planned declaration), and resignations and draws work with more than two seats.
+
+use std::path::Path;
+use std::process::Output;
+
+fn pbem(dir: &Path, args: &[&str]) -> Output {
+    crate::common::pbem_command(dir, "g.sqlite")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// Runs pbem and insists it succeeds; its output.
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let o = pbem(dir, args);
+    assert!(o.status.success(), "pbem {args:?}: {}", text(&o));
+    text(&o)
+}
+
+fn mails(dir: &Path) -> usize {
+    std::fs::read_dir(dir.join("out")).map_or(0, |d| d.count())
+}
+
+/// A Dip-Tac-Toe game opened by BLUE, its other seats taken from the command line.
+fn four_seats(d: &Path) {
+    ok(d, &["init"]);
+    let id = ok(
+        d,
+        &[
+            "game",
+            "new",
+            "diptactoe",
+            "--player",
+            "BLUE=blue@example.org",
+        ],
+    );
+    assert_eq!(id.trim(), "1");
+    let joined = ok(d, &["game", "join", "1", "red@example.org"]);
+    assert!(joined.contains("red@example.org plays RED"), "{joined}");
+    let o = pbem(d, &["game", "join", "1", "Red@Example.org"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        text(&o).contains("you already play in game 1"),
+        "{}",
+        text(&o)
+    );
+    let o = pbem(d, &["game", "join", "1", "x@example.org", "--seat", "RED"]);
+    assert!(
+        text(&o).contains("seat RED is not open in game 1"),
+        "{}",
+        text(&o)
+    );
+    ok(
+        d,
+        &[
+            "game",
+            "join",
+            "1",
+            "yellow@example.org",
+            "--seat",
+            "YELLOW",
+        ],
+    );
+    assert_eq!(mails(d), 0, "no welcome before every seat is taken");
+    let last = ok(d, &["game", "join", "1", "green@example.org"]);
+    assert!(last.contains("plays GREEN"), "{last}");
+    assert!(last.contains("the game has begun"), "{last}");
+    assert_eq!(mails(d), 4, "every seat gets its welcome");
+}
+
+#[test]
+fn a_seats_mail_operations_have_command_line_twins() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    four_seats(d);
+    let games = ok(d, &["player", "games", "red@example.org"]);
+    assert!(
+        games.contains("#1 Dip-Tac-Toe (active), you play RED"),
+        "{games}"
+    );
+    let status = ok(d, &["game", "status", "1", "--seat", "GREEN"]);
+    assert!(status.contains("you play GREEN"), "{status}");
+    assert!(status.contains("YELLOW: yellow@example.org"), "{status}");
+    let legal = ok(d, &["game", "legal", "1", "--seat", "BLUE"]);
+    assert!(legal.starts_with("Your legal moves ("), "{legal}");
+    let orders = ok(
+        d,
+        &[
+            "game",
+            "orders",
+            "1",
+            "--seat",
+            "BLUE",
+            "I.A.1 - I.B.1",
+            "nonsense",
+        ],
+    );
+    assert!(orders.contains("ok    I.A.1 - I.B.1"), "{orders}");
+    assert!(orders.contains("void  nonsense"), "{orders}");
+    // START means nothing in a game without dice: refused in words.
+    let o = pbem(d, &["game", "start", "1", "--seat", "RED"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(text(&o).contains("rolls no dice"), "{}", text(&o));
+    assert_eq!(ok(d, &["game", "history", "1"]).trim(), "", "no ply yet");
+}
+
+#[test]
+fn with_four_seats_a_resignation_leaves_three_who_share_an_agreed_draw() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    four_seats(d);
+    ok(d, &["game", "resign", "1", "--seat", "YELLOW"]);
+    let status = ok(d, &["game", "status", "1"]);
+    assert!(status.contains("(active)"), "the game goes on: {status}");
+    ok(d, &["game", "draw", "1", "--seat", "BLUE", "offer"]);
+    ok(d, &["game", "draw", "1", "--seat", "RED", "accept"]);
+    let agreed = ok(d, &["game", "draw", "1", "--seat", "GREEN", "accept"]);
+    assert!(
+        agreed.contains("draw agreed by all"),
+        "YELLOW resigned and has no say: {agreed}"
+    );
+    let export = pbem(d, &["export", "1"]);
+    std::fs::write(d.join("g.pgn"), &export.stdout).unwrap();
+    let o = pbem(d, &["replay", "--json", "g.pgn"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["outcome"]["draw"], true);
+    assert_eq!(
+        v["outcome"]["drawn"],
+        serde_json::json!(["BLUE", "RED", "GREEN"])
+    );
+}
+
+#[test]
+fn start_by_seat_then_a_planned_declaration_from_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(d, &["init"]);
+    ok(
+        d,
+        &[
+            "game",
+            "new",
+            "d4d6",
+            "--player",
+            "WHITE=w@example.org",
+            "--player",
+            "BLACK=b@example.org",
+        ],
+    );
+    let first = ok(d, &["game", "start", "1", "--seat", "WHITE"]);
+    assert!(first.contains("WHITE is ready"), "{first}");
+    let second = ok(d, &["game", "start", "1", "--seat", "BLACK"]);
+    assert!(second.contains("every player is ready"), "{second}");
+    let o = pbem(d, &["game", "start", "1", "--seat", "BLACK"]);
+    assert!(
+        text(&o).contains("the salts are already fixed"),
+        "{}",
+        text(&o)
+    );
+    let planned = ok(
+        d,
+        &[
+            "game", "plan", "1", "--seat", "WHITE", "Ga d1 d6", "*: stay",
+        ],
+    );
+    assert!(planned.contains("WHITE: Gad1:d6"), "{planned}");
+    assert!(planned.contains("chance: roll"), "the GM rolled: {planned}");
+    let history = ok(d, &["game", "history", "1"]);
+    assert!(
+        history.contains("stay"),
+        "the planned outcome was played: {history}"
+    );
+    let o = pbem(
+        d,
+        &["game", "plan", "1", "--seat", "BLACK", "hello", "there"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+}
