@@ -201,3 +201,70 @@ fn the_tidy_reader_sees_grouped_and_nested_imports() {
     let refs: Vec<&str> = refs.iter().map(String::as_str).collect();
     assert_eq!(refs, ["fault", "gm", "help", "store"]);
 }
+
+/// The longest function outside tests, as (lines, file:line of its `fn`) per function over
+/// `max`: a brace count from each `fn` line at the start of an item, up to the file's
+/// `#[cfg(test)]` module (unit tests may be long). Strings holding braces are rare in this
+/// code base and would only make a count longer, never hide a long function.
+fn functions_longer_than(max: usize, file: &Path) -> Vec<(usize, String)> {
+    let text = std::fs::read_to_string(file).unwrap();
+    let lines: Vec<&str> = text
+        .lines()
+        .take_while(|l| l.trim() != "#[cfg(test)]")
+        .collect();
+    let mut long = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let t = lines[i].trim_start();
+        let is_fn = [
+            "fn ",
+            "pub fn ",
+            "pub(crate) fn ",
+            "pub(super) fn ",
+            "const fn ",
+        ]
+        .iter()
+        .any(|p| t.starts_with(p));
+        if !is_fn {
+            i += 1;
+            continue;
+        }
+        let (mut depth, mut opened, mut j) = (0i64, false, i);
+        while j < lines.len() {
+            for c in lines[j].chars() {
+                match c {
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+            }
+            // A declaration without a body (`fn f();` in a trait) ends at its semicolon.
+            if (opened && depth <= 0) || (!opened && lines[j].trim_end().ends_with(';')) {
+                break;
+            }
+            j += 1;
+        }
+        let length = j - i + 1;
+        if length > max {
+            long.push((length, format!("{}:{}", file.display(), i + 1)));
+        }
+        i += 1;
+    }
+    long
+}
+
+#[test]
+fn no_function_outside_tests_is_longer_than_120_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    rust_files(&root.join("crates/rules/src"), &mut files);
+    let long: Vec<(usize, String)> = files
+        .iter()
+        .flat_map(|f| functions_longer_than(120, f))
+        .collect();
+    assert!(long.is_empty(), "functions over 120 lines: {long:?}");
+}
