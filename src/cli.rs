@@ -652,8 +652,10 @@ fn game_replace(
             ctx,
             &g,
             s,
-            "welcome",
-            serde_json::json!({"players": [], "rules": crate::help::summary(g.kind())}),
+            &compose::Welcome {
+                players: vec![],
+                rules: crate::help::summary(g.kind()).to_string(),
+            },
             None,
         )
     })?;
@@ -671,15 +673,7 @@ fn game_reveal(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
         tx.log_event(Some(id), ctx.now, "dice seed revealed by the GM")?;
         // Every player learns it at once: a seed known to some would be an edge.
         for s in &g.seats {
-            compose::to_seat(
-                tx,
-                ctx,
-                &g,
-                s.seat,
-                "dice_revealed",
-                serde_json::json!({}),
-                None,
-            )?;
+            compose::to_seat(tx, ctx, &g, s.seat, &compose::DiceRevealed {}, None)?;
         }
         Ok(g.row.seed)
     })?;

@@ -1,9 +1,16 @@
 //! Builds outgoing mails about games: stable subjects, threading headers, each seat's secret Reply-To, rendered bodies.
 
+pub mod letters;
+
+pub use letters::{
+    AuthRefusal, Confirm, DiceRevealed, GameOver, GameVars, GmNotice, Held, Help, Letter,
+    LineStatus, LineVars, PlayerVars, PlyVars, Press, Reminder, Reply, SeatMail, TurnReport,
+    Welcome,
+};
+
 use std::cell::Cell;
 
 use chrono::{DateTime, Duration, Utc};
-use serde_json::{json, Value};
 
 use crate::config::Config;
 use crate::gamelog::Loaded;
@@ -89,26 +96,6 @@ pub fn thread_root(cfg: &Config, game: i64) -> String {
     format!("<pbem.game{game}@{}>", cfg.address_parts().1)
 }
 
-/// The game as templates see it.
-pub fn game_json(g: &Loaded) -> Value {
-    json!({
-        "id": g.row.id,
-        "kind": g.kind().name(),
-        "title": g.kind().title(),
-        "status": g.row.status,
-        "to_act": crate::gm::to_act_text(g),
-        "deadline": g.row.deadline.map(|d| d.format("%Y-%m-%d %H:%M UTC").to_string()),
-        "ply": g.moves.len() + 1,
-        "commitment": g.row.commitment,
-        "dice": g.kind().rolls_dice() && g.row.commitment.is_some(),
-        "salts": crate::gm::salts(&g.row).unwrap_or_default(),
-        "salts_fixed": g.row.salts_fixed,
-        "salts_until": g.row.salts_until.map(|d| d.format("%Y-%m-%d %H:%M UTC").to_string()),
-        "seed": if g.row.seed_revealed { g.row.seed.clone() } else { None },
-        "result": g.game.outcome_text(),
-    })
-}
-
 /// A mail ready for the outbox.
 pub struct Draft {
     pub kind: &'static str,
@@ -152,12 +139,12 @@ fn hold_until(tx: &Tx, ctx: &Ctx, to: &str) -> anyhow::Result<Option<DateTime<Ut
     if tx.throttle_count(to, "held_notice", hour_ago)? == 0 {
         tx.note_throttle(to, "held_notice", ctx.now)?;
         tx.log_event(None, ctx.now, &format!("rate limit: mail to {to} is held"))?;
-        let body = ctx.templates.render(
-            "held",
-            &json!({
-                "limit": ctx.cfg.replies_per_hour,
-                "until": until.format("%Y-%m-%d %H:%M UTC").to_string(),
-            }),
+        let body = render(
+            ctx,
+            &Held {
+                limit: ctx.cfg.replies_per_hour,
+                until: until.format("%Y-%m-%d %H:%M UTC").to_string(),
+            },
         )?;
         let notice = Draft {
             kind: "held",
@@ -247,23 +234,23 @@ pub fn to_seat(
     ctx: &Ctx,
     g: &Loaded,
     seat: usize,
-    kind: &'static str,
-    vars: Value,
+    letter: &impl Letter,
     in_reply_to: Option<String>,
 ) -> anyhow::Result<()> {
+    let kind = letter.kind();
     let Some(row) = g.seat(seat) else {
         return Ok(());
     };
     let Some(email) = row.email.clone() else {
         return Ok(());
     };
-    let mut ctx_json = json!({
-        "game": game_json(g),
-        "seat": g.game.seat_name(seat),
-        "board": g.board(),
-    });
-    merge(&mut ctx_json, vars);
-    let body = ctx.templates.render(kind, &ctx_json)?;
+    let vars = SeatMail {
+        game: GameVars::of(g),
+        seat: g.game.seat_name(seat),
+        board: g.board(),
+        letter,
+    };
+    let body = ctx.templates.render(kind, &vars)?;
     let subject = match (&in_reply_to, kind) {
         (Some(_), _) => format!("Re: {}", game_subject(g)),
         (None, "reminder") => format!("{}: reminder", game_subject(g)),
@@ -300,8 +287,13 @@ pub fn to_gm(tx: &Tx, ctx: &Ctx, g: Option<&Loaded>, text: &str) -> anyhow::Resu
     else {
         return Ok(());
     };
-    let vars = json!({"game": g.map(game_json), "text": text});
-    let body = ctx.templates.render("gm_notice", &vars)?;
+    let body = render(
+        ctx,
+        &GmNotice {
+            game: g.map(GameVars::of),
+            text,
+        },
+    )?;
     // GM notices do not count against the inbound mail that caused them.
     queue(
         tx,
@@ -339,8 +331,11 @@ pub fn tell_seats(
             ctx,
             g,
             seat,
-            "turn_report",
-            json!({"plies": [], "reports": [news], "your_turn": false}),
+            &TurnReport {
+                plies: vec![],
+                reports: vec![news.to_string()],
+                your_turn: false,
+            },
             None,
         )?;
     }
@@ -391,35 +386,19 @@ pub fn press(
             ctx,
             g,
             *x,
-            "press",
-            json!({
-                "from": if anonymous { None } else { Some(names[seat]) },
-                "to": if to_all { "all".to_string() } else { to_text.join(", ") },
-                "text": body,
-            }),
+            &Press {
+                from: if anonymous { None } else { Some(names[seat]) },
+                to: if to_all {
+                    "all".to_string()
+                } else {
+                    to_text.join(", ")
+                },
+                text: body,
+            },
             None,
         )?;
     }
     Ok(())
-}
-
-/// Adds `extra`'s fields to `base` (both JSON objects).
-pub fn merge(base: &mut Value, extra: Value) {
-    if let (Value::Object(b), Value::Object(e)) = (base, extra) {
-        for (k, v) in e {
-            b.insert(k, v);
-        }
-    }
-}
-
-/// The plies as templates list them.
-pub fn plies_json(g: &Loaded, plies: &[(crate::games::Actor, String)]) -> Value {
-    Value::Array(
-        plies
-            .iter()
-            .map(|(a, t)| json!({"actor": crate::records::actor_name(&g.game, *a), "text": t}))
-            .collect(),
-    )
 }
 
 /// After plies were played: every other seat gets a turn report; when the game ended, every
@@ -431,16 +410,15 @@ pub fn announce(
     played: &crate::gm::Played,
     except: Option<usize>,
 ) -> anyhow::Result<()> {
-    let vars = json!({
-        "plies": plies_json(g, &played.plies),
-        "reports": played.reports,
-    });
+    let plies = PlyVars::list(g, &played.plies);
     if played.finished {
-        let record = crate::gm::export(g)?;
+        let over = GameOver {
+            plies,
+            reports: played.reports.clone(),
+            record: crate::gm::export(g)?,
+        };
         for s in &g.seats {
-            let mut v = vars.clone();
-            merge(&mut v, json!({"record": record}));
-            to_seat(tx, ctx, g, s.seat, "game_over", v, None)?;
+            to_seat(tx, ctx, g, s.seat, &over, None)?;
         }
         return Ok(());
     }
@@ -454,30 +432,36 @@ pub fn announce(
             crate::games::ToAct::Orders(xs) => xs.contains(&s.seat),
             _ => false,
         };
-        let mut v = vars.clone();
-        merge(&mut v, json!({"your_turn": your_turn}));
-        to_seat(tx, ctx, g, s.seat, "turn_report", v, None)?;
+        let report = TurnReport {
+            plies: plies.clone(),
+            reports: played.reports.clone(),
+            your_turn,
+        };
+        to_seat(tx, ctx, g, s.seat, &report, None)?;
     }
     Ok(())
 }
 
 /// The welcome mail to every seat: rules summary, players, board, the seat's Reply-To.
 pub fn welcome_all(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
-    let players: Vec<Value> = g
-        .seats
-        .iter()
-        .map(|s| json!({"seat": g.game.seat_name(s.seat), "email": s.email}))
-        .collect();
+    let welcome = Welcome {
+        players: g
+            .seats
+            .iter()
+            .map(|s| PlayerVars {
+                seat: g.game.seat_name(s.seat),
+                email: s.email.clone(),
+            })
+            .collect(),
+        rules: crate::help::summary(g.kind()).to_string(),
+    };
     for s in &g.seats {
-        to_seat(
-            tx,
-            ctx,
-            g,
-            s.seat,
-            "welcome",
-            json!({"players": players, "rules": crate::help::summary(g.kind())}),
-            None,
-        )?;
+        to_seat(tx, ctx, g, s.seat, &welcome, None)?;
     }
     Ok(())
+}
+
+/// A letter's body from its template (mails that are not about one seat's game).
+pub fn render(ctx: &Ctx, letter: &impl Letter) -> anyhow::Result<String> {
+    ctx.templates.render(letter.kind(), letter)
 }

@@ -1,10 +1,9 @@
 //! The path of one inbound mail: store raw, guard, authenticate, run commands and orders, queue replies — in one transaction.
 
 use chrono::Duration;
-use serde_json::{json, Value};
 
 use crate::commands::{self, Command};
-use crate::compose::{self, Ctx, Draft};
+use crate::compose::{self, Ctx, Draft, Help, Letter, LineStatus, LineVars, Reply};
 use crate::dice::DiceSource;
 use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, GameKind, PlyError, ToAct};
@@ -202,23 +201,6 @@ fn refused(note: impl Into<String>) -> Handled {
     }
 }
 
-/// What became of one line of a mail, as the reply says it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-enum LineStatus {
-    /// Played, recorded or answered.
-    #[default]
-    Ok,
-    /// Not played, with the reason.
-    Refused,
-    /// A Dip-Tac-Toe order that was understood as void (it holds), with the reason.
-    Void,
-    /// Not a move or command at all (a greeting); does not count.
-    Ignored,
-    /// Past the mail's limit of lines or commands.
-    Unread,
-}
-
 /// One line of a reply: what the player wrote and what became of it.
 #[derive(Debug, Clone, Default)]
 struct Line {
@@ -245,10 +227,14 @@ impl Line {
             reason: Some(reason.into()),
         }
     }
-    fn json(&self) -> Value {
+    fn vars(&self) -> LineVars {
         // A reply quotes at most the start of a long line.
-        let text = shorten(&self.text, 120);
-        json!({"status": self.status, "text": text, "canonical": self.canonical, "reason": self.reason})
+        LineVars {
+            status: self.status,
+            text: shorten(&self.text, 120),
+            canonical: self.canonical.clone(),
+            reason: self.reason.clone(),
+        }
     }
 }
 
@@ -1363,9 +1349,12 @@ fn help_text(ctx: &Ctx, kind: Option<GameKind>) -> anyhow::Result<String> {
         .iter()
         .map(|k| format!("{} ({})", k.name(), k.title()))
         .collect();
-    ctx.templates.render(
-        "help",
-        &json!({"games": games.join(", "), "game_help": kind.map(help::notation)}),
+    compose::render(
+        ctx,
+        &Help {
+            games: games.join(", "),
+            game_help: kind.map(help::notation),
+        },
     )
 }
 
@@ -1381,11 +1370,6 @@ fn reply(
 ) -> anyhow::Result<()> {
     ctx.budget.release_for_reply();
     let refused_only = !s.lines.is_empty() && s.lines.iter().all(|l| l.status != LineStatus::Ok);
-    let kind = if refused_only {
-        "order_refused"
-    } else {
-        "move_accepted"
-    };
     let mut extra = s.extra.clone();
     if let Some(h) = &s.help {
         extra.push(h.clone());
@@ -1394,11 +1378,12 @@ fn reply(
     if let (Some((_, text)), None) = (&confirm, current) {
         extra.push(text.clone());
     }
-    let vars = json!({
-        "lines": s.lines.iter().map(Line::json).collect::<Vec<_>>(),
-        "reports": [],
-        "extra": extra.join("\n"),
-    });
+    let letter = Reply {
+        refused_only,
+        lines: s.lines.iter().map(Line::vars).collect(),
+        reports: vec![],
+        extra: extra.join("\n"),
+    };
     let in_reply_to = s.in_reply_to.clone();
     match current {
         Some((gid, seat)) => {
@@ -1407,7 +1392,7 @@ fn reply(
                 _ => gamelog::load(tx, gid)?,
             };
             if g.seat(seat).and_then(|x| x.email.as_deref()) == Some(from) {
-                compose::to_seat(tx, ctx, &g, seat, kind, vars, in_reply_to)?;
+                compose::to_seat(tx, ctx, &g, seat, &letter, in_reply_to)?;
             }
             if let Some((code, text)) = confirm {
                 requests::send_confirmation(tx, ctx, from, &code, text)?;
@@ -1415,9 +1400,9 @@ fn reply(
             Ok(())
         }
         None => {
-            let body = ctx.templates.render(kind, &vars)?;
+            let body = compose::render(ctx, &letter)?;
             let mut draft = Draft {
-                kind,
+                kind: letter.kind(),
                 game: s.game,
                 to: from.to_string(),
                 reply_to: None,

@@ -83,8 +83,8 @@ impl Templates {
         Ok(t)
     }
 
-    /// Renders a mail kind with a JSON context.
-    pub fn render(&self, kind: &str, ctx: &serde_json::Value) -> anyhow::Result<String> {
+    /// Renders a mail kind with its variables (`compose::letters`: one struct per kind).
+    pub fn render(&self, kind: &str, ctx: &impl serde::Serialize) -> anyhow::Result<String> {
         let t = self
             .env
             .get_template(kind)

@@ -1,7 +1,6 @@
 //! Deadlines: reminders before them, and what happens at them (adjudicate a simultaneous turn, tell the GM, or forfeit).
 
 use chrono::Duration;
-use serde_json::json;
 
 use crate::compose::{self, Ctx};
 use crate::dice::DiceSource;
@@ -168,7 +167,7 @@ fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow
 fn remind(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
     let (seats, orders) = owing(tx, g)?;
     for s in seats {
-        compose::to_seat(tx, ctx, g, s, "reminder", json!({"orders": orders}), None)?;
+        compose::to_seat(tx, ctx, g, s, &compose::Reminder { orders }, None)?;
     }
     Ok(())
 }

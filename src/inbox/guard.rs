@@ -5,7 +5,6 @@
 //! own moves are always read.
 
 use chrono::Duration;
-use serde_json::json;
 
 use crate::compose::{self, Ctx, Draft};
 use crate::gamelog::Loaded;
@@ -76,9 +75,12 @@ pub fn tell_owner(
         return Ok(());
     }
     tx.note_throttle(to, REFUSAL_NOTICE, ctx.now)?;
-    let body = ctx.templates.render(
-        "auth_refusal",
-        &json!({"game_id": g.row.id, "sender": plain_address(sender)}),
+    let body = compose::render(
+        ctx,
+        &compose::AuthRefusal {
+            game_id: g.row.id,
+            sender: plain_address(sender).map(str::to_string),
+        },
     )?;
     compose::enqueue(
         tx,
@@ -133,8 +135,12 @@ pub fn answer_too_large(tx: &Tx, ctx: &Ctx, inb: &Inbound, from: &str) -> anyhow
         ctx,
         &g,
         seat,
-        "order_refused",
-        json!({"lines": [], "reports": [], "extra": text}),
+        &compose::Reply {
+            refused_only: true,
+            lines: vec![],
+            reports: vec![],
+            extra: text,
+        },
         None,
     )
 }

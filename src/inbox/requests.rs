@@ -5,7 +5,6 @@
 
 use chrono::Duration;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 use super::{reborrow, Handled, Line, Session};
 use crate::compose::{self, Ctx, Draft};
@@ -142,16 +141,22 @@ fn file(
         Some("waiting for your confirmation: see below".into()),
     ));
     let (title, detail) = describe(request);
-    let body = ctx.templates.render(
-        "confirm",
-        &json!({
-            "kind": request.kind(),
-            "title": title,
-            "options": detail,
-            "game_id": match request { Request::Join { game, .. } => Some(*game), _ => None },
-            "seat": match request { Request::Join { seat, .. } => seat.clone(), _ => None },
-            "expires": expires.format("%Y-%m-%d %H:%M UTC").to_string(),
-        }),
+    let body = compose::render(
+        ctx,
+        &compose::Confirm {
+            kind: request.kind(),
+            title,
+            options: detail,
+            game_id: match request {
+                Request::Join { game, .. } => Some(*game),
+                _ => None,
+            },
+            seat: match request {
+                Request::Join { seat, .. } => seat.clone(),
+                _ => None,
+            },
+            expires: expires.format("%Y-%m-%d %H:%M UTC").to_string(),
+        },
     )?;
     s.confirm = Some((code, body));
     Ok(())

@@ -1,0 +1,368 @@
+//! The variables of every mail kind as typed structs, one per template (templates/<kind>.txt), so that what a template may read is fixed where the mail is made.
+
+use serde::Serialize;
+
+use crate::gamelog::Loaded;
+use crate::games::Actor;
+use crate::store::GameStatus;
+
+/// A mail kind's variables; `kind` names its template (and the outbox row's kind).
+pub trait Letter: Serialize {
+    fn kind(&self) -> &'static str;
+}
+
+/// How dates read in mail.
+fn when(d: chrono::DateTime<chrono::Utc>) -> String {
+    d.format("%Y-%m-%d %H:%M UTC").to_string()
+}
+
+/// The game as every template about a game sees it (`game.*`).
+#[derive(Debug, Clone, Serialize)]
+pub struct GameVars {
+    pub id: i64,
+    pub kind: &'static str,
+    pub title: &'static str,
+    pub status: GameStatus,
+    pub to_act: String,
+    pub deadline: Option<String>,
+    /// The number the next ply will have (players may guard a move with `#n`).
+    pub ply: usize,
+    pub commitment: Option<String>,
+    pub dice: bool,
+    pub salts: Vec<String>,
+    pub salts_fixed: bool,
+    pub salts_until: Option<String>,
+    /// The dice seed, once revealed.
+    pub seed: Option<String>,
+    pub result: Option<String>,
+}
+
+impl GameVars {
+    pub fn of(g: &Loaded) -> GameVars {
+        GameVars {
+            id: g.row.id,
+            kind: g.kind().name(),
+            title: g.kind().title(),
+            status: g.row.status,
+            to_act: crate::gm::to_act_text(g),
+            deadline: g.row.deadline.map(when),
+            ply: g.moves.len() + 1,
+            commitment: g.row.commitment.clone(),
+            dice: g.kind().rolls_dice() && g.row.commitment.is_some(),
+            salts: crate::gm::salts(&g.row).unwrap_or_default(),
+            salts_fixed: g.row.salts_fixed,
+            salts_until: g.row.salts_until.map(when),
+            seed: if g.row.seed_revealed {
+                g.row.seed.clone()
+            } else {
+                None
+            },
+            result: g.game.outcome_text(),
+        }
+    }
+}
+
+/// What every mail to a seat has (`game`, `seat`, `board`), and its own kind's variables.
+#[derive(Serialize)]
+pub struct SeatMail<'a, L: Letter> {
+    pub game: GameVars,
+    pub seat: &'static str,
+    pub board: &'a str,
+    #[serde(flatten)]
+    pub letter: &'a L,
+}
+
+/// A seat and who plays it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayerVars {
+    pub seat: &'static str,
+    pub email: Option<String>,
+}
+
+/// `welcome`: the rules summary and the players.
+#[derive(Debug, Serialize)]
+pub struct Welcome {
+    pub players: Vec<PlayerVars>,
+    pub rules: String,
+}
+
+impl Letter for Welcome {
+    fn kind(&self) -> &'static str {
+        "welcome"
+    }
+}
+
+/// One ply as a report lists it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlyVars {
+    pub actor: String,
+    pub text: String,
+}
+
+impl PlyVars {
+    pub fn list(g: &Loaded, plies: &[(Actor, String)]) -> Vec<PlyVars> {
+        plies
+            .iter()
+            .map(|(a, t)| PlyVars {
+                actor: crate::records::actor_name(&g.game, *a),
+                text: t.clone(),
+            })
+            .collect()
+    }
+}
+
+/// `turn_report`: what was played since the seat last heard, and whether it must act now.
+#[derive(Debug, Clone, Serialize)]
+pub struct TurnReport {
+    pub plies: Vec<PlyVars>,
+    pub reports: Vec<String>,
+    pub your_turn: bool,
+}
+
+impl Letter for TurnReport {
+    fn kind(&self) -> &'static str {
+        "turn_report"
+    }
+}
+
+/// `game_over`: the last plies and the whole record (with the revealed seed).
+#[derive(Debug, Clone, Serialize)]
+pub struct GameOver {
+    pub plies: Vec<PlyVars>,
+    pub reports: Vec<String>,
+    pub record: String,
+}
+
+impl Letter for GameOver {
+    fn kind(&self) -> &'static str {
+        "game_over"
+    }
+}
+
+/// `reminder`: a deadline is near; `orders` when the seat owes orders, not a move.
+#[derive(Debug, Serialize)]
+pub struct Reminder {
+    pub orders: bool,
+}
+
+impl Letter for Reminder {
+    fn kind(&self) -> &'static str {
+        "reminder"
+    }
+}
+
+/// `press`: a message from a seat (none: anonymous) to seats.
+#[derive(Debug, Serialize)]
+pub struct Press<'a> {
+    pub from: Option<&'static str>,
+    pub to: String,
+    pub text: &'a str,
+}
+
+impl Letter for Press<'_> {
+    fn kind(&self) -> &'static str {
+        "press"
+    }
+}
+
+/// `dice_revealed`: the GM revealed the seed (it is in `game.seed`).
+#[derive(Debug, Serialize)]
+pub struct DiceRevealed {}
+
+impl Letter for DiceRevealed {
+    fn kind(&self) -> &'static str {
+        "dice_revealed"
+    }
+}
+
+/// What became of one line of a mail, as the reply says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LineStatus {
+    /// Played, recorded or answered.
+    #[default]
+    Ok,
+    /// Not played, with the reason.
+    Refused,
+    /// A Dip-Tac-Toe order that was understood as void (it holds), with the reason.
+    Void,
+    /// Not a move or command at all (a greeting); does not count.
+    Ignored,
+    /// Past the mail's limit of lines or commands.
+    Unread,
+}
+
+/// A line of the sender's mail and what became of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct LineVars {
+    pub status: LineStatus,
+    pub text: String,
+    pub canonical: Option<String>,
+    pub reason: Option<String>,
+}
+
+/// The answer to a mail: each line's fate and what the commands produced. `move_accepted`
+/// when anything was done, `order_refused` when every line was refused.
+#[derive(Debug, Clone, Serialize)]
+pub struct Reply {
+    #[serde(skip)]
+    pub refused_only: bool,
+    pub lines: Vec<LineVars>,
+    pub reports: Vec<String>,
+    pub extra: String,
+}
+
+impl Letter for Reply {
+    fn kind(&self) -> &'static str {
+        if self.refused_only {
+            "order_refused"
+        } else {
+            "move_accepted"
+        }
+    }
+}
+
+/// `held`: the sender's mail comes late, held by the hourly limit.
+#[derive(Debug, Serialize)]
+pub struct Held {
+    pub limit: i64,
+    pub until: String,
+}
+
+impl Letter for Held {
+    fn kind(&self) -> &'static str {
+        "held"
+    }
+}
+
+/// `gm_notice`: something for the GM to look at.
+#[derive(Debug, Serialize)]
+pub struct GmNotice<'a> {
+    pub game: Option<GameVars>,
+    pub text: &'a str,
+}
+
+impl Letter for GmNotice<'_> {
+    fn kind(&self) -> &'static str {
+        "gm_notice"
+    }
+}
+
+/// `auth_refusal`: a mail for the seat's game was refused; from whom.
+#[derive(Debug, Serialize)]
+pub struct AuthRefusal {
+    pub game_id: i64,
+    /// The refused mail's sender, when it is a plain address worth naming.
+    pub sender: Option<String>,
+}
+
+impl Letter for AuthRefusal {
+    fn kind(&self) -> &'static str {
+        "auth_refusal"
+    }
+}
+
+/// `confirm`: a NEW or JOIN waits for the address to confirm it.
+#[derive(Debug, Serialize)]
+pub struct Confirm {
+    /// `new` or `join`.
+    pub kind: &'static str,
+    pub title: String,
+    pub options: String,
+    pub game_id: Option<i64>,
+    pub seat: Option<String>,
+    pub expires: String,
+}
+
+impl Letter for Confirm {
+    fn kind(&self) -> &'static str {
+        "confirm"
+    }
+}
+
+/// `help`: the games, and one game's notation page when asked for.
+#[derive(Debug, Serialize)]
+pub struct Help {
+    pub games: String,
+    pub game_help: Option<&'static str>,
+}
+
+impl Letter for Help {
+    fn kind(&self) -> &'static str {
+        "help"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game() -> GameVars {
+        GameVars {
+            id: 7,
+            kind: "d4d6",
+            title: "d4 d6 chess",
+            status: GameStatus::Active,
+            to_act: "WHITE to move".into(),
+            deadline: None,
+            ply: 3,
+            commitment: None,
+            dice: true,
+            salts: vec![],
+            salts_fixed: true,
+            salts_until: None,
+            seed: None,
+            result: None,
+        }
+    }
+
+    /// A seat's mail puts its own kind's variables beside `game`, `seat` and `board`, and the
+    /// default templates read them.
+    #[test]
+    fn a_seat_mail_flattens_its_letter_beside_the_common_variables() {
+        let letter = TurnReport {
+            plies: vec![PlyVars {
+                actor: "BLACK".into(),
+                text: "Fob6".into(),
+            }],
+            reports: vec!["a report".into()],
+            your_turn: true,
+        };
+        let mail = SeatMail {
+            game: game(),
+            seat: "WHITE",
+            board: "THE BOARD",
+            letter: &letter,
+        };
+        let value = serde_json::to_value(&mail).unwrap();
+        assert_eq!(value["game"]["id"], 7);
+        assert_eq!(value["your_turn"], true);
+        assert_eq!(value["plies"][0]["text"], "Fob6");
+        let templates = crate::template::Templates::load(None).unwrap();
+        let body = templates.render(letter.kind(), &mail).unwrap();
+        assert!(
+            body.contains("Game #7, d4 d6 chess: you play WHITE."),
+            "{body}"
+        );
+        assert!(body.contains("BLACK played Fob6"), "{body}");
+        assert!(body.contains("THE BOARD"), "{body}");
+        assert!(body.contains("It is your move"), "{body}");
+    }
+
+    #[test]
+    fn a_reply_is_a_refusal_only_when_every_line_was_refused() {
+        let mut reply = Reply {
+            refused_only: true,
+            lines: vec![],
+            reports: vec![],
+            extra: String::new(),
+        };
+        assert_eq!(reply.kind(), "order_refused");
+        reply.refused_only = false;
+        assert_eq!(reply.kind(), "move_accepted");
+        assert!(serde_json::to_value(&reply)
+            .unwrap()
+            .get("refused_only")
+            .is_none());
+    }
+}
