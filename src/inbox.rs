@@ -1347,7 +1347,15 @@ fn cmd_press(
 fn help_text(ctx: &Ctx, kind: Option<GameKind>) -> anyhow::Result<String> {
     let games: Vec<String> = GameKind::ALL
         .iter()
-        .map(|k| format!("{} ({})", k.name(), k.title()))
+        .map(|k| {
+            let (fewest, most) = k.facts().players;
+            let players = if fewest == most {
+                format!("{most} players")
+            } else {
+                format!("{fewest} to {most} players")
+            };
+            format!("{} ({}, {players})", k.name(), k.title())
+        })
         .collect();
     compose::render(
         ctx,

@@ -253,6 +253,11 @@ pub struct GameFacts {
     pub title: &'static str,
     /// Whether the GM rolls dice in this game: it then has a salt window before the first roll.
     pub rolls_dice: bool,
+    /// Every seat's name, in seat order; a game of fewer players than seats named uses the
+    /// first ones (an option says how many play).
+    pub seats: &'static [&'static str],
+    /// How many players a game of it may have: the fewest and the most.
+    pub players: (usize, usize),
     /// The options this game understands, with their defaults (the RULES.md rulings).
     pub options: &'static [OptionSpec],
     /// A few lines on how the game is played and written, for the welcome mail.

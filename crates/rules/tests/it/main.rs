@@ -1,5 +1,6 @@
 //! The rules crate's data-driven tests: every game's notation lists and every record under tests/data, through `AnyGame` only.
 
+mod facts;
 mod notation;
 mod records;
 

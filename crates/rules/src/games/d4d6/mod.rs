@@ -507,6 +507,8 @@ impl Rules for D4d6 {
         name: "d4d6",
         title: "d4 d6 chess",
         rolls_dice: true,
+        seats: SEATS,
+        players: (2, 2),
         options: OPTIONS,
         summary: "d4 d6 chess: declare a piece (and the Gata's die); the GM rolls a d4 or d6\n\
              and the piece moves exactly that many steps if it can (fallbacks\n\

@@ -186,6 +186,8 @@ impl Rules for DiceRink {
         name: "dicerink",
         title: "Dice Rink",
         rolls_dice: false,
+        seats: &SEAT_NAMES,
+        players: (2, 2),
         options: OPTION_SPECS,
         summary: "Dice Rink: two players, two dice each on a 4x4 board. A places on rank 1,\n\
              B on rank 4 (square top/front, e.g. `b1 5/4`); the four tops show four\n\

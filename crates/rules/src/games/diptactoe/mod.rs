@@ -302,6 +302,8 @@ impl Rules for DipTacToe {
         name: "diptactoe",
         title: "Dip-Tac-Toe",
         rolls_dice: false,
+        seats: &SEATS,
+        players: (4, 4),
         options: OPTIONS,
         summary: "Dip-Tac-Toe: four players on a 4x4x4 cube give one order a turn (place,\n\
              move, or support another player), adjudicated together as in Diplomacy.\n\
