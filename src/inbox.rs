@@ -848,7 +848,7 @@ fn flush(
                 refuse_all(s, &lines, "not played: one move per mail");
                 return Ok(());
             }
-            // A declaration with outcomes planned per roll (d4 d6 chess, Siberian Dice).
+            // A declaration with outcomes planned per roll over several lines (d4 d6 chess).
             if lines.len() > 1 {
                 if let Some(plan) = g.game.conditional(&lines) {
                     let mover = Mover { seat, msg_id };
@@ -982,6 +982,14 @@ fn play_first_move(
                 line,
                 "not played: one move per mail (only the first move counts)",
             ));
+            continue;
+        }
+        // A whole move or a conditional on one line (Siberian Dice: `H d4`, `c3: 1>a1 *>e5`);
+        // a lone declaration with nothing planned is a plain move.
+        let one = std::slice::from_ref(line);
+        if let Some(plan) = g.game.conditional(one).filter(|p| !p.outcomes.is_empty()) {
+            play_plan(tx, ctx, s, g, mover, &plan, one, dice)?;
+            tried = true;
             continue;
         }
         let res = gm::play(
