@@ -221,14 +221,13 @@ pub fn confirm(
         return Ok(Ok(()));
     }
     match serde_json::from_str::<Request>(&row.payload)? {
-        Request::New { game, options } => create(tx, ctx, s, &text, from, &game, options, dice)?,
+        Request::New { game, options } => create(tx, ctx, s, &text, from, &game, options)?,
         Request::Join { game, seat } => join(tx, ctx, s, &text, from, game, seat, dice)?,
     }
     Ok(Ok(()))
 }
 
 /// A confirmed NEW: the game exists, its first seat taken by the address that asked.
-#[allow(clippy::too_many_arguments)]
 fn create(
     tx: &Tx,
     ctx: &Ctx,
@@ -237,7 +236,6 @@ fn create(
     from: &str,
     game: &str,
     options: Options,
-    dice: &mut Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<()> {
     let seated = match gm::open_new(tx, game, options, from, ctx.cfg.move_secs, ctx.now)? {
         Ok(seated) => seated,
@@ -256,7 +254,6 @@ fn create(
         "Game #{id} waits for players: they send JOIN {id}. Everybody gets a welcome mail \
          with their secret reply address when the seats are full."
     ));
-    let _ = dice;
     welcome_if_started(tx, ctx, &seated)
 }
 
