@@ -1,4 +1,4 @@
-//! Builds outgoing mails about games: stable subjects, threading headers, each seat's secret Reply-To, rendered bodies.
+//! Builds outgoing mails about games (subjects, threading, each seat's secret Reply-To, bodies) and queues them finished.
 
 use std::cell::Cell;
 
@@ -7,7 +7,8 @@ use serde_json::{json, Value};
 
 use crate::config::Config;
 use crate::gamelog::Loaded;
-use crate::store::{OutboxRow, Tx};
+use crate::mail::outbound::{self, BuildError, Html, OutMail};
+use crate::store::{OutboxRow, OutboxStatus, Tx};
 use crate::template::Templates;
 
 /// What composing needs besides the store: the config, the templates and the time, and the
@@ -109,7 +110,8 @@ pub fn game_json(g: &Loaded) -> Value {
     })
 }
 
-/// A mail ready for the outbox.
+/// A mail ready for the outbox: its text, and optionally an HTML alternative with inline
+/// pictures (queued as `multipart/alternative`; without one, a plain text mail).
 pub struct Draft {
     pub kind: &'static str,
     pub game: Option<i64>,
@@ -119,6 +121,8 @@ pub struct Draft {
     pub body: String,
     pub in_reply_to: Option<String>,
     pub refs: Vec<String>,
+    /// Dropped when it and its pictures exceed `max_reply_bytes` (the text says it all).
+    pub html: Option<Html>,
 }
 
 /// Queues a draft in this transaction (it is sent only after commit). Nothing is dropped for
@@ -168,13 +172,16 @@ fn hold_until(tx: &Tx, ctx: &Ctx, to: &str) -> anyhow::Result<Option<DateTime<Ut
             body,
             in_reply_to: None,
             refs: vec![],
+            html: None,
         };
         queue(tx, ctx, notice, None)?;
     }
     Ok(Some(until))
 }
 
-/// Writes a draft into the outbox, due at `due` (or at once).
+/// Writes a draft into the outbox, due at `due` (or at once), as the finished message the
+/// sender will send. A draft that cannot be built (a bad address or header) is stored as
+/// failed with the reason, and the GM's log says so: it must not fail the inbound mail.
 fn queue(tx: &Tx, ctx: &Ctx, d: Draft, due: Option<DateTime<Utc>>) -> anyhow::Result<()> {
     let seq = tx.next_outbox_id()?;
     let message_id = format!(
@@ -192,24 +199,101 @@ fn queue(tx: &Tx, ctx: &Ctx, d: Draft, due: Option<DateTime<Utc>>) -> anyhow::Re
         }
     }
     let body = within(d.body, ctx.cfg.max_reply_bytes);
-    tx.enqueue(
-        &OutboxRow {
-            message_id,
-            kind: d.kind.to_string(),
-            game_id: d.game,
-            from_addr: format!("{} <{}>", ctx.cfg.name, ctx.cfg.address),
-            to_addr: d.to.clone(),
-            reply_to: d.reply_to,
-            subject: d.subject,
-            body,
-            in_reply_to,
-            refs: (!refs.is_empty()).then(|| refs.join(" ")),
-            next_try_at: due,
-            ..Default::default()
-        },
-        ctx.now,
-    )?;
+    let mut row = OutboxRow {
+        message_id,
+        kind: d.kind.to_string(),
+        game_id: d.game,
+        from_addr: format!("{} <{}>", ctx.cfg.name, ctx.cfg.address),
+        to_addr: d.to,
+        reply_to: d.reply_to,
+        subject: d.subject,
+        body,
+        in_reply_to,
+        refs: (!refs.is_empty()).then(|| refs.join(" ")),
+        next_try_at: due,
+        ..Default::default()
+    };
+    let html = html_within(tx, ctx, &row, d.html)?;
+    match finished(&row, ctx.now, html) {
+        Ok(raw) => row.raw = Some(raw),
+        Err(e) => {
+            let why = format!("cannot build the mail: {e}");
+            tracing::error!(to = %row.to_addr, kind = %row.kind, "{why}");
+            tx.log_event(
+                row.game_id,
+                ctx.now,
+                &format!("a {} mail to {} was not sent: {why}", row.kind, row.to_addr),
+            )?;
+            row.status = OutboxStatus::Failed;
+            row.last_error = Some(why);
+        }
+    }
+    tx.enqueue(&row, ctx.now)?;
     Ok(())
+}
+
+/// The draft's HTML part when it fits in `max_reply_bytes` with its pictures; else none
+/// (logged), as the text carries the whole mail.
+fn html_within(
+    tx: &Tx,
+    ctx: &Ctx,
+    row: &OutboxRow,
+    html: Option<Html>,
+) -> anyhow::Result<Option<Html>> {
+    let Some(html) = html else { return Ok(None) };
+    if html.len() <= ctx.cfg.max_reply_bytes {
+        return Ok(Some(html));
+    }
+    tx.log_event(
+        row.game_id,
+        ctx.now,
+        &format!(
+            "a {} mail to {} goes as text only: its HTML part has {} bytes",
+            row.kind,
+            row.to_addr,
+            html.len()
+        ),
+    )?;
+    Ok(None)
+}
+
+/// The mail an outbox row describes, without its date and HTML (see `finished`).
+pub fn out_mail(row: &OutboxRow) -> OutMail {
+    OutMail {
+        from: row.from_addr.clone(),
+        to: vec![row.to_addr.clone()],
+        reply_to: row.reply_to.clone(),
+        subject: row.subject.clone(),
+        body: row.body.clone(),
+        message_id: row.message_id.clone(),
+        in_reply_to: row.in_reply_to.clone(),
+        references: row
+            .refs
+            .as_deref()
+            .map(|r| r.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default(),
+        auto_submitted: Some("auto-replied".into()),
+        extra_headers: row
+            .game_id
+            .map(|g| vec![("X-Pbem-Game".to_string(), g.to_string())])
+            .unwrap_or_default(),
+        date: None,
+        html: None,
+    }
+}
+
+/// The finished message of an outbox row (RFC 5322 bytes), dated `date`.
+pub fn finished(
+    row: &OutboxRow,
+    date: DateTime<Utc>,
+    html: Option<Html>,
+) -> Result<Vec<u8>, BuildError> {
+    let mail = OutMail {
+        date: Some(date),
+        html,
+        ..out_mail(row)
+    };
+    Ok(outbound::build(&mail)?.formatted())
 }
 
 /// A mail body cut to at most `max` bytes at a line's end, the rest summarised in one line.
@@ -282,6 +366,7 @@ pub fn to_seat(
             body,
             in_reply_to,
             refs: vec![thread_root(ctx.cfg, g.row.id)],
+            html: None,
         },
     )
 }
@@ -320,6 +405,7 @@ pub fn to_gm(tx: &Tx, ctx: &Ctx, g: Option<&Loaded>, text: &str) -> anyhow::Resu
             refs: g
                 .map(|g| vec![thread_root(ctx.cfg, g.row.id)])
                 .unwrap_or_default(),
+            html: None,
         },
         None,
     )

@@ -1,10 +1,11 @@
-//! Drains the outbox through a transport: committed mail only, retries with backoff, permanent failures marked.
+//! Drains the outbox through a transport: committed, finished mail only, retries with backoff, permanent failures marked.
 
 use chrono::{DateTime, Duration, Utc};
 
+use crate::compose;
 use crate::config::Config;
 use crate::fault;
-use crate::mail::outbound::{OutMail, SendError, Transport};
+use crate::mail::outbound::{self, BuildError, RawMail, SendError, Transport};
 use crate::store::{OutboxRow, SendTurn, Store, Tx};
 
 /// What one drain did.
@@ -15,27 +16,21 @@ pub struct Drained {
     pub failed: usize,
 }
 
-/// The mail as the transport takes it.
-pub fn out_mail(row: &OutboxRow) -> OutMail {
-    OutMail {
-        from: row.from_addr.clone(),
-        to: vec![row.to_addr.clone()],
-        reply_to: row.reply_to.clone(),
-        subject: row.subject.clone(),
-        body: row.body.clone(),
+/// The mail as the transport takes it: the bytes stored when it was queued, and the envelope
+/// from its addresses.
+pub fn raw_mail(row: &mut OutboxRow, now: DateTime<Utc>) -> Result<RawMail, BuildError> {
+    let bytes = match row.raw.take() {
+        Some(bytes) => bytes,
+        // A mail queued before schema 7 has no bytes: the sender built each mail then, so it
+        // is built here, from its columns, dated when it goes out as it was then (`drain`
+        // stores the bytes, so a retry sends the same ones).
+        None => compose::finished(row, now, None)?,
+    };
+    Ok(RawMail {
+        envelope: outbound::envelope(&row.from_addr, std::slice::from_ref(&row.to_addr))?,
         message_id: row.message_id.clone(),
-        in_reply_to: row.in_reply_to.clone(),
-        references: row
-            .refs
-            .as_deref()
-            .map(|r| r.split_whitespace().map(str::to_string).collect())
-            .unwrap_or_default(),
-        auto_submitted: Some("auto-replied".into()),
-        extra_headers: row
-            .game_id
-            .map(|g| vec![("X-Pbem-Game".to_string(), g.to_string())])
-            .unwrap_or_default(),
-    }
+        bytes,
+    })
 }
 
 /// When to try again after `attempts` failed tries: base, 2x base, 4x base ... capped at a day.
@@ -60,13 +55,14 @@ pub fn drain(
     finish_noted(store, &mut turn, now)?;
     let mut out = Drained::default();
     loop {
-        let due = store.read(|tx| tx.outbox_due(now(), 500))?;
+        let mut due = store.read(|tx| tx.outbox_due(now(), 500))?;
         if due.is_empty() {
             return Ok(out);
         }
-        let mails: Vec<_> = due.iter().map(out_mail).collect();
         let mut results = Vec::with_capacity(due.len());
-        let sending = transport.send_each(&mails, &mut |i, result| {
+        let round = Round::of(&mut due, now(), &mut results);
+        let sending = transport.send_each(&round.mails, &mut |k, result| {
+            let i = round.rows[k];
             let taken = result.is_ok();
             results.push((i, result, now()));
             if taken {
@@ -80,6 +76,9 @@ pub fn drain(
         // for the round, without an fsync: the notes cover a crash of the process, and a
         // mark a power cut loses only sends the mail again.
         store.tx_lazy(|tx| {
+            for (id, raw) in &round.built {
+                tx.set_outbox_raw(*id, raw)?;
+            }
             for (i, result, t) in &results {
                 mark(tx, cfg, &due[*i], result, *t)?;
             }
@@ -90,6 +89,45 @@ pub fn drain(
             tally(&mut out, cfg, &due[i], result);
         }
         sending?;
+    }
+}
+
+/// One round's mails as the transport takes them.
+struct Round {
+    mails: Vec<RawMail>,
+    /// `mails[k]` is the due row `rows[k]`.
+    rows: Vec<usize>,
+    /// The bytes built now for mails queued before schema 7, by outbox id.
+    built: Vec<(i64, Vec<u8>)>,
+}
+
+impl Round {
+    /// Takes each due row's bytes; a row that cannot become a mail (queued before schema 7
+    /// and unbuildable) goes into `results` as a permanent failure.
+    fn of(
+        due: &mut [OutboxRow],
+        now: DateTime<Utc>,
+        results: &mut Vec<(usize, Result<(), SendError>, DateTime<Utc>)>,
+    ) -> Round {
+        let mut round = Round {
+            mails: Vec::with_capacity(due.len()),
+            rows: Vec::with_capacity(due.len()),
+            built: Vec::new(),
+        };
+        for (i, row) in due.iter_mut().enumerate() {
+            let legacy = row.raw.is_none();
+            match raw_mail(row, now) {
+                Ok(mail) => {
+                    if legacy {
+                        round.built.push((row.id, mail.bytes.clone()));
+                    }
+                    round.mails.push(mail);
+                    round.rows.push(i);
+                }
+                Err(e) => results.push((i, Err(SendError::permanent(e.to_string())), now)),
+            }
+        }
+        round
     }
 }
 

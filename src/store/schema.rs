@@ -228,6 +228,13 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX throttle_address ON throttle(address, what, at);
     "#,
+    // 7: the outbox holds each mail finished, as the RFC 5322 bytes built when it was queued;
+    // the sender only sends them. Rows queued before have none (NULL): the sender builds
+    // those from their columns. The other columns stay, for the GM's listing and the rate
+    // limit.
+    r#"
+    ALTER TABLE outbox ADD COLUMN raw BLOB;
+    "#,
 ];
 
 /// The schema version this build writes.
