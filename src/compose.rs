@@ -546,3 +546,181 @@ pub fn announce(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mail::outbound::Picture;
+    use crate::store::Store;
+    use chrono::TimeZone;
+    use mail_parser::{MessageParser, MimeHeaders};
+
+    fn setup() -> (Store, Config, Templates, DateTime<Utc>) {
+        let (mut cfg, _) = crate::config::load(None, &|_| None).unwrap();
+        cfg.address = "gm@pbem.example".into();
+        let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+        (
+            Store::memory().unwrap(),
+            cfg,
+            Templates::load(None).unwrap(),
+            now,
+        )
+    }
+
+    fn draft(to: &str) -> Draft {
+        Draft {
+            kind: "turn_report",
+            game: Some(12),
+            to: to.into(),
+            reply_to: Some("gm+tok1g12@pbem.example".into()),
+            subject: "[pbem #12] Dice Rink".into(),
+            body: "Your move.\n  a b c\n1 . \u{265e} .\n".into(),
+            in_reply_to: Some("<move-7@player.example>".into()),
+            refs: vec!["<pbem.game12@pbem.example>".into()],
+            html: None,
+        }
+    }
+
+    /// Queues `d` and returns its row with the raw bytes stored for it.
+    fn queued(store: &mut Store, ctx: &Ctx, d: Draft) -> OutboxRow {
+        store
+            .tx(|tx| {
+                enqueue(tx, ctx, d)?;
+                let mut row = tx.outbox(None, 1)?.remove(0);
+                row.raw = tx.outbox_raw(row.id)?;
+                Ok(row)
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn a_queued_draft_is_stored_as_the_mail_it_was() {
+        let (mut store, cfg, templates, now) = setup();
+        let ctx = Ctx::new(&cfg, &templates, now);
+        let row = queued(&mut store, &ctx, draft("alice@example.org"));
+        assert_eq!(row.status, OutboxStatus::Pending);
+        let raw = row.raw.as_deref().expect("the finished message is stored");
+        let msg = MessageParser::default().parse(raw).expect("parses");
+        let from = msg.from().and_then(|a| a.first()).unwrap();
+        assert_eq!(
+            (from.name(), from.address()),
+            (Some(cfg.name.as_str()), Some("gm@pbem.example"))
+        );
+        let to = msg.to().and_then(|a| a.first()).and_then(|a| a.address());
+        assert_eq!(to, Some("alice@example.org"));
+        let reply_to = msg
+            .reply_to()
+            .and_then(|a| a.first())
+            .and_then(|a| a.address());
+        assert_eq!(reply_to, Some("gm+tok1g12@pbem.example"));
+        assert_eq!(msg.subject(), Some("[pbem #12] Dice Rink"));
+        assert_eq!(
+            msg.message_id(),
+            row.message_id
+                .strip_prefix('<')
+                .and_then(|m| m.strip_suffix('>'))
+        );
+        assert_eq!(msg.in_reply_to().as_text(), Some("move-7@player.example"));
+        let refs: Vec<&str> = msg
+            .references()
+            .as_text_list()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_ref())
+            .collect();
+        assert_eq!(refs, ["pbem.game12@pbem.example", "move-7@player.example"]);
+        assert_eq!(
+            row.refs.as_deref(),
+            Some("<pbem.game12@pbem.example> <move-7@player.example>")
+        );
+        let header = |name: &'static str| msg.header_raw(name).map(str::trim);
+        assert_eq!(header("Auto-Submitted"), Some("auto-replied"));
+        assert_eq!(header("X-Auto-Response-Suppress"), Some("All"));
+        assert_eq!(header("X-Pbem-Game"), Some("12"));
+        // Dated when it was queued, by the clock passed in.
+        assert_eq!(msg.date().unwrap().to_timestamp(), now.timestamp());
+        let ctype = msg.content_type().unwrap();
+        assert_eq!((ctype.ctype(), ctype.subtype()), ("text", Some("plain")));
+        assert_eq!(msg.body_text(0).unwrap().replace("\r\n", "\n"), row.body);
+        assert!(!String::from_utf8_lossy(raw).contains("multipart"));
+        // The same bytes as the sender built from the row before the outbox kept them.
+        assert_eq!(raw, finished(&row, now, None).unwrap());
+    }
+
+    #[test]
+    fn a_draft_with_html_and_a_picture_is_queued_as_alternative_and_related() {
+        let (mut store, cfg, templates, now) = setup();
+        let ctx = Ctx::new(&cfg, &templates, now);
+        let mut d = draft("alice@example.org");
+        d.html = Some(Html {
+            body: "<p>Your move.</p><img src=\"cid:board.12@pbem.example\">".into(),
+            pictures: vec![Picture {
+                content_id: "board.12@pbem.example".into(),
+                mime: "image/png".into(),
+                bytes: b"\x89PNG\r\n\x1a\n\0\xff".to_vec(),
+            }],
+        });
+        let row = queued(&mut store, &ctx, d);
+        let raw = row.raw.unwrap();
+        let msg = MessageParser::default().parse(&raw).unwrap();
+        let ctype = msg.content_type().unwrap();
+        assert_eq!(
+            (ctype.ctype(), ctype.subtype()),
+            ("multipart", Some("alternative"))
+        );
+        assert_eq!(msg.body_text(0).unwrap().replace("\r\n", "\n"), row.body);
+        assert!(msg
+            .body_html(0)
+            .unwrap()
+            .contains("cid:board.12@pbem.example"));
+        let picture = msg
+            .parts
+            .iter()
+            .find(|p| p.content_id() == Some("board.12@pbem.example"))
+            .expect("the picture with its Content-ID");
+        assert_eq!(picture.contents(), b"\x89PNG\r\n\x1a\n\0\xff");
+        assert_eq!(picture.content_type().unwrap().ctype(), "image");
+    }
+
+    #[test]
+    fn an_html_part_over_the_size_cap_is_dropped_and_the_text_goes() {
+        let (mut store, mut cfg, templates, now) = setup();
+        cfg.max_reply_bytes = 1000;
+        let ctx = Ctx::new(&cfg, &templates, now);
+        let mut d = draft("alice@example.org");
+        d.html = Some(Html {
+            body: "<p>x</p>".repeat(200),
+            pictures: vec![],
+        });
+        let row = queued(&mut store, &ctx, d);
+        let raw = String::from_utf8(row.raw.unwrap()).unwrap();
+        assert!(raw.contains("Content-Type: text/plain"), "{raw}");
+        assert!(!raw.contains("text/html"), "{raw}");
+        let events = store.read(|tx| tx.events(Some(12))).unwrap();
+        assert!(
+            events.iter().any(|(_, e)| e.contains("text only")),
+            "{events:?}"
+        );
+    }
+
+    /// A draft that cannot be built does not fail the inbound mail: it is stored failed, with
+    /// the reason, and the GM's log says so.
+    #[test]
+    fn an_unbuildable_draft_is_stored_failed_with_the_reason() {
+        let (mut store, cfg, templates, now) = setup();
+        let ctx = Ctx::new(&cfg, &templates, now);
+        let row = queued(&mut store, &ctx, draft("not an address"));
+        assert_eq!(row.status, OutboxStatus::Failed);
+        assert_eq!(row.raw, None);
+        let error = row.last_error.unwrap();
+        assert!(error.contains("bad To address"), "{error}");
+        let events = store.read(|tx| tx.events(Some(12))).unwrap();
+        assert!(
+            events
+                .iter()
+                .any(|(_, e)| e.contains("not an address") && e.contains("not sent")),
+            "{events:?}"
+        );
+        assert!(store.read(|tx| tx.outbox_due(now, 10)).unwrap().is_empty());
+    }
+}

@@ -186,3 +186,203 @@ fn tally(out: &mut Drained, cfg: &Config, row: &OutboxRow, result: Result<(), Se
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compose::{Ctx, Draft};
+    use crate::mail::outbound::Recorder;
+    use crate::store::OutboxStatus;
+    use crate::template::Templates;
+    use chrono::TimeZone;
+
+    struct World {
+        store: Store,
+        cfg: Config,
+        now: DateTime<Utc>,
+        recorder: Recorder,
+        transport: Transport,
+    }
+
+    /// A store with two mails queued, and a relay that records what it takes.
+    fn world() -> World {
+        let (mut cfg, _) = crate::config::load(None, &|_| None).unwrap();
+        cfg.address = "gm@pbem.example".into();
+        cfg.retry_base_secs = 60;
+        cfg.max_attempts = 3;
+        let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+        let mut store = Store::memory().unwrap();
+        let templates = Templates::load(None).unwrap();
+        let ctx = Ctx::new(&cfg, &templates, now);
+        store
+            .tx(|tx| {
+                for to in ["alice@example.org", "bob@example.org"] {
+                    compose::enqueue(
+                        tx,
+                        &ctx,
+                        Draft {
+                            kind: "turn_report",
+                            game: Some(3),
+                            to: to.into(),
+                            reply_to: None,
+                            subject: "[pbem #3] Dice Rink".into(),
+                            body: format!("Hello {to}\n"),
+                            in_reply_to: None,
+                            refs: vec![],
+                            html: None,
+                        },
+                    )?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        let recorder = Recorder::default();
+        World {
+            store,
+            cfg,
+            now,
+            transport: Transport::Memory(recorder.clone()),
+            recorder,
+        }
+    }
+
+    fn drain_at(w: &mut World, t: DateTime<Utc>) -> Drained {
+        drain(&mut w.store, &w.cfg, &w.transport, &|| t).unwrap()
+    }
+
+    fn rows(w: &mut World) -> Vec<OutboxRow> {
+        let mut rows = w.store.read(|tx| tx.outbox(None, 10)).unwrap();
+        rows.reverse();
+        rows
+    }
+
+    #[test]
+    fn the_transport_gets_the_stored_bytes_once() {
+        let mut w = world();
+        let stored: Vec<Vec<u8>> = w
+            .store
+            .read(|tx| tx.outbox_due(w.now, 10))
+            .unwrap()
+            .into_iter()
+            .map(|r| r.raw.expect("built when queued"))
+            .collect();
+        let now = w.now;
+        assert_eq!(drain_at(&mut w, now).sent, 2);
+        let taken = w.recorder.taken();
+        let bytes: Vec<Vec<u8>> = taken.iter().map(|m| m.bytes.clone()).collect();
+        assert_eq!(bytes, stored, "exactly the stored bytes, in order");
+        let to: Vec<String> = taken
+            .iter()
+            .map(|m| m.envelope.to()[0].to_string())
+            .collect();
+        assert_eq!(to, ["alice@example.org", "bob@example.org"]);
+        assert!(taken
+            .iter()
+            .all(|m| m.envelope.from().unwrap().to_string() == "gm@pbem.example"));
+        assert!(rows(&mut w).iter().all(|r| r.status == OutboxStatus::Sent));
+        // Never sent twice: a second drain, later, finds nothing due.
+        assert_eq!(
+            drain_at(&mut w, now + Duration::hours(1)),
+            Drained::default()
+        );
+        assert_eq!(w.recorder.tries(), 2);
+    }
+
+    #[test]
+    fn a_transient_failure_is_retried_after_a_backoff() {
+        let mut w = world();
+        w.recorder
+            .fail_next(1, SendError::transient("451 4.3.0 try again later"));
+        let t0 = w.now;
+        let d = drain_at(&mut w, t0);
+        assert_eq!((d.sent, d.retrying, d.failed), (1, 1, 0));
+        let first = rows(&mut w).remove(0);
+        assert_eq!(first.status, OutboxStatus::Pending);
+        assert_eq!(first.attempts, 1);
+        assert_eq!(first.next_try_at, Some(t0 + Duration::seconds(60)));
+        assert!(first.last_error.unwrap().contains("451"));
+        // Not due yet; then due, and sent.
+        assert_eq!(
+            drain_at(&mut w, t0 + Duration::seconds(30)),
+            Drained::default()
+        );
+        assert_eq!(drain_at(&mut w, t0 + Duration::seconds(60)).sent, 1);
+        let taken = w.recorder.taken();
+        assert_eq!(taken.len(), 2);
+        assert_eq!(taken[1].message_id, first.message_id);
+        assert_eq!(w.recorder.tries(), 3);
+    }
+
+    #[test]
+    fn a_permanent_failure_is_marked_failed_and_never_tried_again() {
+        let mut w = world();
+        w.recorder
+            .fail_next(1, SendError::permanent("550 5.1.1 no such user"));
+        let t0 = w.now;
+        let d = drain_at(&mut w, t0);
+        assert_eq!((d.sent, d.retrying, d.failed), (1, 0, 1));
+        let first = rows(&mut w).remove(0);
+        assert_eq!(first.status, OutboxStatus::Failed);
+        assert!(first.last_error.unwrap().contains("550"));
+        assert_eq!(drain_at(&mut w, t0 + Duration::days(2)), Drained::default());
+        assert_eq!(w.recorder.tries(), 2);
+    }
+
+    /// A mail queued before the outbox kept finished bytes is built when it is first sent,
+    /// dated then, and the bytes are kept for any later try.
+    #[test]
+    fn a_mail_queued_before_schema_7_is_built_at_send_time_once() {
+        let mut w = world();
+        let now = w.now;
+        let old = OutboxRow {
+            message_id: "<pbem.old.1@pbem.example>".into(),
+            kind: "turn_report".into(),
+            game_id: Some(3),
+            from_addr: "pbem <gm@pbem.example>".into(),
+            to_addr: "carol@example.org".into(),
+            subject: "[pbem #3] Dice Rink".into(),
+            body: "queued by an older pbem\n".into(),
+            ..Default::default()
+        };
+        let id = w.store.tx(|tx| tx.enqueue(&old, now)).unwrap();
+        w.recorder
+            .fail_next(2, SendError::permanent("550 first two"));
+        let later = now + Duration::minutes(5);
+        // The two new mails fail; the old one is built and sent.
+        assert_eq!(drain_at(&mut w, later).sent, 1);
+        let taken = w.recorder.taken();
+        let stored = w.store.read(|tx| tx.outbox_raw(id)).unwrap();
+        assert_eq!(stored.as_ref(), Some(&taken[0].bytes));
+        let msg = mail_parser::MessageParser::default()
+            .parse(&taken[0].bytes)
+            .unwrap();
+        assert_eq!(msg.message_id(), Some("pbem.old.1@pbem.example"));
+        assert_eq!(msg.date().unwrap().to_timestamp(), later.timestamp());
+        assert_eq!(
+            msg.body_text(0).unwrap().replace("\r\n", "\n"),
+            "queued by an older pbem\n"
+        );
+        assert_eq!(taken[0].envelope.to()[0].to_string(), "carol@example.org");
+    }
+
+    #[test]
+    fn an_old_mail_that_cannot_be_built_fails_for_good() {
+        let mut w = world();
+        let now = w.now;
+        let old = OutboxRow {
+            message_id: "<pbem.old.2@pbem.example>".into(),
+            kind: "turn_report".into(),
+            from_addr: "pbem <gm@pbem.example>".into(),
+            to_addr: "not an address".into(),
+            subject: "s".into(),
+            body: "b\n".into(),
+            ..Default::default()
+        };
+        let id = w.store.tx(|tx| tx.enqueue(&old, now)).unwrap();
+        let d = drain_at(&mut w, now);
+        assert_eq!((d.sent, d.failed), (2, 1));
+        let row = rows(&mut w).into_iter().find(|r| r.id == id).unwrap();
+        assert_eq!(row.status, OutboxStatus::Failed);
+        assert!(row.last_error.unwrap().contains("bad To address"));
+    }
+}
