@@ -15,6 +15,8 @@
 //! | `sendmail:` / `sendmail:/path`        | pipe to a sendmail-compatible program              |
 //! | `dir:/path` / `/path` / `./path`      | one `.eml` file per mail in a folder (tests, dry runs) |
 //!
+//! Tests also have `Transport::Memory` (no URL): a `Recorder` that keeps what it takes.
+//!
 //! `smtp://` is plain unless asked otherwise, because the common plain case is a relay on the
 //! same machine; STARTTLS is never opportunistic (a server that does not offer it is an error,
 //! so credentials never travel in clear by accident). User and password come from the URL
