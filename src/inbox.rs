@@ -1426,6 +1426,7 @@ fn reply(
                 body,
                 in_reply_to,
                 refs: vec![],
+                html: None,
             };
             if let Some((code, _)) = confirm {
                 let c = requests::confirmation_draft(ctx, from, &code, String::new());

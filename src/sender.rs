@@ -1,10 +1,11 @@
-//! Drains the outbox through a transport: committed mail only, retries with backoff, permanent failures marked.
+//! Drains the outbox through a transport: committed, finished mail only, retries with backoff, permanent failures marked.
 
 use chrono::{DateTime, Duration, Utc};
 
+use crate::compose;
 use crate::config::Config;
 use crate::fault;
-use crate::mail::outbound::{OutMail, SendError, Transport};
+use crate::mail::outbound::{self, BuildError, RawMail, SendError, Transport};
 use crate::store::{OutboxRow, SendTurn, Store, Tx};
 
 /// What one drain did.
@@ -15,27 +16,21 @@ pub struct Drained {
     pub failed: usize,
 }
 
-/// The mail as the transport takes it.
-pub fn out_mail(row: &OutboxRow) -> OutMail {
-    OutMail {
-        from: row.from_addr.clone(),
-        to: vec![row.to_addr.clone()],
-        reply_to: row.reply_to.clone(),
-        subject: row.subject.clone(),
-        body: row.body.clone(),
+/// The mail as the transport takes it: the bytes stored when it was queued, and the envelope
+/// from its addresses.
+pub fn raw_mail(row: &mut OutboxRow, now: DateTime<Utc>) -> Result<RawMail, BuildError> {
+    let bytes = match row.raw.take() {
+        Some(bytes) => bytes,
+        // A mail queued before schema 7 has no bytes: the sender built each mail then, so it
+        // is built here, from its columns, dated when it goes out as it was then (`drain`
+        // stores the bytes, so a retry sends the same ones).
+        None => compose::finished(row, now, None)?,
+    };
+    Ok(RawMail {
+        envelope: outbound::envelope(&row.from_addr, std::slice::from_ref(&row.to_addr))?,
         message_id: row.message_id.clone(),
-        in_reply_to: row.in_reply_to.clone(),
-        references: row
-            .refs
-            .as_deref()
-            .map(|r| r.split_whitespace().map(str::to_string).collect())
-            .unwrap_or_default(),
-        auto_submitted: Some("auto-replied".into()),
-        extra_headers: row
-            .game_id
-            .map(|g| vec![("X-Pbem-Game".to_string(), g.to_string())])
-            .unwrap_or_default(),
-    }
+        bytes,
+    })
 }
 
 /// When to try again after `attempts` failed tries: base, 2x base, 4x base ... capped at a day.
@@ -60,13 +55,14 @@ pub fn drain(
     finish_noted(store, &mut turn, now)?;
     let mut out = Drained::default();
     loop {
-        let due = store.read(|tx| tx.outbox_due(now(), 500))?;
+        let mut due = store.read(|tx| tx.outbox_due(now(), 500))?;
         if due.is_empty() {
             return Ok(out);
         }
-        let mails: Vec<_> = due.iter().map(out_mail).collect();
         let mut results = Vec::with_capacity(due.len());
-        let sending = transport.send_each(&mails, &mut |i, result| {
+        let round = Round::of(&mut due, now(), &mut results);
+        let sending = transport.send_each(&round.mails, &mut |k, result| {
+            let i = round.rows[k];
             let taken = result.is_ok();
             results.push((i, result, now()));
             if taken {
@@ -80,6 +76,9 @@ pub fn drain(
         // for the round, without an fsync: the notes cover a crash of the process, and a
         // mark a power cut loses only sends the mail again.
         store.tx_lazy(|tx| {
+            for (id, raw) in &round.built {
+                tx.set_outbox_raw(*id, raw)?;
+            }
             for (i, result, t) in &results {
                 mark(tx, cfg, &due[*i], result, *t)?;
             }
@@ -90,6 +89,45 @@ pub fn drain(
             tally(&mut out, cfg, &due[i], result);
         }
         sending?;
+    }
+}
+
+/// One round's mails as the transport takes them.
+struct Round {
+    mails: Vec<RawMail>,
+    /// `mails[k]` is the due row `rows[k]`.
+    rows: Vec<usize>,
+    /// The bytes built now for mails queued before schema 7, by outbox id.
+    built: Vec<(i64, Vec<u8>)>,
+}
+
+impl Round {
+    /// Takes each due row's bytes; a row that cannot become a mail (queued before schema 7
+    /// and unbuildable) goes into `results` as a permanent failure.
+    fn of(
+        due: &mut [OutboxRow],
+        now: DateTime<Utc>,
+        results: &mut Vec<(usize, Result<(), SendError>, DateTime<Utc>)>,
+    ) -> Round {
+        let mut round = Round {
+            mails: Vec::with_capacity(due.len()),
+            rows: Vec::with_capacity(due.len()),
+            built: Vec::new(),
+        };
+        for (i, row) in due.iter_mut().enumerate() {
+            let legacy = row.raw.is_none();
+            match raw_mail(row, now) {
+                Ok(mail) => {
+                    if legacy {
+                        round.built.push((row.id, mail.bytes.clone()));
+                    }
+                    round.mails.push(mail);
+                    round.rows.push(i);
+                }
+                Err(e) => results.push((i, Err(SendError::permanent(e.to_string())), now)),
+            }
+        }
+        round
     }
 }
 
@@ -146,5 +184,205 @@ fn tally(out: &mut Drained, cfg: &Config, row: &OutboxRow, result: Result<(), Se
             tracing::error!(id = row.id, error = %e.message, "send failed for good");
             out.failed += 1
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compose::{Ctx, Draft};
+    use crate::mail::outbound::Recorder;
+    use crate::store::OutboxStatus;
+    use crate::template::Templates;
+    use chrono::TimeZone;
+
+    struct World {
+        store: Store,
+        cfg: Config,
+        now: DateTime<Utc>,
+        recorder: Recorder,
+        transport: Transport,
+    }
+
+    /// A store with two mails queued, and a relay that records what it takes.
+    fn world() -> World {
+        let (mut cfg, _) = crate::config::load(None, &|_| None).unwrap();
+        cfg.address = "gm@pbem.example".into();
+        cfg.retry_base_secs = 60;
+        cfg.max_attempts = 3;
+        let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+        let mut store = Store::memory().unwrap();
+        let templates = Templates::load(None).unwrap();
+        let ctx = Ctx::new(&cfg, &templates, now);
+        store
+            .tx(|tx| {
+                for to in ["alice@example.org", "bob@example.org"] {
+                    compose::enqueue(
+                        tx,
+                        &ctx,
+                        Draft {
+                            kind: "turn_report",
+                            game: Some(3),
+                            to: to.into(),
+                            reply_to: None,
+                            subject: "[pbem #3] Dice Rink".into(),
+                            body: format!("Hello {to}\n"),
+                            in_reply_to: None,
+                            refs: vec![],
+                            html: None,
+                        },
+                    )?;
+                }
+                Ok(())
+            })
+            .unwrap();
+        let recorder = Recorder::default();
+        World {
+            store,
+            cfg,
+            now,
+            transport: Transport::Memory(recorder.clone()),
+            recorder,
+        }
+    }
+
+    fn drain_at(w: &mut World, t: DateTime<Utc>) -> Drained {
+        drain(&mut w.store, &w.cfg, &w.transport, &|| t).unwrap()
+    }
+
+    fn rows(w: &mut World) -> Vec<OutboxRow> {
+        let mut rows = w.store.read(|tx| tx.outbox(None, 10)).unwrap();
+        rows.reverse();
+        rows
+    }
+
+    #[test]
+    fn the_transport_gets_the_stored_bytes_once() {
+        let mut w = world();
+        let stored: Vec<Vec<u8>> = w
+            .store
+            .read(|tx| tx.outbox_due(w.now, 10))
+            .unwrap()
+            .into_iter()
+            .map(|r| r.raw.expect("built when queued"))
+            .collect();
+        let now = w.now;
+        assert_eq!(drain_at(&mut w, now).sent, 2);
+        let taken = w.recorder.taken();
+        let bytes: Vec<Vec<u8>> = taken.iter().map(|m| m.bytes.clone()).collect();
+        assert_eq!(bytes, stored, "exactly the stored bytes, in order");
+        let to: Vec<String> = taken
+            .iter()
+            .map(|m| m.envelope.to()[0].to_string())
+            .collect();
+        assert_eq!(to, ["alice@example.org", "bob@example.org"]);
+        assert!(taken
+            .iter()
+            .all(|m| m.envelope.from().unwrap().to_string() == "gm@pbem.example"));
+        assert!(rows(&mut w).iter().all(|r| r.status == OutboxStatus::Sent));
+        // Never sent twice: a second drain, later, finds nothing due.
+        assert_eq!(
+            drain_at(&mut w, now + Duration::hours(1)),
+            Drained::default()
+        );
+        assert_eq!(w.recorder.tries(), 2);
+    }
+
+    #[test]
+    fn a_transient_failure_is_retried_after_a_backoff() {
+        let mut w = world();
+        w.recorder
+            .fail_next(1, SendError::transient("451 4.3.0 try again later"));
+        let t0 = w.now;
+        let d = drain_at(&mut w, t0);
+        assert_eq!((d.sent, d.retrying, d.failed), (1, 1, 0));
+        let first = rows(&mut w).remove(0);
+        assert_eq!(first.status, OutboxStatus::Pending);
+        assert_eq!(first.attempts, 1);
+        assert_eq!(first.next_try_at, Some(t0 + Duration::seconds(60)));
+        assert!(first.last_error.unwrap().contains("451"));
+        // Not due yet; then due, and sent.
+        assert_eq!(
+            drain_at(&mut w, t0 + Duration::seconds(30)),
+            Drained::default()
+        );
+        assert_eq!(drain_at(&mut w, t0 + Duration::seconds(60)).sent, 1);
+        let taken = w.recorder.taken();
+        assert_eq!(taken.len(), 2);
+        assert_eq!(taken[1].message_id, first.message_id);
+        assert_eq!(w.recorder.tries(), 3);
+    }
+
+    #[test]
+    fn a_permanent_failure_is_marked_failed_and_never_tried_again() {
+        let mut w = world();
+        w.recorder
+            .fail_next(1, SendError::permanent("550 5.1.1 no such user"));
+        let t0 = w.now;
+        let d = drain_at(&mut w, t0);
+        assert_eq!((d.sent, d.retrying, d.failed), (1, 0, 1));
+        let first = rows(&mut w).remove(0);
+        assert_eq!(first.status, OutboxStatus::Failed);
+        assert!(first.last_error.unwrap().contains("550"));
+        assert_eq!(drain_at(&mut w, t0 + Duration::days(2)), Drained::default());
+        assert_eq!(w.recorder.tries(), 2);
+    }
+
+    /// A mail queued before the outbox kept finished bytes is built when it is first sent,
+    /// dated then, and the bytes are kept for any later try.
+    #[test]
+    fn a_mail_queued_before_schema_7_is_built_at_send_time_once() {
+        let mut w = world();
+        let now = w.now;
+        let old = OutboxRow {
+            message_id: "<pbem.old.1@pbem.example>".into(),
+            kind: "turn_report".into(),
+            game_id: Some(3),
+            from_addr: "pbem <gm@pbem.example>".into(),
+            to_addr: "carol@example.org".into(),
+            subject: "[pbem #3] Dice Rink".into(),
+            body: "queued by an older pbem\n".into(),
+            ..Default::default()
+        };
+        let id = w.store.tx(|tx| tx.enqueue(&old, now)).unwrap();
+        w.recorder
+            .fail_next(2, SendError::permanent("550 first two"));
+        let later = now + Duration::minutes(5);
+        // The two new mails fail; the old one is built and sent.
+        assert_eq!(drain_at(&mut w, later).sent, 1);
+        let taken = w.recorder.taken();
+        let stored = w.store.read(|tx| tx.outbox_raw(id)).unwrap();
+        assert_eq!(stored.as_ref(), Some(&taken[0].bytes));
+        let msg = mail_parser::MessageParser::default()
+            .parse(&taken[0].bytes)
+            .unwrap();
+        assert_eq!(msg.message_id(), Some("pbem.old.1@pbem.example"));
+        assert_eq!(msg.date().unwrap().to_timestamp(), later.timestamp());
+        assert_eq!(
+            msg.body_text(0).unwrap().replace("\r\n", "\n"),
+            "queued by an older pbem\n"
+        );
+        assert_eq!(taken[0].envelope.to()[0].to_string(), "carol@example.org");
+    }
+
+    #[test]
+    fn an_old_mail_that_cannot_be_built_fails_for_good() {
+        let mut w = world();
+        let now = w.now;
+        let old = OutboxRow {
+            message_id: "<pbem.old.2@pbem.example>".into(),
+            kind: "turn_report".into(),
+            from_addr: "pbem <gm@pbem.example>".into(),
+            to_addr: "not an address".into(),
+            subject: "s".into(),
+            body: "b\n".into(),
+            ..Default::default()
+        };
+        let id = w.store.tx(|tx| tx.enqueue(&old, now)).unwrap();
+        let d = drain_at(&mut w, now);
+        assert_eq!((d.sent, d.failed), (2, 1));
+        let row = rows(&mut w).into_iter().find(|r| r.id == id).unwrap();
+        assert_eq!(row.status, OutboxStatus::Failed);
+        assert!(row.last_error.unwrap().contains("bad To address"));
     }
 }

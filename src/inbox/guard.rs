@@ -94,6 +94,7 @@ pub fn tell_owner(
             body,
             in_reply_to: None,
             refs: vec![compose::thread_root(ctx.cfg, g.row.id)],
+            html: None,
         },
     )
 }

@@ -305,6 +305,7 @@ pub fn confirmation_draft(ctx: &Ctx, to: &str, code: &str, body: String) -> Draf
         body,
         in_reply_to: None,
         refs: vec![],
+        html: None,
     }
 }
 

@@ -1,4 +1,8 @@
-//! Outgoing mail: an `OutMail` becomes a lettre `Message`, sent over SMTP, sendmail or into a folder.
+//! Outgoing mail: an `OutMail` becomes finished RFC 5322 bytes (`RawMail`), sent over SMTP, sendmail, into a folder or a test's memory.
+//!
+//! A mail is a text part, optionally with an HTML alternative and the pictures it shows
+//! inline (`Html`): `multipart/alternative` (the text, then `multipart/related` of the HTML
+//! and its pictures), or a plain `text/plain` message when there is no HTML.
 //!
 //! Transport URLs (see [`Transport::from_url`]):
 //!
@@ -11,6 +15,8 @@
 //! | `sendmail:` / `sendmail:/path`        | pipe to a sendmail-compatible program              |
 //! | `dir:/path` / `/path` / `./path`      | one `.eml` file per mail in a folder (tests, dry runs) |
 //!
+//! Tests also have `Transport::Memory` (no URL): a `Recorder` that keeps what it takes.
+//!
 //! `smtp://` is plain unless asked otherwise, because the common plain case is a relay on the
 //! same machine; STARTTLS is never opportunistic (a server that does not offer it is an error,
 //! so credentials never travel in clear by accident). User and password come from the URL
@@ -21,10 +27,13 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
+use lettre::address::Envelope;
 use lettre::message::header::{ContentType, HeaderName, HeaderValue, MIME_VERSION_1_0};
-use lettre::message::Mailbox;
+use lettre::message::{Attachment, Mailbox, MessageBuilder, MultiPart, SinglePart};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::transport::smtp::SmtpTransportBuilder;
@@ -61,6 +70,71 @@ pub struct OutMail {
     pub auto_submitted: Option<String>,
     /// Further headers such as `("X-Pbem-Game", "g12")`.
     pub extra_headers: Vec<(String, String)>,
+    /// The `Date` header. pbem's own mail always sets it (the time it was queued: the clock
+    /// is read at the edge only); `None` lets lettre stamp the time of building.
+    pub date: Option<DateTime<Utc>>,
+    /// An HTML alternative to `body`, with its inline pictures; `None`: plain text only.
+    pub html: Option<Html>,
+}
+
+/// An HTML alternative to a mail's text, and the pictures it shows inline.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Html {
+    /// The whole HTML document, UTF-8; a picture is `<img src="cid:CONTENT-ID">`.
+    pub body: String,
+    pub pictures: Vec<Picture>,
+}
+
+/// A picture carried inside the mail (RFC 2392), shown by the HTML part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Picture {
+    /// `board.12@pbem.example` (angle brackets optional): the HTML refers to it as `cid:...`.
+    pub content_id: String,
+    /// Its MIME type, such as `image/png`.
+    pub mime: String,
+    pub bytes: Vec<u8>,
+}
+
+impl Html {
+    /// Its size on the wire before encoding: the HTML and every picture.
+    pub fn len(&self) -> usize {
+        self.body.len() + self.pictures.iter().map(|p| p.bytes.len()).sum::<usize>()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A finished mail as every transport takes it: the envelope and the RFC 5322 bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawMail {
+    pub envelope: Envelope,
+    /// Names the file a folder transport writes.
+    pub message_id: String,
+    pub bytes: Vec<u8>,
+}
+
+impl RawMail {
+    /// Builds `mail` into its bytes and envelope.
+    pub fn of(mail: &OutMail) -> Result<RawMail, BuildError> {
+        let message = build(mail)?;
+        Ok(RawMail {
+            envelope: message.envelope().clone(),
+            message_id: mail.message_id.clone(),
+            bytes: message.formatted(),
+        })
+    }
+}
+
+/// The envelope of a mail from its `From` and `To` (as `build` reads them), for bytes built
+/// before.
+pub fn envelope(from: &str, to: &[String]) -> Result<Envelope, BuildError> {
+    let to = to
+        .iter()
+        .map(|t| mailbox("To", t).map(|m| m.email))
+        .collect::<Result<Vec<_>, _>>()?;
+    Envelope::new(Some(mailbox("From", from)?.email), to).map_err(|_| BuildError::NoRecipient)
 }
 
 /// Why an `OutMail` could not become a message. Retrying does not help.
@@ -90,14 +164,14 @@ pub struct SendError {
 }
 
 impl SendError {
-    fn transient(message: impl Into<String>) -> Self {
+    pub fn transient(message: impl Into<String>) -> Self {
         SendError {
             transient: true,
             message: message.into(),
         }
     }
 
-    fn permanent(message: impl Into<String>) -> Self {
+    pub fn permanent(message: impl Into<String>) -> Self {
         SendError {
             transient: false,
             message: message.into(),
@@ -130,8 +204,22 @@ const RESERVED_HEADERS: &[&str] = &[
     "content-transfer-encoding",
 ];
 
-/// Builds the RFC 5322 message: text/plain UTF-8, RFC 2047 encoded subject, thread headers.
+/// Builds the RFC 5322 message: RFC 2047 encoded subject, thread headers, and a UTF-8
+/// text/plain body, or with an HTML part `multipart/alternative` of the text and
+/// `multipart/related` (the HTML, then its pictures).
 pub fn build(mail: &OutMail) -> Result<Message, BuildError> {
+    let builder = headers(mail)?;
+    // CRLF line ends made here in one pass: lettre makes them with one `String::insert` per
+    // line, which is quadratic in the body's length (a 46 MB reply took minutes).
+    let text = crlf(&mail.body);
+    match &mail.html {
+        None => Ok(builder.body(text)?),
+        Some(html) => Ok(builder.multipart(alternative(text, html)?)?),
+    }
+}
+
+/// The message's headers, in the order a plain mail always had them.
+fn headers(mail: &OutMail) -> Result<MessageBuilder, BuildError> {
     if mail.to.is_empty() {
         return Err(BuildError::NoRecipient);
     }
@@ -140,33 +228,18 @@ pub fn build(mail: &OutMail) -> Result<Message, BuildError> {
         .from(mailbox("From", &mail.from)?)
         .subject(single_line("Subject", &mail.subject)?)
         .message_id(Some(message_id))
-        .header(MIME_VERSION_1_0)
-        .header(ContentType::TEXT_PLAIN);
+        .header(MIME_VERSION_1_0);
+    if mail.html.is_none() {
+        // A multipart body sets its own Content-Type.
+        builder = builder.header(ContentType::TEXT_PLAIN);
+    }
     for to in &mail.to {
         builder = builder.to(mailbox("To", to)?);
     }
     if let Some(reply_to) = &mail.reply_to {
         builder = builder.reply_to(mailbox("Reply-To", reply_to)?);
     }
-
-    // Gmail and Outlook thread by In-Reply-To/References (plus the subject for Gmail); the
-    // parent's id must close the References list (RFC 5322 3.6.4).
-    let mut references = mail
-        .references
-        .iter()
-        .map(|id| angle_id("References", id))
-        .collect::<Result<Vec<_>, _>>()?;
-    if let Some(parent) = &mail.in_reply_to {
-        let parent = angle_id("In-Reply-To", parent)?;
-        if !references.contains(&parent) {
-            references.push(parent.clone());
-        }
-        builder = builder.in_reply_to(parent);
-    }
-    if !references.is_empty() {
-        builder = builder.references(references.join(" "));
-    }
-
+    builder = thread_headers(builder, mail)?;
     if let Some(kind) = &mail.auto_submitted {
         builder = builder.raw_header(HeaderValue::new(
             HeaderName::new_from_ascii_str("Auto-Submitted"),
@@ -193,9 +266,62 @@ pub fn build(mail: &OutMail) -> Result<Message, BuildError> {
             })?;
         builder = builder.raw_header(HeaderValue::new(header_name, single_line(name, value)?));
     }
-    // CRLF line ends made here in one pass: lettre makes them with one `String::insert` per
-    // line, which is quadratic in the body's length (a 46 MB reply took minutes).
-    Ok(builder.body(crlf(&mail.body))?)
+    // Set here, or lettre would read the system clock when it builds.
+    if let Some(date) = mail.date {
+        builder = builder.date(date.into());
+    }
+    Ok(builder)
+}
+
+/// In-Reply-To and References. Gmail and Outlook thread by them (plus the subject for Gmail);
+/// the parent's id must close the References list (RFC 5322 3.6.4).
+fn thread_headers(
+    mut builder: MessageBuilder,
+    mail: &OutMail,
+) -> Result<MessageBuilder, BuildError> {
+    let mut references = mail
+        .references
+        .iter()
+        .map(|id| angle_id("References", id))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(parent) = &mail.in_reply_to {
+        let parent = angle_id("In-Reply-To", parent)?;
+        if !references.contains(&parent) {
+            references.push(parent.clone());
+        }
+        builder = builder.in_reply_to(parent);
+    }
+    if !references.is_empty() {
+        builder = builder.references(references.join(" "));
+    }
+    Ok(builder)
+}
+
+/// The text and the HTML as alternatives; the HTML with its pictures as `multipart/related`
+/// (RFC 2387), or alone when it has none.
+fn alternative(text: String, html: &Html) -> Result<MultiPart, BuildError> {
+    let alternative = MultiPart::alternative().singlepart(SinglePart::plain(text));
+    let html_part = SinglePart::html(crlf(&html.body));
+    if html.pictures.is_empty() {
+        return Ok(alternative.singlepart(html_part));
+    }
+    let mut related = MultiPart::related().singlepart(html_part);
+    for picture in &html.pictures {
+        related = related.singlepart(inline_picture(picture)?);
+    }
+    Ok(alternative.multipart(related))
+}
+
+/// One picture as an inline part with its Content-ID.
+fn inline_picture(picture: &Picture) -> Result<SinglePart, BuildError> {
+    let id = angle_id("Content-ID", &picture.content_id)?;
+    let mime = ContentType::parse(&picture.mime).map_err(|e| BuildError::Header {
+        name: "Content-Type".into(),
+        reason: format!("{:?} for picture {id}: {e}", picture.mime),
+    })?;
+    // `new_inline` adds the angle brackets.
+    let bare = id[1..id.len() - 1].to_string();
+    Ok(Attachment::new_inline(bare).body(picture.bytes.clone(), mime))
 }
 
 /// `text` with every line ending as CRLF, in one pass.
@@ -275,6 +401,8 @@ pub enum Transport {
     Sendmail(PathBuf),
     /// A folder receiving one `.eml` file per mail.
     Dir(PathBuf),
+    /// Memory, for tests (no URL names it).
+    Memory(Recorder),
 }
 
 /// How an SMTP connection is secured.
@@ -375,42 +503,91 @@ impl Transport {
 
     /// Builds and delivers one mail. A mail that cannot be built is a permanent failure.
     pub fn send(&self, mail: &OutMail) -> Result<(), SendError> {
-        let message = build(mail).map_err(|e| SendError::permanent(e.to_string()))?;
+        let raw = RawMail::of(mail).map_err(|e| SendError::permanent(e.to_string()))?;
+        self.send_raw(&raw)
+    }
+
+    /// Delivers one finished mail, its bytes as they are.
+    pub fn send_raw(&self, mail: &RawMail) -> Result<(), SendError> {
         match self {
             Transport::Smtp(relay) => relay
                 .transport
-                .send(&message)
+                .send_raw(&mail.envelope, &mail.bytes)
                 .map(|_| ())
                 .map_err(|e| classify_smtp_error(&relay.description, &e)),
-            Transport::Sendmail(program) => send_with_sendmail(program, &message),
-            Transport::Dir(folder) => write_to_folder(folder, &message, &mail.message_id)
+            Transport::Sendmail(program) => send_with_sendmail(program, mail),
+            Transport::Dir(folder) => write_to_folder(folder, &mail.bytes, &mail.message_id)
                 .map(|_| ())
                 .map_err(|e| {
                     SendError::transient(format!("cannot write to {}: {e}", folder.display()))
                 }),
+            Transport::Memory(recorder) => recorder.take(mail),
         }
     }
-}
 
-impl Transport {
     /// Sends mails one after the other, calling `taken(i, result)` as soon as the transport
     /// has taken mail `i` (or failed it), before the next goes out: the caller notes it sent
     /// there, so a crash sends again at most the one mail in flight. An error from `taken`
     /// stops the sending (the mails not reached stay as they were) and is returned.
     pub fn send_each(
         &self,
-        mails: &[OutMail],
+        mails: &[RawMail],
         taken: &mut dyn FnMut(usize, Result<(), SendError>) -> anyhow::Result<()>,
     ) -> anyhow::Result<()> {
         match self {
             Transport::Dir(folder) => send_each_to_folder(folder, mails, taken),
             _ => {
                 for (i, mail) in mails.iter().enumerate() {
-                    taken(i, self.send(mail))?;
+                    taken(i, self.send_raw(mail))?;
                 }
                 Ok(())
             }
         }
+    }
+}
+
+/// The test double for a relay: a transport that keeps in memory every mail it takes, and
+/// fails the mails it is told to (transient or permanent, as an SMTP server's 4xx or 5xx).
+/// Clones share what they record, so a test keeps one while the sender uses another.
+#[derive(Debug, Clone, Default)]
+pub struct Recorder(Arc<Mutex<Recorded>>);
+
+#[derive(Debug, Default)]
+struct Recorded {
+    taken: Vec<RawMail>,
+    tries: usize,
+    failures: std::collections::VecDeque<SendError>,
+}
+
+impl Recorder {
+    /// The next `n` mails handed over fail with `error`; later ones are taken again.
+    pub fn fail_next(&self, n: usize, error: SendError) {
+        self.lock().failures.extend(std::iter::repeat_n(error, n));
+    }
+
+    /// Every mail taken, in order (a mail taken twice is here twice).
+    pub fn taken(&self) -> Vec<RawMail> {
+        self.lock().taken.clone()
+    }
+
+    /// How many mails were handed over, failed ones included.
+    pub fn tries(&self) -> usize {
+        self.lock().tries
+    }
+
+    fn take(&self, mail: &RawMail) -> Result<(), SendError> {
+        let mut recorded = self.lock();
+        recorded.tries += 1;
+        if let Some(error) = recorded.failures.pop_front() {
+            return Err(error);
+        }
+        recorded.taken.push(mail.clone());
+        Ok(())
+    }
+
+    /// A test that panicked while holding the lock leaves what was recorded intact.
+    fn lock(&self) -> MutexGuard<'_, Recorded> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -423,7 +600,7 @@ impl Transport {
 /// of the process cannot, and sends again at most the one mail in flight.
 fn send_each_to_folder(
     folder: &Path,
-    mails: &[OutMail],
+    mails: &[RawMail],
     taken: &mut dyn FnMut(usize, Result<(), SendError>) -> anyhow::Result<()>,
 ) -> anyhow::Result<()> {
     let each = mails.len() < 8;
@@ -431,10 +608,7 @@ fn send_each_to_folder(
         |e: io::Error| SendError::transient(format!("cannot write into {}: {e}", folder.display()));
     let mut staged = Staging(Vec::with_capacity(mails.len()));
     for (i, m) in mails.iter().enumerate() {
-        let written = build(m)
-            .map_err(|e| SendError::permanent(e.to_string()))
-            .and_then(|message| stage(folder, &message, &m.message_id, each).map_err(unwritable));
-        match written {
+        match stage(folder, &m.bytes, &m.message_id, each).map_err(unwritable) {
             Ok(file) => staged.0.push((i, file)),
             Err(e) => taken(i, Err(e))?,
         }
@@ -489,6 +663,7 @@ impl fmt::Display for Transport {
             Transport::Smtp(relay) => f.write_str(&relay.description),
             Transport::Sendmail(path) => write!(f, "sendmail:{}", path.display()),
             Transport::Dir(path) => write!(f, "dir:{}", path.display()),
+            Transport::Memory(_) => f.write_str("memory"),
         }
     }
 }
@@ -627,8 +802,8 @@ fn classify_smtp_error(relay: &str, error: &lettre::transport::smtp::Error) -> S
 /// EX_DATAERR, EX_NOUSER, EX_NOHOST. Others (EX_TEMPFAIL, EX_UNAVAILABLE, ...) are transient.
 const SENDMAIL_PERMANENT_EXITS: &[i32] = &[64, 65, 67, 68];
 
-fn send_with_sendmail(program: &Path, message: &Message) -> Result<(), SendError> {
-    let envelope = message.envelope();
+fn send_with_sendmail(program: &Path, mail: &RawMail) -> Result<(), SendError> {
+    let envelope = &mail.envelope;
     let from = envelope.from().map(|a| a.to_string()).unwrap_or_default();
     let mut child = Command::new(program)
         .arg("-i")
@@ -645,7 +820,7 @@ fn send_with_sendmail(program: &Path, message: &Message) -> Result<(), SendError
         .stdin
         .take()
         .expect("stdin is piped")
-        .write_all(&message.formatted());
+        .write_all(&mail.bytes);
     let output = child
         .wait_with_output()
         .map_err(|e| SendError::transient(format!("{}: {e}", program.display())))?;
@@ -670,12 +845,12 @@ fn send_with_sendmail(program: &Path, message: &Message) -> Result<(), SendError
     }
 }
 
-/// Writes `message` as `<UTC time>-<message id>.eml` (sortable by time, then id) and returns
+/// Writes a mail's bytes as `<UTC time>-<message id>.eml` (sortable by time, then id) and returns
 /// the path. The file appears complete or not at all (written under a hidden name, then
 /// renamed into place), and an existing file is never replaced: a clash gets a `-2`, `-3`...
 /// suffix.
-pub fn write_to_folder(folder: &Path, message: &Message, message_id: &str) -> io::Result<PathBuf> {
-    let file = stage(folder, message, message_id, true)?;
+pub fn write_to_folder(folder: &Path, bytes: &[u8], message_id: &str) -> io::Result<PathBuf> {
+    let file = stage(folder, bytes, message_id, true)?;
     let path = publish(folder, &file);
     let _ = fs::remove_file(&file.temp);
     // The rename is durable only once the folder is: until then a power cut could lose a
@@ -691,8 +866,8 @@ struct Staged {
     stem: String,
 }
 
-/// Writes `message` under a hidden temporary name in `folder` (fsynced when `sync`).
-fn stage(folder: &Path, message: &Message, message_id: &str, sync: bool) -> io::Result<Staged> {
+/// Writes a mail's bytes under a hidden temporary name in `folder` (fsynced when `sync`).
+fn stage(folder: &Path, bytes: &[u8], message_id: &str, sync: bool) -> io::Result<Staged> {
     fs::create_dir_all(folder)?;
     let stamp = crate::edge::now().format("%Y%m%dT%H%M%S%.6fZ");
     let id: String = message_id
@@ -716,7 +891,7 @@ fn stage(folder: &Path, message: &Message, message_id: &str, sync: bool) -> io::
             .write(true)
             .create_new(true)
             .open(&temp)?;
-        file.write_all(&message.formatted())?;
+        file.write_all(bytes)?;
         if sync {
             file.sync_all()?;
         }
@@ -774,6 +949,8 @@ mod tests {
             references: vec!["<start-1@pbem.example.org>".into()],
             auto_submitted: Some("auto-replied".into()),
             extra_headers: vec![("X-Pbem-Game".into(), "g12".into())],
+            date: None,
+            html: None,
         }
     }
 
@@ -854,6 +1031,148 @@ mod tests {
         assert_eq!(body.replace("\r\n", "\n"), mail.body);
     }
 
+    /// A tiny PNG's signature and a few bytes that are not text, so they travel in base64.
+    const PICTURE: &[u8] = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\xff\xfe";
+
+    fn with_html(pictures: Vec<Picture>) -> OutMail {
+        OutMail {
+            html: Some(Html {
+                body: "<html><body><p>Board:</p><img src=\"cid:board.12@pbem.example\">\n\
+                       <p>&Uuml;bermut \u{265e}</p></body></html>\n"
+                    .into(),
+                pictures,
+            }),
+            ..sample()
+        }
+    }
+
+    fn board_picture() -> Picture {
+        Picture {
+            content_id: "<board.12@pbem.example>".into(),
+            mime: "image/png".into(),
+            bytes: PICTURE.to_vec(),
+        }
+    }
+
+    #[test]
+    fn html_with_a_picture_is_text_then_related_html_and_picture() {
+        use mail_parser::MimeHeaders;
+        let mail = with_html(vec![board_picture()]);
+        let raw = formatted(&mail);
+        assert!(raw.is_ascii(), "non-ASCII must be encoded on the wire");
+        let msg = parsed(&raw);
+        let ctype = msg.content_type().expect("Content-Type");
+        assert_eq!(
+            (ctype.ctype(), ctype.subtype()),
+            ("multipart", Some("alternative"))
+        );
+        // The text first (the least preferred alternative), then the HTML with its picture.
+        let types: Vec<String> = msg
+            .parts
+            .iter()
+            .map(|p| {
+                let c = p.content_type().expect("each part has a type");
+                format!("{}/{}", c.ctype(), c.subtype().unwrap_or(""))
+            })
+            .collect();
+        assert_eq!(
+            types,
+            [
+                "multipart/alternative",
+                "text/plain",
+                "multipart/related",
+                "text/html",
+                "image/png"
+            ]
+        );
+        assert_eq!(
+            msg.body_text(0).expect("text").replace("\r\n", "\n"),
+            mail.body
+        );
+        let html = msg.body_html(0).expect("html");
+        assert_eq!(html.replace("\r\n", "\n"), mail.html.as_ref().unwrap().body);
+        let picture = msg.parts.last().expect("the picture");
+        assert_eq!(picture.content_id(), Some("board.12@pbem.example"));
+        assert_eq!(picture.contents(), PICTURE);
+        assert!(raw.contains("Content-Disposition: inline"), "{raw}");
+        // The headers are the plain mail's.
+        assert_eq!(msg.subject(), Some(mail.subject.as_str()));
+        assert_eq!(msg.message_id(), Some("1234abcd@pbem.example.org"));
+        assert_eq!(msg.header_raw("X-Pbem-Game").map(str::trim), Some("g12"));
+    }
+
+    #[test]
+    fn html_without_pictures_is_an_alternative_of_text_and_html() {
+        use mail_parser::MimeHeaders;
+        let raw = formatted(&with_html(vec![]));
+        let msg = parsed(&raw);
+        let types: Vec<String> = msg
+            .parts
+            .iter()
+            .map(|p| {
+                let c = p.content_type().unwrap();
+                format!("{}/{}", c.ctype(), c.subtype().unwrap_or(""))
+            })
+            .collect();
+        assert_eq!(types, ["multipart/alternative", "text/plain", "text/html"]);
+        assert!(!raw.contains("multipart/related"));
+    }
+
+    #[test]
+    fn a_picture_needs_a_content_id_and_a_mime_type() {
+        let mut bad_id = board_picture();
+        bad_id.content_id = "no domain".into();
+        assert!(matches!(
+            build(&with_html(vec![bad_id])),
+            Err(BuildError::Header { .. })
+        ));
+        let mut bad_type = board_picture();
+        bad_type.mime = "a picture".into();
+        assert!(matches!(
+            build(&with_html(vec![bad_type])),
+            Err(BuildError::Header { .. })
+        ));
+    }
+
+    #[test]
+    fn the_date_is_the_one_given() {
+        use chrono::TimeZone;
+        let at = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 5).unwrap();
+        let raw = formatted(&OutMail {
+            date: Some(at),
+            ..sample()
+        });
+        let date = parsed(&raw).date().expect("Date").to_timestamp();
+        assert_eq!(date, at.timestamp());
+        assert_eq!(raw.matches("\r\nDate:").count(), 1, "{raw}");
+    }
+
+    #[test]
+    fn a_raw_mail_has_the_envelope_its_addresses_give() {
+        let mail = sample();
+        let raw = RawMail::of(&mail).unwrap();
+        assert_eq!(envelope(&mail.from, &mail.to).unwrap(), raw.envelope);
+        assert_eq!(
+            raw.envelope.from().map(|a| a.to_string()).as_deref(),
+            Some("gm@example.org")
+        );
+        assert!(envelope(&mail.from, &[]).is_err());
+        assert!(envelope("not an address", &mail.to).is_err());
+    }
+
+    #[test]
+    fn the_memory_transport_takes_the_bytes_and_fails_when_told() {
+        let recorder = Recorder::default();
+        let transport = Transport::Memory(recorder.clone());
+        recorder.fail_next(1, SendError::transient("451 try later"));
+        let raw = RawMail::of(&sample()).unwrap();
+        assert!(transport.send_raw(&raw).unwrap_err().transient);
+        transport.send_raw(&raw).unwrap();
+        assert_eq!(recorder.taken(), [raw]);
+        assert_eq!(recorder.tries(), 2);
+        assert_eq!(transport.to_string(), "memory");
+    }
+
     #[test]
     fn build_without_parent_has_no_thread_headers_and_adds_brackets() {
         let mut mail = sample();
@@ -930,9 +1249,9 @@ mod tests {
     #[test]
     fn write_to_folder_never_overwrites_on_a_name_clash() {
         let folder = tempfile::tempdir().expect("tempdir");
-        let message = build(&sample()).unwrap();
+        let bytes = build(&sample()).unwrap().formatted();
         let paths: Vec<PathBuf> = (0..5)
-            .map(|_| write_to_folder(folder.path(), &message, "<same@id>").unwrap())
+            .map(|_| write_to_folder(folder.path(), &bytes, "<same@id>").unwrap())
             .collect();
         let mut unique = paths.clone();
         unique.sort();

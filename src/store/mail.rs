@@ -40,6 +40,10 @@ pub struct OutboxRow {
     pub last_error: Option<String>,
     pub created_at: Option<DateTime<Utc>>,
     pub sent_at: Option<DateTime<Utc>>,
+    /// The finished message (RFC 5322 bytes) the sender sends. Only `outbox_due` reads it
+    /// (listings leave it `None`: `outbox_raw` reads one); `None` there is a mail queued
+    /// before schema 7, or one that could not be built.
+    pub raw: Option<Vec<u8>>,
 }
 
 fn message_row(r: &Row) -> rusqlite::Result<MessageRow> {
@@ -56,6 +60,7 @@ fn message_row(r: &Row) -> rusqlite::Result<MessageRow> {
     })
 }
 
+/// The outbox's columns in `out_row`'s order, the raw bytes last: listings put NULL there.
 const OUT_COLS: &str = "id, message_id, kind, game_id, from_addr, to_addr, reply_to, subject, \
     body, in_reply_to, refs, status, attempts, next_try_at, last_error, created_at, sent_at";
 
@@ -82,6 +87,7 @@ fn out_row(r: &Row) -> rusqlite::Result<OutboxRow> {
         last_error: r.get(14)?,
         created_at: t(15)?,
         sent_at: t(16)?,
+        raw: r.get(17)?,
     })
 }
 
@@ -157,13 +163,14 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// Queues a mail (due at its `next_try_at`, or at once); it is sent only after this
-    /// transaction commits.
+    /// Queues a mail (due at its `next_try_at`, or at once) with its status, error and raw
+    /// bytes; it is sent only after this transaction commits.
     pub fn enqueue(&self, m: &OutboxRow, now: DateTime<Utc>) -> anyhow::Result<i64> {
         self.exec(
             "INSERT INTO outbox (message_id, kind, game_id, from_addr, to_addr, reply_to, \
-             subject, body, in_reply_to, refs, next_try_at, created_at) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+             subject, body, in_reply_to, refs, next_try_at, created_at, status, last_error, \
+             raw) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
             params![
                 m.message_id,
                 m.kind,
@@ -177,7 +184,10 @@ impl Tx<'_> {
                 m.refs,
                 // A mail held by the rate limit is due later; any other at once.
                 ts(m.next_try_at.unwrap_or(now).max(now)),
-                ts(now)
+                ts(now),
+                m.status,
+                m.last_error,
+                m.raw,
             ],
         )?;
         Ok(self.conn().last_insert_rowid())
@@ -195,7 +205,7 @@ impl Tx<'_> {
     /// Pending mails whose next attempt is due.
     pub fn outbox_due(&self, now: DateTime<Utc>, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
         let mut st = self.conn().prepare_cached(&format!(
-            "SELECT {OUT_COLS} FROM outbox WHERE status = 'pending' AND next_try_at <= ?1 \
+            "SELECT {OUT_COLS}, raw FROM outbox WHERE status = 'pending' AND next_try_at <= ?1 \
              ORDER BY id LIMIT ?2"
         ))?;
         let rows = st.query_map(params![ts(now), limit], out_row)?;
@@ -209,11 +219,29 @@ impl Tx<'_> {
         limit: i64,
     ) -> anyhow::Result<Vec<OutboxRow>> {
         let mut st = self.conn().prepare_cached(&format!(
-            "SELECT {OUT_COLS} FROM outbox WHERE ?1 IS NULL OR status = ?1 \
+            "SELECT {OUT_COLS}, NULL FROM outbox WHERE ?1 IS NULL OR status = ?1 \
              ORDER BY id DESC LIMIT ?2"
         ))?;
         let rows = st.query_map(params![status, limit], out_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A queued mail's finished bytes (`None`: no such mail, or none stored).
+    pub fn outbox_raw(&self, id: i64) -> anyhow::Result<Option<Vec<u8>>> {
+        Ok(self
+            .one("SELECT raw FROM outbox WHERE id = ?1", [id], |r| r.get(0))
+            .optional()?
+            .flatten())
+    }
+
+    /// Stores the bytes a mail queued before schema 7 was built into when first sent, so
+    /// every later try sends the same ones.
+    pub fn set_outbox_raw(&self, id: i64, raw: &[u8]) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE outbox SET raw = ?2 WHERE id = ?1 AND raw IS NULL",
+            params![id, raw],
+        )?;
+        Ok(())
     }
 
     /// Marks a mail sent; a mail already marked is left as it was (a sender that died

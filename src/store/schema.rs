@@ -228,6 +228,13 @@ const MIGRATIONS: &[&str] = &[
     );
     CREATE INDEX throttle_address ON throttle(address, what, at);
     "#,
+    // 7: the outbox holds each mail finished, as the RFC 5322 bytes built when it was queued;
+    // the sender only sends them. Rows queued before have none (NULL): the sender builds
+    // those from their columns. The other columns stay, for the GM's listing and the rate
+    // limit.
+    r#"
+    ALTER TABLE outbox ADD COLUMN raw BLOB;
+    "#,
 ];
 
 /// The schema version this build writes.
@@ -354,5 +361,28 @@ mod tests {
         assert!(conn.prepare("SELECT raw FROM messages").is_err());
         // Running it again changes nothing.
         migrate(&mut conn).unwrap();
+    }
+
+    /// Mail queued under schema 6 is still there under 7, with no bytes (the sender builds it).
+    #[test]
+    fn version_6_outbox_rows_migrate_without_raw_bytes() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for sql in &MIGRATIONS[..6] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 6).unwrap();
+        conn.execute(
+            "INSERT INTO outbox (message_id, kind, from_addr, to_addr, subject, body, \
+             next_try_at, created_at) VALUES ('<m1@x>', 'reply', 'gm@x', 'a@b', 's', 'b', 'n', 'c')",
+            [],
+        )
+        .unwrap();
+        migrate(&mut conn).unwrap();
+        let (status, raw): (String, Option<Vec<u8>>) = conn
+            .query_row("SELECT status, raw FROM outbox", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!((status.as_str(), raw), ("pending", None));
     }
 }

@@ -210,6 +210,8 @@ fn a_game_by_mail_through_a_real_mail_server() {
                 references: vec![format!("<{parent}>")],
                 auto_submitted: None,
                 extra_headers: vec![],
+                date: None,
+                html: None,
             };
             let smtp = if *seat == 0 { &alice_smtp } else { &bob_smtp };
             smtp.send(&mail)

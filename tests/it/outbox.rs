@@ -3,7 +3,7 @@
 use crate::common::World;
 use chrono::Duration;
 use pbem::games::GameKind;
-use pbem::mail::outbound::Transport;
+use pbem::mail::outbound::{Recorder, SendError, Transport};
 use pbem::sender;
 
 #[test]
@@ -152,4 +152,88 @@ fn concurrent_senders_send_each_mail_once() {
         })
         .count();
     assert_eq!(files, queued, "one file per queued mail, none twice");
+}
+
+/// What a transport writes is the finished message stored when the mail was queued, byte for
+/// byte: the sender builds nothing.
+#[test]
+fn the_folder_gets_the_bytes_stored_in_the_outbox() {
+    let mut w = World::new();
+    w.game(
+        GameKind::DiceRink,
+        &[("A", "alice@example.org"), ("B", "bob@example.org")],
+        &[],
+        None,
+        None,
+    );
+    let mut stored: Vec<Vec<u8>> = w
+        .store
+        .read(|tx| tx.outbox_due(w.now, 100))
+        .unwrap()
+        .into_iter()
+        .map(|r| r.raw.expect("finished when queued"))
+        .collect();
+    assert_eq!(stored.len(), 2);
+    let transport = w.cfg.transport().unwrap();
+    let now = w.now;
+    assert_eq!(
+        sender::drain(&mut w.store, &w.cfg, &transport, &|| now)
+            .unwrap()
+            .sent,
+        2
+    );
+    let mut written: Vec<Vec<u8>> = std::fs::read_dir(w.dir.path().join("out"))
+        .unwrap()
+        .map(|e| std::fs::read(e.unwrap().path()).unwrap())
+        .collect();
+    stored.sort();
+    written.sort();
+    assert_eq!(written, stored);
+}
+
+/// The memory transport stands in for a relay in a whole game: what it took parses back as
+/// the mails the outbox lists.
+#[test]
+fn the_memory_transport_records_what_a_relay_would_get() {
+    let mut w = World::new();
+    w.game(
+        GameKind::DiceRink,
+        &[("A", "alice@example.org"), ("B", "bob@example.org")],
+        &[],
+        None,
+        None,
+    );
+    let queued = w.new_mail();
+    let recorder = Recorder::default();
+    recorder.fail_next(1, SendError::transient("421 4.7.0 busy"));
+    let relay = Transport::Memory(recorder.clone());
+    let now = w.now;
+    let d = sender::drain(&mut w.store, &w.cfg, &relay, &|| now).unwrap();
+    assert_eq!((d.sent, d.retrying), (1, 1));
+    let later = now + Duration::hours(1);
+    assert_eq!(
+        sender::drain(&mut w.store, &w.cfg, &relay, &|| later)
+            .unwrap()
+            .sent,
+        1
+    );
+    let taken = recorder.taken();
+    assert_eq!(taken.len(), 2);
+    for row in &queued {
+        let mail = taken
+            .iter()
+            .find(|m| m.message_id == row.message_id)
+            .expect("each queued mail taken once");
+        assert_eq!(mail.envelope.to()[0].to_string(), row.to_addr);
+        let msg = mail_parser::MessageParser::default()
+            .parse(&mail.bytes)
+            .unwrap();
+        assert_eq!(msg.subject(), Some(row.subject.as_str()));
+        assert_eq!(
+            msg.body_text(0).unwrap().replace("\r\n", "\n"),
+            row.body,
+            "to {}",
+            row.to_addr
+        );
+    }
 }

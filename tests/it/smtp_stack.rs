@@ -49,6 +49,8 @@ fn game_mail(token: &str, to: &[&str]) -> OutMail {
         references: vec![format!("<start-{token}@localhost>")],
         auto_submitted: Some("auto-replied".into()),
         extra_headers: vec![("X-Pbem-Game".into(), format!("g-{token}"))],
+        date: None,
+        html: None,
     }
 }
 
