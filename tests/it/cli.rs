@@ -2,27 +2,14 @@
 
 use crate::lcg::Lcg;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 use pbem::games::{AnyGame, GameKind, Options};
 use pbem::gm::{self, GameSpec, Secrets};
 use pbem::records::{self, Record};
 use pbem::store::Store;
 
-fn pbem(dir: &Path, args: &[&str]) -> Output {
-    crate::common::pbem_command(dir, "g.sqlite")
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use crate::common::{output_text as text, pbem_in as pbem};
 
 #[test]
 fn seed_games_replay_and_the_misprint_is_refused() {

@@ -216,3 +216,17 @@ pub fn pbem_command(dir: &std::path::Path, db: &str) -> std::process::Command {
         .env_remove("PBEM_FAULT");
     cmd
 }
+
+/// Runs `pbem ARGS` in `dir` (database `g.sqlite`, mail into `out/`) and waits for it.
+pub fn pbem_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    pbem_command(dir, "g.sqlite").args(args).output().unwrap()
+}
+
+/// What a finished `pbem` printed, stdout then stderr.
+pub fn output_text(o: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}

@@ -1,22 +1,8 @@
 //! The GM as a service: every operation a player asks for by mail has a command-line twin that calls the same GM operation (join, status, legal moves, orders, history, a player's games, START, a planned declaration), and resignations and draws work with more than two seats.
 
 use std::path::Path;
-use std::process::Output;
 
-fn pbem(dir: &Path, args: &[&str]) -> Output {
-    crate::common::pbem_command(dir, "g.sqlite")
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+use crate::common::{output_text as text, pbem_in as pbem};
 
 /// Runs pbem and insists it succeeds; its output.
 fn ok(dir: &Path, args: &[&str]) -> String {
