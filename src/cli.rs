@@ -23,6 +23,29 @@ mod seat_ops;
 mod seat_turns;
 pub use analyze::{d4d6_query, D4d6Args};
 
+impl Cli {
+    /// The command line, with the games pbem plays listed under `--help` (from the registry,
+    /// so a new game appears there by itself).
+    pub fn parse_with_games() -> Cli {
+        use clap::{CommandFactory, FromArgMatches};
+        let games: Vec<String> = GameKind::ALL
+            .iter()
+            .map(|k| {
+                let (fewest, most) = k.facts().players;
+                let players = if fewest == most {
+                    format!("{most} players")
+                } else {
+                    format!("{fewest} to {most} players")
+                };
+                format!("  {:<10} {} ({players})", k.name(), k.title())
+            })
+            .collect();
+        let help = format!("Games:\n{}", games.join("\n"));
+        let matches = Cli::command().after_help(help).get_matches();
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    }
+}
+
 /// pbem: a play-by-email game master.
 #[derive(Debug, Parser)]
 #[command(name = "pbem", version, about, long_about = None)]
@@ -287,7 +310,7 @@ pub enum GameCmd {
 
 #[derive(Debug, Args)]
 pub struct NewArgs {
-    /// The game: dicerink, d4d6, diptactoe.
+    /// The game: one of those `pbem --help` lists (dicerink, d4d6, diptactoe, ...).
     pub kind: String,
     /// SEAT=ADDRESS, once per seat (A=alice@example.org).
     #[arg(long = "player", value_name = "SEAT=ADDRESS")]

@@ -1,7 +1,5 @@
 //! The `pbem` binary: parse the arguments, run the command, map errors to exit codes.
 
-use clap::Parser;
-
 /// Logs go to stderr, but a failed write is dropped: a closed or full stderr must not make
 /// pbem fail (tracing's own fallback would `eprintln!`, which panics there).
 struct QuietStderr;
@@ -28,7 +26,7 @@ fn main() {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
         .init();
-    let cli = pbem::cli::Cli::parse();
+    let cli = pbem::cli::Cli::parse_with_games();
     match pbem::cli::run(cli) {
         Ok(code) => std::process::exit(code),
         Err(e) => {

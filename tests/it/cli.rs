@@ -564,3 +564,17 @@ fn the_gm_sends_press_for_a_seat_and_pauses_a_players_clocks() {
     let o = pbem(d, &["player", "vacation", "r@x.org", "--off"]);
     assert!(text(&o).contains("clocks run again"), "{}", text(&o));
 }
+
+#[test]
+fn help_lists_every_game_from_the_registry() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = pbem(dir.path(), &["--help"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let help = text(&o);
+    for kind in GameKind::ALL {
+        assert!(
+            help.contains(&format!("{:<10} {}", kind.name(), kind.title())),
+            "{kind:?} missing from --help:\n{help}"
+        );
+    }
+}
