@@ -17,6 +17,7 @@
 pub mod d4d6;
 pub mod dicerink;
 pub mod diptactoe;
+pub mod siberian;
 
 use crate::duration::Range;
 use std::collections::BTreeMap;
@@ -490,6 +491,7 @@ registry! {$
     DiceRink => dicerink::DiceRink,
     D4D6 => d4d6::D4d6,
     DipTacToe => diptactoe::DipTacToe,
+    Siberian => siberian::Siberian,
 }
 
 impl AnyGame {
