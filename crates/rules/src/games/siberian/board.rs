@@ -20,16 +20,16 @@ impl Die {
     }
 }
 
-/// Every hex, vacant or holding one die.
+/// Every hex, vacant or holding one die (on the heap: a game is moved around whole).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Board {
-    cells: [Option<Die>; HEXES],
+    cells: Vec<Option<Die>>,
 }
 
 impl Default for Board {
     fn default() -> Self {
         Board {
-            cells: [None; HEXES],
+            cells: vec![None; HEXES],
         }
     }
 }

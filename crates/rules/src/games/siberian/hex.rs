@@ -38,7 +38,7 @@ impl Hex {
 
     /// The hex at this index in board order (0..37).
     pub fn from_index(i: usize) -> Option<Hex> {
-        (i < HEXES).then(|| Hex(i as u8))
+        (i < HEXES).then_some(Hex(i as u8))
     }
 
     pub fn index(self) -> usize {

@@ -12,8 +12,8 @@ use crate::games::{Rules, ToAct};
 /// One value per seat, keyed by seat name in seat order.
 fn per_seat(players: usize, f: impl Fn(usize) -> Value) -> Value {
     let mut map = Map::new();
-    for s in 0..players {
-        map.insert(SEATS[s].to_string(), f(s));
+    for (s, name) in SEATS.iter().enumerate().take(players) {
+        map.insert(name.to_string(), f(s));
     }
     Value::Object(map)
 }

@@ -35,7 +35,7 @@ pub fn write(cfg: &Config, pos: &Position) -> String {
         fields.push(format!("indicators={}", v.join(",")));
     }
     if let Some(seqs) = &pos.sequences {
-        let v: Vec<String> = seqs.iter().map(|s| digits(s)).collect();
+        let v: Vec<String> = seqs.iter().map(digits).collect();
         fields.push(format!("sequences={}", v.join(",")));
     }
     if let Some(p) = &pos.purity {

@@ -144,6 +144,20 @@ impl Siberian {
         let Phase::Place { source, roll } = self.phase else {
             return Err(PlyError::NotYourTurn(self.waiting_for()));
         };
+        if text
+            .trim()
+            .get(..4)
+            .is_some_and(|w| w.eq_ignore_ascii_case("roll"))
+        {
+            // PURITY, and H in GROSSMEISTER: the die to place is known, nothing is rolled.
+            return Err(illegal(format!(
+                "nothing is rolled now: {} places the {} on a vacant hex (d4)",
+                SEATS[self.pos.to_move],
+                self.pos
+                    .placed_pips(&self.cfg, self.pos.to_move, roll)
+                    .unwrap_or(0)
+            )));
+        }
         let target = parse_placement(text)?;
         if let Some(d) = self.pos.board.at(target) {
             if source.lifted() != Some(target) {
