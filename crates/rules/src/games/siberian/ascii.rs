@@ -1,5 +1,4 @@
-//! The board as text for mail: a honeycomb of the 37 hexes (column letters on its edges, each
-//! vacant hex named, each die as owner and pips), then hands, counts and the variant's state.
+//! The board as text for mail: a honeycomb of the 37 hexes (column letters on its edges, each vacant hex named, each die as owner and pips), then hands, counts and the variant's state.
 
 use super::board::SEATS;
 use super::hex::{Hex, COLUMN_LENGTHS};

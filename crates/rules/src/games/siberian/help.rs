@@ -1,5 +1,4 @@
-//! The answer to MOVES: for the seat to move, which placements make which dice perfect (or
-//! stop them), for each value the placed die may show, best first.
+//! The answer to MOVES: for the seat to move, which placements make which dice perfect (or stop them), for each value the placed die may show, best first.
 
 use super::ascii::wrap;
 use super::board::{Board, Die, SEATS};
@@ -154,7 +153,9 @@ pub fn render(game: &Siberian) -> String {
         out.push(heading);
         let found = candidates(game, &sources, pips);
         if found.is_empty() {
-            out.push("  no placement changes any die's perfection".into());
+            out.push(format!(
+                "  none makes a die of {who}'s perfect or stops another's"
+            ));
         }
         for c in found.iter().take(shown) {
             out.push(line(game, c, with_source));

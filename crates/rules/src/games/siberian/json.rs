@@ -1,5 +1,4 @@
-//! The position as JSON (contract 3.6): to_move, dice, hands, perfect, and the variant's
-//! indicators, sequences or published numbers; besides, the phase and the seats that left.
+//! The position as JSON (contract 3.6): to_move, dice, hands, perfect, and the variant's indicators, sequences or published numbers; besides, the phase and the seats that left.
 
 use serde_json::{json, Map, Value};
 
@@ -48,6 +47,7 @@ pub fn position(game: &Siberian) -> Value {
         .as_ref()
         .map_or(Value::Null, |p| json!(p.iter().collect::<Vec<_>>()));
     let (phase, declared, roll) = match game.phase() {
+        _ if game.outcome().is_some() => ("over", None, None),
         Phase::Opening => ("opening", None, None),
         Phase::Declare => ("declare", None, None),
         Phase::Roll(s) => ("roll", Some(s), None),

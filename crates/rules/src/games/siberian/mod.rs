@@ -1,5 +1,4 @@
-//! Siberian Dice (seed 004): the move as plies (declaration, the GM's roll, placement), the
-//! variants' opening rolls, and the `Rules` implementation over the hexes, dice and perfection.
+//! Siberian Dice (seed 004): the move as plies (declaration, the GM's roll, placement), the variants' opening rolls, and the `Rules` implementation over the hexes, dice and perfection.
 //!
 //! A move: the seat declares `H` (a die from its hand) or the hex of its own die (lifted);
 //! the GM rolls it (`roll 4`; nothing is rolled in PURITY, nor after `H` in GROSSMEISTER);

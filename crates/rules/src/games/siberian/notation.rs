@@ -1,6 +1,4 @@
-//! Reading plies and mail forms: declarations (`H`, `c3`, `ROLL c3`), placements (`d4`,
-//! `PLACE d4`), rolls (`roll 4`), a record's move text, and one-message plans (`H d4`,
-//! `c3: 1>a1 3-5>d4 *>e5`).
+//! Reading plies and mail forms: declarations (`H`, `c3`, `ROLL c3`), placements (`d4`, `PLACE d4`), rolls (`roll 4`), a record's move text, and one-message plans (`H d4`, `c3: 1>a1 3-5>d4 *>e5`).
 
 use super::hex::{column_range, split_name, Hex};
 use super::position::Source;

@@ -1,5 +1,4 @@
-//! Perfection (the seed's core definition): a die is perfect when its pips equal the number of
-//! dice next to it, whoever owns them; counted for every seat, and compared before and after.
+//! Perfection (the seed's core definition): a die is perfect when its pips equal the number of dice next to it, whoever owns them; counted for every seat, and compared before and after.
 
 use super::board::Board;
 use super::hex::Hex;

@@ -1,6 +1,4 @@
-//! A position between moves: the board, the seat to move, each variant's dice off the board
-//! (hands, indicators, sequences, the published numbers), the seats that left; and how one
-//! complete move changes it.
+//! A position between moves: the board, the seat to move, each variant's dice off the board (hands, indicators, sequences, the published numbers), the seats that left; and how one complete move changes it.
 
 use std::collections::VecDeque;
 

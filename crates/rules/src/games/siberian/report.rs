@@ -1,5 +1,4 @@
-//! What a ply did, in the words of a turn report: the opening roll, a roll and what it allows,
-//! a placement's perfection changes and the counts, the end of the game, a seat leaving.
+//! What a ply did, in the words of a turn report: the opening roll, a roll and what it allows, a placement's perfection changes and the counts, the end of the game, a seat leaving.
 
 use super::board::SEATS;
 use super::perfection::Change;
@@ -47,10 +46,18 @@ pub fn opening(game: &Siberian) -> String {
         }
         _ => {
             let p = pos.purity.clone().unwrap_or_default();
+            // In tens, so that a long sequence wraps and can be counted.
+            let tens: Vec<String> = p
+                .iter()
+                .copied()
+                .collect::<Vec<_>>()
+                .chunks(10)
+                .map(|c| digits(c.iter().copied()))
+                .collect();
             format!(
-                "The published sequence ({} numbers, used from the first): {}.",
+                "The published sequence ({} numbers, used from the first, in tens): {}.",
                 p.len(),
-                digits(p.iter().copied())
+                tens.join(" ")
             )
         }
     }

@@ -1,5 +1,4 @@
-//! The `[Position]` tag (contract 3.4): `BLUE:b2=3,e3=4 RED:f2=2 move=BLUE`, with the variant's
-//! `indicators=`, `sequences=` or `purity=`, and this project's `retired=` for seats that left.
+//! The `[Position]` tag (contract 3.4): `BLUE:b2=3,e3=4 RED:f2=2 move=BLUE`, with the variant's `indicators=`, `sequences=` or `purity=`, and this project's `retired=` for seats that left.
 
 use std::collections::VecDeque;
 

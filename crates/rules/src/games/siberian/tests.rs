@@ -1,5 +1,4 @@
-//! Whole-game checks through the `Rules` interface: a seat leaving, the end of the game,
-//! plans, move numbers, MOVES, the board and the JSON.
+//! Whole-game checks through the `Rules` interface: a seat leaving, the end of the game, plans, move numbers, MOVES, the board and the JSON.
 
 use super::*;
 use crate::games::{Actor, Options, Rules};

@@ -1,5 +1,4 @@
-//! One move's steps as plies (the opening roll, declaration, roll, placement), the end of the
-//! game after each placement, and a seat leaving the turn order.
+//! One move's steps as plies (the opening roll, declaration, roll, placement), the end of the game after each placement, and a seat leaving the turn order.
 
 use super::board::SEATS;
 use super::notation::{parse_declaration, parse_placement, parse_roll};
@@ -179,6 +178,7 @@ impl Siberian {
             pips,
             change: Change::between(&before, &self.pos.board),
         });
+        self.phase = Phase::Declare;
         self.judge(seat);
         if self.outcome.is_none() {
             self.pass_turn(seat);
@@ -193,7 +193,6 @@ impl Siberian {
             self.move_no += 1;
         }
         self.pos.to_move = next;
-        self.phase = Phase::Declare;
     }
 
     /// After a placement: the seats still playing at or above the target; one wins, whoever

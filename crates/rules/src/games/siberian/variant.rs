@@ -1,5 +1,4 @@
-//! The options (contract 3.1): the variant, the target, the players, the simultaneous rule and
-//! PURITY's length, read once into a `Config` with the dice each seat holds.
+//! The options (contract 3.1): the variant, the target, the players, the simultaneous rule and PURITY's length, read once into a `Config` with the dice each seat holds.
 
 use crate::games::{options_get, OptionSpec, Options};
 
