@@ -17,6 +17,7 @@
 pub mod d4d6;
 pub mod dicerink;
 pub mod diptactoe;
+pub mod siberian;
 pub mod standing;
 
 use standing::Shared;
@@ -502,6 +503,7 @@ registry! {$
     DiceRink => dicerink::DiceRink,
     D4D6 => d4d6::D4d6,
     DipTacToe => diptactoe::DipTacToe,
+    Siberian => siberian::Siberian,
 }
 
 /// Any game, behind text in / text out: the only type outside `games/` that holds a

@@ -1,8 +1,9 @@
-//! The rules crate's data-driven tests: every game's notation lists and every record under tests/data, through `AnyGame` only.
+//! The rules crate's data-driven tests: every game's notation lists and every record under tests/data, and random Siberian Dice games, through `AnyGame` only.
 
 mod facts;
 mod notation;
 mod records;
+mod siberian_games;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,306 @@
+//! Reading plies and mail forms: declarations (`H`, `c3`, `ROLL c3`), placements (`d4`, `PLACE d4`), rolls (`roll 4`), a record's move text, and one-message plans (`H d4`, `c3: 1>a1 3-5>d4 *>e5`).
+
+use super::hex::{column_range, split_name, Hex};
+use super::position::Source;
+use crate::games::PlyError;
+
+fn syntax(msg: impl Into<String>) -> PlyError {
+    PlyError::Syntax(msg.into())
+}
+
+fn illegal(msg: impl Into<String>) -> PlyError {
+    PlyError::Illegal(msg.into())
+}
+
+/// Strips a leading keyword (`ROLL`, `PLACE`), either case, when a word follows it.
+fn strip_keyword<'a>(text: &'a str, keyword: &str) -> &'a str {
+    let t = text.trim();
+    match t.split_once(char::is_whitespace) {
+        Some((first, rest)) if first.eq_ignore_ascii_case(keyword) => rest.trim(),
+        _ => t,
+    }
+}
+
+/// A hex name; one shaped like a hex but off the board (`d8`) is refused in words.
+pub fn hex_word(word: &str) -> Result<Hex, PlyError> {
+    if let Some(h) = Hex::parse(word) {
+        return Ok(h);
+    }
+    match split_name(word) {
+        Some((col, _)) => Err(illegal(format!(
+            "there is no hex {}: column {} runs {}",
+            word.to_ascii_lowercase(),
+            (b'a' + col as u8) as char,
+            column_range(col as u8)
+        ))),
+        None => Err(syntax(format!("'{word}' is not a hex (a1 to g4)"))),
+    }
+}
+
+fn is_hand_word(word: &str) -> bool {
+    word.eq_ignore_ascii_case("h") || word.eq_ignore_ascii_case("hand")
+}
+
+/// A declaration: `H` (a die from the hand) or the hex of the seat's own die, optionally after
+/// `ROLL`. A whole move in one ply (`H d4`) is refused with where it belongs.
+pub fn parse_declaration(text: &str) -> Result<Source, PlyError> {
+    let rest = strip_keyword(text, "roll");
+    let words: Vec<&str> = rest.split_whitespace().collect();
+    match words[..] {
+        [w] if is_hand_word(w) => Ok(Source::Hand),
+        [w] => match hex_word(w) {
+            Ok(h) => Ok(Source::Lift(h)),
+            Err(PlyError::Syntax(_)) => Err(declaration_syntax(text)),
+            Err(e) => Err(e),
+        },
+        [first, second]
+            if (is_hand_word(first) || Hex::parse(first).is_some())
+                && Hex::parse(strip_keyword(second, "place")).is_some() =>
+        {
+            Err(illegal(format!(
+                "one step at a time here: declare '{}' now and place the die once it is \
+                 rolled ('{text}' as a whole move is read from a mail, as a plan)",
+                if is_hand_word(first) {
+                    "H".to_string()
+                } else {
+                    first.to_ascii_lowercase()
+                }
+            )))
+        }
+        _ => Err(declaration_syntax(text)),
+    }
+}
+
+fn declaration_syntax(text: &str) -> PlyError {
+    syntax(format!(
+        "'{}' is not a declaration: write H (a die from your hand) or the hex of one of your \
+         dice to lift it (c3), also ROLL H or ROLL c3",
+        text.trim()
+    ))
+}
+
+/// A placement: a hex, optionally after `PLACE`.
+pub fn parse_placement(text: &str) -> Result<Hex, PlyError> {
+    let rest = strip_keyword(text, "place");
+    if is_hand_word(rest) {
+        return Err(illegal(
+            "the die is declared already: now name the vacant hex to place it on (d4)",
+        ));
+    }
+    match hex_word(rest) {
+        Err(PlyError::Syntax(_)) => Err(syntax(format!(
+            "'{}' is not a placement: name the vacant hex for the die (d4, also PLACE d4)",
+            text.trim()
+        ))),
+        other => other,
+    }
+}
+
+/// A chance ply: `roll 4 2 ...` (or the bare values), every value a die's face.
+pub fn parse_roll(text: &str) -> Result<Vec<u8>, PlyError> {
+    let t = text.trim();
+    let numbers = match t.get(..4) {
+        Some(w) if w.eq_ignore_ascii_case("roll") => &t[4..],
+        _ => t,
+    };
+    let values: Vec<u32> = numbers
+        .split_whitespace()
+        .map(str::parse::<u32>)
+        .collect::<Result<_, _>>()
+        .ok()
+        .filter(|v: &Vec<u32>| !v.is_empty())
+        .ok_or_else(|| syntax(format!("a roll is like 'roll 4', not '{t}'")))?;
+    values
+        .iter()
+        .map(|&v| {
+            u8::try_from(v)
+                .ok()
+                .filter(|v| (1..=6).contains(v))
+                .ok_or_else(|| illegal(format!("a die cannot show {v}")))
+        })
+        .collect()
+}
+
+/// A record's move text: split on white space, except that `roll` keeps its numbers.
+pub fn split_plies(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut tokens = text.split_whitespace().peekable();
+    while let Some(tok) = tokens.next() {
+        if tok.eq_ignore_ascii_case("roll") {
+            let mut ply = "roll".to_string();
+            while let Some(n) = tokens
+                .peek()
+                .filter(|t| t.chars().all(|c| c.is_ascii_digit()))
+            {
+                ply.push(' ');
+                ply.push_str(n);
+                tokens.next();
+            }
+            out.push(ply);
+        } else {
+            out.push(tok.to_string());
+        }
+    }
+    out
+}
+
+/// A move planned in one message: the declaration, then hexes for the roll's values, tried in
+/// the order written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    pub source: Source,
+    pub entries: Vec<(Vec<u8>, Hex)>,
+}
+
+/// Reads `H d4`, `c3 d4`, `ROLL c3` + `PLACE d4`, `c3: 1>a1 3-5>d4 *>e5` (entries also as
+/// `3-5: d4`, on one line or several). `None` when the lines are not such a plan, or plan no
+/// placement at all (a bare declaration is a ply, not a plan).
+pub fn read_plan(lines: &[String]) -> Option<Plan> {
+    let text: String = lines
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let spaced = text.replace('>', " > ").replace(':', " : ");
+    let tokens: Vec<&str> = spaced.split_whitespace().collect();
+    let mut i = usize::from(tokens.first()?.eq_ignore_ascii_case("roll"));
+    let first = *tokens.get(i)?;
+    let source = if is_hand_word(first) {
+        Source::Hand
+    } else {
+        Source::Lift(Hex::parse(first)?)
+    };
+    i += 1;
+    if tokens.get(i) == Some(&":") {
+        i += 1;
+    }
+    let mut entries = Vec::new();
+    while i < tokens.len() {
+        if tokens[i].eq_ignore_ascii_case("place") {
+            i += 1;
+            continue;
+        }
+        let (rolls, at) = match tokens.get(i + 1) {
+            Some(&">") | Some(&":") => (parse_rolls(tokens[i])?, i + 2),
+            _ => ((1..=6).collect(), i),
+        };
+        entries.push((rolls, Hex::parse(tokens.get(at)?)?));
+        i = at + 1;
+    }
+    (!entries.is_empty()).then_some(Plan { source, entries })
+}
+
+/// `4`, `3-5`, `1,4`, `1,3-5` or `*` (every face).
+pub fn parse_rolls(spec: &str) -> Option<Vec<u8>> {
+    if spec == "*" {
+        return Some((1..=6).collect());
+    }
+    let mut out = Vec::new();
+    for part in spec.split(',') {
+        let face = |t: &str| t.parse::<u8>().ok().filter(|v| (1..=6).contains(v));
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (face(a)?, face(b)?);
+                if a > b {
+                    return None;
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(face(part)?),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> Vec<String> {
+        text.lines().map(str::to_string).collect()
+    }
+
+    fn hex(name: &str) -> Hex {
+        Hex::parse(name).unwrap()
+    }
+
+    #[test]
+    fn declarations_and_placements() {
+        assert_eq!(parse_declaration("H"), Ok(Source::Hand));
+        assert_eq!(parse_declaration(" roll h "), Ok(Source::Hand));
+        assert_eq!(parse_declaration("ROLL C3"), Ok(Source::Lift(hex("c3"))));
+        assert!(matches!(parse_declaration("d8"), Err(PlyError::Illegal(_))));
+        assert!(matches!(
+            parse_declaration("H d4"),
+            Err(PlyError::Illegal(_))
+        ));
+        assert!(matches!(
+            parse_declaration("hello"),
+            Err(PlyError::Syntax(_))
+        ));
+        assert_eq!(parse_placement("PLACE d4"), Ok(hex("d4")));
+        assert_eq!(parse_placement("D4"), Ok(hex("d4")));
+        assert!(matches!(parse_placement("H"), Err(PlyError::Illegal(_))));
+    }
+
+    #[test]
+    fn rolls() {
+        assert_eq!(parse_roll("roll 4"), Ok(vec![4]));
+        assert_eq!(parse_roll("3"), Ok(vec![3]));
+        assert_eq!(parse_roll("ROLL 2 6"), Ok(vec![2, 6]));
+        assert!(matches!(parse_roll("roll 7"), Err(PlyError::Illegal(_))));
+        assert!(matches!(parse_roll("roll"), Err(PlyError::Syntax(_))));
+        assert_eq!(parse_rolls("1,3-5"), Some(vec![1, 3, 4, 5]));
+        assert_eq!(parse_rolls("5-3"), None);
+        assert_eq!(parse_rolls("0"), None);
+    }
+
+    #[test]
+    fn split_keeps_roll_values() {
+        assert_eq!(
+            split_plies("H roll 4 c2 H roll 2 b2 c2 roll 1 c3"),
+            ["H", "roll 4", "c2", "H", "roll 2", "b2", "c2", "roll 1", "c3"]
+        );
+    }
+
+    #[test]
+    fn plans() {
+        let every: Vec<u8> = (1..=6).collect();
+        assert_eq!(
+            read_plan(&lines("H d4")),
+            Some(Plan {
+                source: Source::Hand,
+                entries: vec![(every.clone(), hex("d4"))]
+            })
+        );
+        assert_eq!(
+            read_plan(&lines("ROLL c3\nPLACE d4")),
+            Some(Plan {
+                source: Source::Lift(hex("c3")),
+                entries: vec![(every.clone(), hex("d4"))]
+            })
+        );
+        assert_eq!(
+            read_plan(&lines("c3: 1>a1 3-5>d4 *>e5")),
+            Some(Plan {
+                source: Source::Lift(hex("c3")),
+                entries: vec![
+                    (vec![1], hex("a1")),
+                    (vec![3, 4, 5], hex("d4")),
+                    (every, hex("e5"))
+                ]
+            })
+        );
+        assert_eq!(
+            read_plan(&lines("c3\n1: a1\n2-6 > b2")).map(|p| p.entries.len()),
+            Some(2)
+        );
+        assert_eq!(read_plan(&lines("H")), None);
+        assert_eq!(read_plan(&lines("c3: 7>a1")), None);
+        assert_eq!(read_plan(&lines("c3 d9")), None);
+        assert_eq!(read_plan(&lines("hello there")), None);
+    }
+}
