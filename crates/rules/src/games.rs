@@ -16,6 +16,7 @@
 
 pub mod d4d6;
 pub mod dicerink;
+pub mod dicess;
 pub mod diptactoe;
 
 use crate::duration::Range;
@@ -490,6 +491,7 @@ registry! {$
     DiceRink => dicerink::DiceRink,
     D4D6 => d4d6::D4d6,
     DipTacToe => diptactoe::DipTacToe,
+    Dicess => dicess::Dicess,
 }
 
 impl AnyGame {
