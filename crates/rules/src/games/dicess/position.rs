@@ -125,15 +125,18 @@ impl Die {
     }
 }
 
-/// The 64 squares and what stands on them.
+/// The 64 squares and what stands on them (boxed: `AnyGame` holds every game by value, and
+/// its variants should stay of similar size).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Board {
-    cells: [Option<Die>; 64],
+    cells: Box<[Option<Die>; 64]>,
 }
 
 impl Default for Board {
     fn default() -> Self {
-        Board { cells: [None; 64] }
+        Board {
+            cells: Box::new([None; 64]),
+        }
     }
 }
 

@@ -210,8 +210,8 @@ impl Going {
         if !(from.row_of(self.side) == 7 && step.to.row_of(self.side) == 8) {
             let (second_last, last) = if self.side == 0 { (7, 8) } else { (2, 1) };
             return Err(format!(
-                "a die is promoted only on its step from the second-last row into the last \
-                 (rank {second_last} to rank {last} for {})",
+                "a die is promoted only on its step from the second-last row into the last, \
+                 rank {second_last} to rank {last} for {}",
                 SEAT_NAMES[self.side]
             ));
         }
