@@ -323,7 +323,13 @@ impl Rules for Dicess {
             return Vec::new();
         }
         match self.phase {
-            Phase::Roll => Vec::new(),
+            // 6^32 rolls: a sample of six, each die showing a different number in each.
+            Phase::Roll => (0..6)
+                .map(|i| {
+                    let values: Vec<u32> = (0..32).map(|j| (i + j) % 6 + 1).collect();
+                    self.chance_ply(&values)
+                })
+                .collect(),
             // One of the many permutations: the numbers in the order rolled.
             Phase::Place(side) => {
                 let rolled = self.rolled.as_ref().expect("rolled before placing");
