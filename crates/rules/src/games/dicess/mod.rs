@@ -387,6 +387,13 @@ impl Rules for Dicess {
     fn moves_help(&self) -> Option<String> {
         match (&self.outcome, self.phase) {
             (None, Phase::Turn(s)) => Some(help::moves_help(&self.board, s)),
+            // Not the sample rolls of `legal_plies`: nobody but the GM acts before the roll.
+            (None, Phase::Roll) => Some(
+                "The GM rolls all 32 dice first (16 for each side): nobody moves\n\
+                 before the roll. Then LIGHT places its numbers on ranks 1-2, and DARK\n\
+                 on ranks 8-7."
+                    .to_string(),
+            ),
             (None, Phase::Place(s)) => {
                 let rolled = self.rolled.as_ref().expect("rolled before placing");
                 let [back, front] = setup::home_ranks(s);
