@@ -30,7 +30,7 @@ fn the_set_up_goes_roll_light_dark_then_light_moves() {
     assert!(g
         .moves_help()
         .unwrap()
-        .contains("nobody moves before the roll"));
+        .contains("nobody moves"));
     // A sample of rolls, each legal.
     let rolls = g.legal_plies();
     assert_eq!(rolls.len(), 6);
