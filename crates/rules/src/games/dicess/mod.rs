@@ -225,7 +225,15 @@ impl Dicess {
         lines.push(head);
         if let Some(rolled) = &self.rolled {
             for side in [LIGHT, DARK] {
-                lines.push(report::rolled_line(side, &rolled[side]));
+                lines.push(format!(
+                    "{} rolled {}",
+                    SEAT_NAMES[side],
+                    setup::spaced(&rolled[side])
+                ));
+                lines.push(format!(
+                    "  (sorted: {})",
+                    setup::spaced(&setup::sorted(&rolled[side]))
+                ));
             }
         }
         if let Some((side, text)) = &self.last_turn {
@@ -398,8 +406,9 @@ impl Rules for Dicess {
                 let rolled = self.rolled.as_ref().expect("rolled before placing");
                 let [back, front] = setup::home_ranks(s);
                 Some(format!(
-                    "{} places its 16 rolled numbers ({}) in any order, files a to h of\n\
-                     ranks {back} and {front}, for example:\n  {}",
+                    "{} places its 16 rolled numbers in any order on files a to h of\n\
+                     ranks {back} and {front}. Sorted, they are {}.\n\
+                     For example, in the order rolled:\n  {}",
                     SEAT_NAMES[s],
                     setup::spaced(&setup::sorted(&rolled[s])),
                     self.legal_plies().join("")

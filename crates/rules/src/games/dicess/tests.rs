@@ -27,10 +27,7 @@ fn at(tag: &str) -> Dicess {
 fn the_set_up_goes_roll_light_dark_then_light_moves() {
     let mut g = Dicess::new(&Options::new()).unwrap();
     assert_eq!(g.to_act(), ToAct::Chance(vec![6; 32]));
-    assert!(g
-        .moves_help()
-        .unwrap()
-        .contains("nobody moves"));
+    assert!(g.moves_help().unwrap().contains("nobody moves"));
     // A sample of rolls, each legal.
     let rolls = g.legal_plies();
     assert_eq!(rolls.len(), 6);
