@@ -16,6 +16,7 @@
 
 pub mod d4d6;
 pub mod dicerink;
+pub mod dicess;
 pub mod diptactoe;
 pub mod siberian;
 pub mod standing;
@@ -504,6 +505,7 @@ registry! {$
     D4D6 => d4d6::D4d6,
     DipTacToe => diptactoe::DipTacToe,
     Siberian => siberian::Siberian,
+    Dicess => dicess::Dicess,
 }
 
 /// Any game, behind text in / text out: the only type outside `games/` that holds a
