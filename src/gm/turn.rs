@@ -3,7 +3,7 @@
 use chrono::{DateTime, Duration, Utc};
 
 use super::ops::Refusal;
-use super::{play, ready, store_plan, Played};
+use super::{play, ready, reborrow, store_plan, Played};
 use crate::dice::DiceSource;
 use crate::gamelog::Loaded;
 use crate::games::{Actor, Conditional, PlyError, ToAct};
@@ -51,8 +51,10 @@ pub fn submit_orders(
 }
 
 /// A declaration with its outcomes planned per roll: the plan is kept and the declaration
-/// played (the roll that follows reads the plan, `gm::advance`). A refused declaration keeps
-/// no plan.
+/// played (the roll that follows reads the plan, `gm::advance`). Outcomes planned for no roll
+/// (Siberian Dice where nothing is rolled: the value is known when the plan is read) are tried
+/// in order right after the declaration, the first legal one played. A refused declaration
+/// keeps no plan.
 pub fn play_planned(
     tx: &Tx,
     g: &mut Loaded,
@@ -60,9 +62,14 @@ pub fn play_planned(
     plan: &Conditional,
     now: DateTime<Utc>,
     message: Option<i64>,
-    dice: Option<&mut dyn DiceSource>,
+    mut dice: Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<Result<Played, PlyError>> {
-    store_plan(tx, g.row.id, seat, &plan.outcomes, now)?;
+    let (known, per_roll): (Vec<_>, Vec<_>) = plan
+        .outcomes
+        .iter()
+        .cloned()
+        .partition(|(rolls, _)| rolls.is_empty());
+    store_plan(tx, g.row.id, seat, &per_roll, now)?;
     let res = play(
         tx,
         g,
@@ -70,12 +77,28 @@ pub fn play_planned(
         &plan.declaration,
         now,
         message,
-        dice,
+        reborrow(&mut dice),
     )?;
-    if res.is_err() {
-        tx.clear_pending(g.row.id, PendingKind::Plan)?;
+    let mut played = match res {
+        Ok(played) => played,
+        Err(e) => {
+            tx.clear_pending(g.row.id, PendingKind::Plan)?;
+            return Ok(Err(e));
+        }
+    };
+    if g.game.to_act() != ToAct::Seat(seat) {
+        return Ok(Ok(played));
     }
-    Ok(res)
+    for (_, ply) in &known {
+        let tried = play(tx, g, Actor::Seat(seat), ply, now, message, reborrow(&mut dice))?;
+        if let Ok(more) = tried {
+            played.plies.extend(more.plies);
+            played.reports.extend(more.reports);
+            played.finished |= more.finished;
+            break;
+        }
+    }
+    Ok(Ok(played))
 }
 
 /// What a seat's START did.
