@@ -37,7 +37,14 @@ impl Cli {
                 } else {
                     format!("{fewest} to {most} players")
                 };
-                format!("  {:<10} {} ({players})", k.name(), k.title())
+                let variants = k
+                    .facts()
+                    .options
+                    .iter()
+                    .find(|o| o.name == "variant")
+                    .map(|o| format!("; variant={}", o.values.join("|")))
+                    .unwrap_or_default();
+                format!("  {:<10} {} ({players}{variants})", k.name(), k.title())
             })
             .collect();
         let help = format!("Games:\n{}", games.join("\n"));

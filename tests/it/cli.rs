@@ -577,4 +577,9 @@ fn help_lists_every_game_from_the_registry() {
             "{kind:?} missing from --help:\n{help}"
         );
     }
+    // A game's variants are named beside it, from its `variant` option.
+    assert!(
+        help.contains("variant=basic|primes|strategic|grossmeister|purity"),
+        "{help}"
+    );
 }
