@@ -19,8 +19,10 @@ use crate::store::{GameStatus, OutboxStatus, Store};
 use crate::template::Templates;
 
 mod analyze;
+mod desk;
 mod seat_ops;
 mod seat_turns;
+mod show;
 pub use analyze::{d4d6_query, D4d6Args};
 
 impl Cli {
@@ -226,6 +228,55 @@ pub enum GameCmd {
     /// Reveal a game's dice seed now (it is revealed by itself when the game ends); future
     /// rolls become predictable, so this is for games that are abandoned or under dispute.
     Reveal { id: i64 },
+    /// Pause a game: no clock runs and no move is played until it resumes (players are told).
+    Pause {
+        id: i64,
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Resume a paused game: every clock gets back the time it had left.
+    Resume { id: i64 },
+    /// A new deadline for whoever is to act: `2026-12-01 18:00` (UTC), RFC 3339, or a
+    /// duration from now (`2d`).
+    Deadline { id: i64, when: String },
+    /// Move the deadline later (`12h`, `2d`, `1h 30m`).
+    Extend { id: i64, by: String },
+    /// Change an option mid-game: move_time, grace, timeout, early_resolve or press
+    /// (`pbem game set 3 grace=12h`).
+    Set { id: i64, assignment: String },
+    /// Undo the last plies (rolls replay identically: they are derived, not drawn again).
+    Rollback {
+        id: i64,
+        /// How many plies to undo (default 1; back further to where a player acts).
+        #[arg(long, conflicts_with = "to")]
+        plies: Option<usize>,
+        /// Keep the first N plies.
+        #[arg(long)]
+        to: Option<usize>,
+    },
+    /// End a game without a result (record `Result "*"`, dice seed revealed).
+    Cancel {
+        id: i64,
+        #[arg(long)]
+        reason: String,
+    },
+    /// Take a player out of their seat (the game pauses until one is seated), or give the
+    /// seat to another at once with --replace.
+    Eject {
+        id: i64,
+        #[arg(long)]
+        seat: String,
+        #[arg(long)]
+        replace: Option<String>,
+    },
+    /// A message from the GM to every player of a game.
+    Message { id: i64, text: String },
+    /// Send a seat's player the last mail about the game again.
+    Resend {
+        id: i64,
+        #[arg(long)]
+        seat: String,
+    },
     /// Fix the dice salts now and make the roll that waits for them (a game with dice waits
     /// for every player's START, or the end of its salt window, before its first roll); with
     /// --seat, that seat's START only (as by mail).
@@ -463,7 +514,7 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
     match cmd {
         GameCmd::New(args) => game_new(&mut store, &ctx, &args),
         GameCmd::List { status } => game_list(&mut store, status),
-        GameCmd::Show { id } => game_show(&mut store, id),
+        GameCmd::Show { id } => show::show(&mut store, &ctx, id),
         GameCmd::Moves { id } => game_moves(&mut store, id),
         GameCmd::Play { id, seat, gm, ply } => game_play(&mut store, &ctx, id, seat, gm, &ply),
         GameCmd::Start { id, seat: None } => game_start(&mut store, &ctx, id),
@@ -491,6 +542,24 @@ fn game(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
         GameCmd::Press { id, seat, to, text } => {
             seat_ops::press(&mut store, &ctx, id, &seat, &to, &text)
         }
+        GameCmd::Pause { id, reason } => desk::pause(&mut store, &ctx, id, reason.as_deref()),
+        GameCmd::Resume { id } => desk::resume(&mut store, &ctx, id),
+        GameCmd::Deadline { id, when } => desk::deadline(&mut store, &ctx, id, &when),
+        GameCmd::Extend { id, by } => desk::extend(&mut store, &ctx, id, &by),
+        GameCmd::Set { id, assignment } => desk::set(&mut store, &ctx, id, &assignment),
+        GameCmd::Rollback { id, plies, to } => {
+            let how = match to {
+                Some(n) => gm::life::Rollback::To(n),
+                None => gm::life::Rollback::Plies(plies.unwrap_or(1)),
+            };
+            desk::rollback(&mut store, &ctx, id, how)
+        }
+        GameCmd::Cancel { id, reason } => desk::cancel(&mut store, &ctx, id, &reason),
+        GameCmd::Eject { id, seat, replace } => {
+            desk::eject(&mut store, &ctx, id, &seat, replace.as_deref())
+        }
+        GameCmd::Message { id, text } => desk::message(&mut store, &ctx, id, &text),
+        GameCmd::Resend { id, seat } => desk::resend(&mut store, &ctx, id, &seat),
     }
 }
 
@@ -560,34 +629,6 @@ fn game_list(store: &mut Store, status: Option<GameStatus>) -> anyhow::Result<Ex
             }
         );
     }
-    Ok(0)
-}
-
-/// `game show`: a game's state, seats, deadline, quarantine and board.
-fn game_show(store: &mut Store, id: i64) -> anyhow::Result<Exit> {
-    let g = store.tx(|tx| gamelog::load(tx, id))?;
-    println!(
-        "Game #{id}: {} ({}), {}",
-        g.kind().title(),
-        g.row.status,
-        gm::to_act_text(&g)
-    );
-    for s in &g.seats {
-        println!(
-            "  {:<7} {}",
-            g.game.seat_name(s.seat),
-            s.email.as_deref().unwrap_or("(open seat)")
-        );
-    }
-    if let Some(d) = g.row.deadline {
-        println!("  deadline {}", d.format("%Y-%m-%d %H:%M UTC"));
-    }
-    if let Some(why) = &g.row.quarantined {
-        println!("  QUARANTINED (timers stopped): {why}");
-        println!("  clear it once fixed: pbem game unquarantine {id}");
-    }
-    println!();
-    print!("{}", g.game.board());
     Ok(0)
 }
 
@@ -661,7 +702,7 @@ fn game_start(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
 }
 
 /// `game replace`: a seat is given to another address, which gets a welcome.
-fn game_replace(
+pub(crate) fn game_replace(
     store: &mut Store,
     ctx: &Ctx,
     id: i64,
@@ -690,7 +731,7 @@ fn game_replace(
         )
     })?;
     send_now(store, ctx.cfg);
-    println!("seat {seat} of game {id} ctx.now played by {email}");
+    println!("seat {seat} of game {id} is now played by {email}");
     Ok(0)
 }
 
@@ -1041,7 +1082,7 @@ fn seat_of(g: &gamelog::Loaded, name: &str) -> anyhow::Result<usize> {
 
 /// `--status` of `game list`: a game status by its name.
 fn game_status(text: &str) -> Result<GameStatus, String> {
-    GameStatus::parse(text).ok_or_else(|| "one of: open, active, finished".to_string())
+    GameStatus::parse(text).ok_or_else(|| "one of: open, active, paused, finished".to_string())
 }
 
 /// `--status` of `outbox list`: an outbox status by its name.

@@ -244,6 +244,28 @@ fn html_within(
     Ok(None)
 }
 
+/// An earlier mail again, as the GM resends it (`pbem game resend`): its words and thread,
+/// a new Message-ID.
+pub fn resent(row: &OutboxRow) -> Draft {
+    Draft {
+        kind: "resent",
+        game: row.game_id,
+        to: row.to_addr.clone(),
+        reply_to: row.reply_to.clone(),
+        subject: row.subject.clone(),
+        body: row.body.clone(),
+        in_reply_to: None,
+        refs: row
+            .refs
+            .as_deref()
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(str::to_string)
+            .collect(),
+        html: None,
+    }
+}
+
 /// The mail an outbox row describes, without its date and HTML (see `finished`).
 pub fn out_mail(row: &OutboxRow) -> OutMail {
     OutMail {
@@ -509,15 +531,18 @@ pub fn announce(
         return Ok(());
     }
     let to_act = g.game.to_act();
+    // A paused game waits for nobody.
+    let live = g.row.status == crate::store::GameStatus::Active;
     for s in &g.seats {
         if Some(s.seat) == except {
             continue;
         }
-        let your_turn = match &to_act {
-            crate::games::ToAct::Seat(x) => *x == s.seat,
-            crate::games::ToAct::Orders(xs) => xs.contains(&s.seat),
-            _ => false,
-        };
+        let your_turn = live
+            && match &to_act {
+                crate::games::ToAct::Seat(x) => *x == s.seat,
+                crate::games::ToAct::Orders(xs) => xs.contains(&s.seat),
+                _ => false,
+            };
         let report = TurnReport {
             plies: plies.clone(),
             reports: played.reports.clone(),

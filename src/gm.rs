@@ -12,6 +12,7 @@ use crate::games::{Actor, AnyGame, GameKind, Options, Outcome, PlyError, ToAct};
 use crate::records;
 use crate::store::{GameRow, GameStatus, NewGame, PendingKind, PlannedOutcome, Tx};
 
+pub mod life;
 mod ops;
 mod seats;
 mod turn;
@@ -164,6 +165,10 @@ pub fn waiting_for_salts(g: &Loaded) -> bool {
 
 /// Who is to act, in words; a roll held back by the salt window says what it waits for.
 pub fn to_act_text(g: &Loaded) -> String {
+    if g.row.status == GameStatus::Paused {
+        let why = g.row.pause_reason.as_deref().unwrap_or("no reason given");
+        return format!("The game is paused by the GM ({why}): nobody is to move until it resumes");
+    }
     let text = g.game.to_act_text();
     if !waiting_for_salts(g) {
         return text;
@@ -298,6 +303,11 @@ pub fn play(
     if g.row.status == GameStatus::Open {
         return Ok(Err(PlyError::NotYourTurn(
             "the game has not started: seats are still open".into(),
+        )));
+    }
+    if g.row.status == GameStatus::Paused {
+        return Ok(Err(PlyError::NotYourTurn(
+            "the GM has paused the game: nothing is played until it resumes".into(),
         )));
     }
     let mut played = Played::default();
@@ -537,13 +547,19 @@ pub fn finish(
 ) -> anyhow::Result<()> {
     let _ = outcome;
     let text = g.game.outcome_text().unwrap_or_else(|| "over".into());
-    tx.set_game_status(g.row.id, GameStatus::Finished, Some(&text), now)?;
+    close(tx, g, &text, now)
+}
+
+/// Ends a game: finished with `why` as its result in words, its clock stopped, its dice seed
+/// revealed. A game the GM cancelled has no outcome, so its record's result stays `*`.
+pub fn close(tx: &Tx, g: &mut Loaded, why: &str, now: DateTime<Utc>) -> anyhow::Result<()> {
+    tx.set_game_status(g.row.id, GameStatus::Finished, Some(why), now)?;
     tx.set_deadline(g.row.id, None)?;
     tx.reveal_seed(g.row.id)?;
     tx.clear_pending(g.row.id, PendingKind::Orders)?;
     tx.clear_pending(g.row.id, PendingKind::Plan)?;
     g.row.status = GameStatus::Finished;
-    g.row.result = Some(text);
+    g.row.result = Some(why.to_string());
     g.row.seed_revealed = true;
     Ok(())
 }

@@ -826,6 +826,15 @@ fn flush(
             return Ok(());
         }
     }
+    if g.row.status == GameStatus::Paused {
+        let why = format!(
+            "not played: the GM has paused the game ({}); you will be told when it resumes, \
+             then send your move again",
+            g.row.pause_reason.as_deref().unwrap_or("no reason given")
+        );
+        refuse_all(s, &lines, &why);
+        return Ok(());
+    }
     if g.row.status != GameStatus::Active {
         refuse_all(
             s,

@@ -57,7 +57,12 @@ impl GameVars {
             } else {
                 None
             },
-            result: g.game.outcome_text(),
+            // A game the GM cancelled has no outcome; its stored result says why it ended.
+            result: g.game.outcome_text().or_else(|| {
+                (g.row.status == GameStatus::Finished)
+                    .then(|| g.row.result.clone())
+                    .flatten()
+            }),
         }
     }
 }

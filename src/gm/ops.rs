@@ -44,6 +44,12 @@ pub enum Refusal {
     NotOffered,
     #[error("{0}")]
     BadOptions(String),
+    #[error("the game is {0}, not paused")]
+    NotPaused(GameStatus),
+    #[error("{0} has no player: seat one first (pbem game replace)")]
+    SeatEmpty(String),
+    #[error("the dice seed is already public: every roll to come would be known")]
+    SeedPublic,
 }
 
 /// What a draw offer did.

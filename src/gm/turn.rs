@@ -13,8 +13,9 @@ use crate::store::{GameStatus, PendingKind, Tx};
 pub type Checked = Vec<Result<String, String>>;
 
 /// The seat's orders for the current simultaneous turn, replacing any it sent before. Once
-/// every seat owing orders has sent some, the turn is adjudicated `early` from now (unless
-/// its deadline comes sooner). Void lines are kept too: the adjudication reports them.
+/// every seat owing orders has sent some, the turn is adjudicated soon (the game's
+/// `early_resolve`, else the server's `early`), unless its deadline comes sooner. Void lines
+/// are kept too: the adjudication reports them.
 pub fn submit_orders(
     tx: &Tx,
     g: &Loaded,
@@ -41,6 +42,7 @@ pub fn submit_orders(
     tx.set_pending(g.row.id, seat, PendingKind::Orders, lines, now)?;
     let pending = tx.pending(g.row.id, PendingKind::Orders)?;
     if seats.iter().all(|x| pending.iter().any(|(p, _)| p == x)) {
+        let early = g.common.early_resolve_secs.map_or(early, Duration::seconds);
         let soon = now + early;
         if g.row.deadline.is_none_or(|d| d > soon) {
             tx.set_deadline(g.row.id, Some(soon))?;

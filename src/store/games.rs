@@ -33,6 +33,9 @@ pub struct GameRow {
     pub salts_fixed: bool,
     /// Why the game's timers are stopped (its timer or adjudication failed); `None`: fine.
     pub quarantined: Option<String>,
+    /// When the GM paused the game and why (both `None` unless it is paused).
+    pub paused_at: Option<DateTime<Utc>>,
+    pub pause_reason: Option<String>,
 }
 
 /// One outcome of a conditional plan: for these roll values, try this ply.
@@ -86,7 +89,7 @@ pub struct MoveRow {
 }
 
 const GAME_COLS: &str = "id, kind, options, status, event, start_position, result, seed, \
-     commitment, salts, seed_revealed, move_secs, deadline, reminded, created_at, graced, salts_until, salts_fixed, quarantined";
+     commitment, salts, seed_revealed, move_secs, deadline, reminded, created_at, graced, salts_until, salts_fixed, quarantined, paused_at, pause_reason";
 
 fn game_row(r: &Row) -> rusqlite::Result<GameRow> {
     let deadline: Option<String> = r.get(12)?;
@@ -113,6 +116,10 @@ fn game_row(r: &Row) -> rusqlite::Result<GameRow> {
             .and_then(|d| parse_ts(&d).ok()),
         salts_fixed: r.get(17)?,
         quarantined: r.get(18)?,
+        paused_at: r
+            .get::<_, Option<String>>(19)?
+            .and_then(|d| parse_ts(&d).ok()),
+        pause_reason: r.get(20)?,
     })
 }
 
@@ -216,6 +223,79 @@ impl Tx<'_> {
             params![id, reason],
         )?;
         Ok(n == 1)
+    }
+
+    /// Pauses an active game (`Some((reason, when))`) or resumes a paused one (`None`).
+    pub fn set_paused(
+        &self,
+        id: i64,
+        pause: Option<(&str, DateTime<Utc>)>,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<()> {
+        let status = if pause.is_some() {
+            GameStatus::Paused
+        } else {
+            GameStatus::Active
+        };
+        self.exec(
+            "UPDATE games SET status = ?2, pause_reason = ?3, paused_at = ?4, updated_at = ?5 \
+             WHERE id = ?1",
+            params![
+                id,
+                status,
+                pause.map(|p| p.0),
+                pause.map(|p| ts(p.1)),
+                ts(now)
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Moves a game's clocks (resuming it: each gets back the time it had left), keeping
+    /// whether its reminder was sent and its grace granted.
+    pub fn shift_clocks(
+        &self,
+        id: i64,
+        deadline: Option<DateTime<Utc>>,
+        salts_until: Option<DateTime<Utc>>,
+    ) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE games SET deadline = ?2, salts_until = ?3 WHERE id = ?1",
+            params![id, deadline.map(ts), salts_until.map(ts)],
+        )?;
+        Ok(())
+    }
+
+    /// Changes a game's options (a JSON object of strings) and its move time.
+    pub fn set_options(
+        &self,
+        id: i64,
+        options_json: &str,
+        move_secs: Option<i64>,
+    ) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE games SET options = ?2, move_secs = ?3 WHERE id = ?1",
+            params![id, options_json, move_secs],
+        )?;
+        Ok(())
+    }
+
+    /// Undoes the log after its first `keep` plies (`pbem game rollback`).
+    pub fn truncate_moves(&self, game: i64, keep: usize) -> anyhow::Result<usize> {
+        Ok(self.exec(
+            "DELETE FROM moves WHERE game_id = ?1 AND ply > ?2",
+            params![game, keep as i64],
+        )?)
+    }
+
+    /// Empties a seat (`pbem game eject`): no player, no secret address, nothing offered.
+    pub fn empty_seat(&self, game: i64, seat: usize) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE seats SET player_id = NULL, token = NULL, draw_offer = 0, missed = 0 \
+             WHERE game_id = ?1 AND seat = ?2",
+            params![game, seat as i64],
+        )?;
+        Ok(())
     }
 
     pub fn set_reminded(&self, id: i64) -> anyhow::Result<()> {

@@ -226,6 +226,20 @@ impl Tx<'_> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The last mail about a game queued for an address (what `pbem game resend` sends).
+    pub fn last_outbox_to(&self, game: i64, to: &str) -> anyhow::Result<Option<OutboxRow>> {
+        Ok(self
+            .one(
+                &format!(
+                    "SELECT {OUT_COLS}, NULL FROM outbox WHERE game_id = ?1 AND to_addr = ?2 \
+                     ORDER BY id DESC LIMIT 1"
+                ),
+                params![game, to],
+                out_row,
+            )
+            .optional()?)
+    }
+
     /// A queued mail's finished bytes (`None`: no such mail, or none stored).
     pub fn outbox_raw(&self, id: i64) -> anyhow::Result<Option<Vec<u8>>> {
         Ok(self

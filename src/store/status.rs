@@ -70,6 +70,8 @@ status!(
         /// Seats wait for players (`JOIN`).
         Open = "open",
         Active = "active",
+        /// The GM paused it: no clock runs and no move is played until it resumes.
+        Paused = "paused",
         Finished = "finished",
     }
 );

@@ -24,6 +24,7 @@ mod diptactoe_mail;
 mod diptactoe_rules;
 mod e2e_mailstack;
 mod fuzz_ingest;
+mod gm_desk;
 mod gm_service;
 mod hostile_mail;
 mod isolation;

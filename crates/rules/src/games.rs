@@ -332,6 +332,14 @@ pub const COMMON_OPTIONS: &[OptionSpec] = &[
                SALT before the first roll (sooner when every player has sent START); 0: the \
                dice roll as soon as play needs them",
     },
+    OptionSpec {
+        name: "early_resolve",
+        default: "server",
+        values: &[],
+        duration: Some(Range::UP_TO_A_WEEK),
+        help: "simultaneous games: once every seat has ordered, wait this long before \
+               adjudicating (e.g. 10m; 0: at once); default: the server's setting",
+    },
 ];
 
 /// What happens when a player's move time runs out (`timeout=`).
@@ -353,6 +361,8 @@ pub struct CommonOptions {
     pub grace_secs: i64,
     /// How long the players may salt the dice once every seat is taken (0: no window).
     pub salt_window_secs: i64,
+    /// Simultaneous games: the wait once every seat has ordered (`None`: the server's).
+    pub early_resolve_secs: Option<i64>,
 }
 
 impl Default for CommonOptions {
@@ -377,6 +387,13 @@ impl CommonOptions {
             },
             grace_secs: secs("grace")?,
             salt_window_secs: secs("salt_window")?,
+            early_resolve_secs: match text("early_resolve") {
+                "server" => None,
+                t => Some(
+                    crate::duration::parse(t, Range::UP_TO_A_WEEK)
+                        .map_err(|e| format!("option 'early_resolve': {e}"))?,
+                ),
+            },
         })
     }
 }
@@ -416,7 +433,8 @@ pub fn check_options(specs: &[OptionSpec], options: &Options) -> Result<(), Stri
                 format!("unknown option '{name}' (options: {})", known.join(", "))
             });
         };
-        if let Some(range) = spec.duration {
+        // A default is always allowed, even one that is a word ("server") among durations.
+        if let (Some(range), false) = (spec.duration, value == spec.default) {
             crate::duration::parse(value, range).map_err(|e| format!("option '{name}': {e}"))?;
         }
         if !spec.values.is_empty() && !spec.values.contains(&value.as_str()) {

@@ -1,0 +1,311 @@
+//! `pbem game pause|resume|deadline|extend|set|rollback|cancel|eject|message|resend`: the GM runs a game's whole life from the command line, and every player is mailed what changed.
+
+use anyhow::anyhow;
+use chrono::{DateTime, NaiveDateTime, Utc};
+
+use super::{game_replace, say, seat_of, send_now, Exit};
+use crate::compose::{self, Ctx};
+use crate::duration::{self, Range};
+use crate::gamelog::{self, Loaded};
+use crate::gm::{self, life, Refusal};
+use crate::store::{Store, Tx};
+
+/// What an operation changed: the news every player is mailed (with the board as it now
+/// stands), and the line the GM reads.
+struct Told {
+    news: Vec<String>,
+    done: String,
+    /// The game ended: the players get the game-over mail with the record.
+    finished: bool,
+}
+
+impl Told {
+    fn news(news: String, done: String) -> Told {
+        Told {
+            news: vec![news],
+            done,
+            finished: false,
+        }
+    }
+}
+
+/// Runs one GM operation on a game in one transaction; the players are told what it changed,
+/// the mail is sent, and a refusal exits 1 with its reason.
+fn run(
+    store: &mut Store,
+    ctx: &Ctx,
+    id: i64,
+    op: impl FnOnce(&Tx, &mut Loaded) -> anyhow::Result<Result<Told, Refusal>>,
+) -> anyhow::Result<Exit> {
+    let res = store.tx(|tx| {
+        let mut g = gamelog::load(tx, id)?;
+        let told = match op(tx, &mut g)? {
+            Ok(t) => t,
+            Err(why) => return Ok(Err(why)),
+        };
+        let played = gm::Played {
+            plies: vec![],
+            reports: told.news.clone(),
+            finished: told.finished,
+        };
+        compose::announce(tx, ctx, &g, &played, None)?;
+        Ok(Ok(told.done))
+    })?;
+    match res {
+        Ok(done) => {
+            send_now(store, ctx.cfg);
+            println!("game {id}: {done}");
+            Ok(0)
+        }
+        Err(why) => {
+            say(&format!("refused: {why}"));
+            Ok(1)
+        }
+    }
+}
+
+fn when(d: DateTime<Utc>) -> String {
+    d.format("%Y-%m-%d %H:%M UTC").to_string()
+}
+
+/// `game pause ID [--reason]`.
+pub fn pause(store: &mut Store, ctx: &Ctx, id: i64, reason: Option<&str>) -> anyhow::Result<Exit> {
+    let reason = reason.unwrap_or("no reason given");
+    run(store, ctx, id, |tx, g| {
+        Ok(life::pause(tx, g, reason, ctx.now)?.map(|()| {
+            Told::news(
+                format!(
+                    "The GM has paused the game ({reason}). No clock runs and no move is played \
+                     until it resumes; you will be told when it does."
+                ),
+                "paused; every player is told".into(),
+            )
+        }))
+    })
+}
+
+/// `game resume ID`.
+pub fn resume(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
+    run(store, ctx, id, |tx, g| {
+        Ok(life::resume(tx, g, ctx.now)?.map(|()| {
+            let left = match g.row.deadline {
+                Some(d) => format!(" The clock runs again: the deadline is now {}.", when(d)),
+                None => String::new(),
+            };
+            Told::news(
+                format!("The GM has resumed the game.{left}"),
+                "resumed; every clock has the time it had left".into(),
+            )
+        }))
+    })
+}
+
+/// `game deadline ID WHEN`: a date and time (UTC), or a duration from now.
+pub fn deadline(store: &mut Store, ctx: &Ctx, id: i64, text: &str) -> anyhow::Result<Exit> {
+    let at = read_when(text, ctx.now)?;
+    run(store, ctx, id, |tx, g| {
+        Ok(life::set_deadline(tx, g, at, ctx.now)?.map(|()| {
+            Told::news(
+                format!("The GM has set a new deadline: {}.", when(at)),
+                format!("deadline {}", when(at)),
+            )
+        }))
+    })
+}
+
+/// A point in time as the GM writes it: `2026-12-01 18:00` (UTC), RFC 3339, or a duration
+/// from now (`3d`, `2h 30m`).
+fn read_when(text: &str, now: DateTime<Utc>) -> anyhow::Result<DateTime<Utc>> {
+    if let Ok(t) = DateTime::parse_from_rfc3339(text) {
+        return Ok(t.with_timezone(&Utc));
+    }
+    for format in ["%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M:%S"] {
+        if let Ok(t) = NaiveDateTime::parse_from_str(text, format) {
+            return Ok(t.and_utc());
+        }
+    }
+    duration::parse(text, Range::MOVE_TIME)
+        .map(|s| now + chrono::Duration::seconds(s))
+        .map_err(|e| anyhow!("'{text}': not a date and time (2026-12-01 18:00, UTC) nor a duration from now ({e})"))
+}
+
+/// `game extend ID DURATION`.
+pub fn extend(store: &mut Store, ctx: &Ctx, id: i64, by: &str) -> anyhow::Result<Exit> {
+    let secs = duration::parse(by, Range::MOVE_TIME).map_err(|e| anyhow!("'{by}': {e}"))?;
+    run(store, ctx, id, |tx, g| {
+        Ok(life::extend(tx, g, secs, ctx.now)?.map(|()| {
+            let at = g.row.deadline.map(when).unwrap_or_default();
+            Told::news(
+                format!(
+                    "The GM has extended the deadline by {}: it is now {at}.",
+                    duration::format_secs(secs)
+                ),
+                format!("deadline {at}"),
+            )
+        }))
+    })
+}
+
+/// `game set ID NAME=VALUE`: one of the options that may change mid-game.
+pub fn set(store: &mut Store, ctx: &Ctx, id: i64, assignment: &str) -> anyhow::Result<Exit> {
+    let (name, value) = assignment
+        .split_once('=')
+        .map(|(n, v)| (n.trim(), v.trim()))
+        .ok_or_else(|| {
+            anyhow!(
+                "write NAME=VALUE (these may change: {})",
+                life::CHANGEABLE.join(", ")
+            )
+        })?;
+    run(store, ctx, id, |tx, g| {
+        Ok(life::set_option(tx, g, name, value)?.map(|now_reads| {
+            Told::news(
+                format!("The GM has changed the game's {name}: it is now {now_reads}."),
+                format!("{name} = {now_reads}"),
+            )
+        }))
+    })
+}
+
+/// `game rollback ID [--plies N | --to N]`.
+pub fn rollback(
+    store: &mut Store,
+    ctx: &Ctx,
+    id: i64,
+    how: life::Rollback,
+) -> anyhow::Result<Exit> {
+    run(store, ctx, id, |tx, g| {
+        Ok(life::rollback(tx, g, how, ctx.now)?.map(|back| {
+            let undone: Vec<String> = back
+                .undone
+                .iter()
+                .map(|(a, t)| format!("{a} {t}"))
+                .collect();
+            let news = format!(
+                "The GM has taken back {} (played: {}). The game stands as below{}.",
+                plies(undone.len()),
+                undone.join(", "),
+                if back.reopened {
+                    " and is on again"
+                } else {
+                    ""
+                }
+            );
+            Told::news(news, format!("rolled back to ply {}", g.moves.len()))
+        }))
+    })
+}
+
+fn plies(n: usize) -> String {
+    if n == 1 {
+        "the last ply".into()
+    } else {
+        format!("the last {n} plies")
+    }
+}
+
+/// `game cancel ID --reason`.
+pub fn cancel(store: &mut Store, ctx: &Ctx, id: i64, reason: &str) -> anyhow::Result<Exit> {
+    run(store, ctx, id, |tx, g| {
+        Ok(life::cancel(tx, g, reason, ctx.now)?.map(|()| Told {
+            news: vec![format!(
+                "The GM has cancelled the game ({reason}). It ends without a result."
+            )],
+            done: "cancelled; the record's result is *".into(),
+            finished: true,
+        }))
+    })
+}
+
+/// `game eject ID --seat S [--replace ADDR]`: the player leaves the seat; the game waits,
+/// paused, for a new player, or the new one is seated at once.
+pub fn eject(
+    store: &mut Store,
+    ctx: &Ctx,
+    id: i64,
+    seat: &str,
+    replace: Option<&str>,
+) -> anyhow::Result<Exit> {
+    let res = store.tx(|tx| {
+        let mut g = gamelog::load(tx, id)?;
+        let s = seat_of(&g, seat)?;
+        let note = format!("The GM has taken you out of {seat}: you no longer play in this game.");
+        if g.seat(s).is_some_and(|r| r.email.is_some()) {
+            compose::tell_seats(tx, ctx, &g, [s], &note)?;
+        }
+        let Ok(email) = life::eject(tx, &mut g, s, ctx.now)? else {
+            return Ok(Err(format!("{seat} has no player")));
+        };
+        if replace.is_none() {
+            let news = format!(
+                "{seat}'s player has left the game. It is paused until the GM seats a new player."
+            );
+            let others = g
+                .seats
+                .iter()
+                .map(|x| x.seat)
+                .filter(|x| *x != s)
+                .collect::<Vec<_>>();
+            compose::tell_seats(tx, ctx, &g, others, &news)?;
+        }
+        Ok(Ok(email.unwrap_or_default()))
+    })?;
+    let email = match res {
+        Ok(e) => e,
+        Err(why) => {
+            say(&format!("refused: {why}"));
+            return Ok(1);
+        }
+    };
+    send_now(store, ctx.cfg);
+    println!("game {id}: {email} is out of {seat}");
+    match replace {
+        Some(addr) => game_replace(store, ctx, id, seat, addr),
+        None => {
+            println!("game {id} is paused: seat a player with `pbem game replace {id} --seat {seat} ADDRESS`, then `pbem game resume {id}`");
+            Ok(0)
+        }
+    }
+}
+
+/// `game message ID TEXT`: a message from the GM to every player.
+pub fn message(store: &mut Store, ctx: &Ctx, id: i64, text: &str) -> anyhow::Result<Exit> {
+    run(store, ctx, id, |_, _| {
+        Ok(Ok(Told::news(
+            format!("A message from the GM:\n\n{text}"),
+            "message sent to every player".into(),
+        )))
+    })
+}
+
+/// `game resend ID --seat S`: the last mail about the game to that seat's player, again.
+pub fn resend(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyhow::Result<Exit> {
+    let res = store.tx(|tx| {
+        let g = gamelog::load(tx, id)?;
+        let s = seat_of(&g, seat)?;
+        let Some(email) = g.seat(s).and_then(|r| r.email.clone()) else {
+            return Ok(Err(format!("{seat} has no player")));
+        };
+        let Some(last) = tx.last_outbox_to(id, &email)? else {
+            return Ok(Err(format!(
+                "no mail about game {id} was ever queued for {email}"
+            )));
+        };
+        compose::enqueue(tx, ctx, compose::resent(&last))?;
+        Ok(Ok(format!(
+            "{} ({}) queued again for {email}",
+            last.subject, last.kind
+        )))
+    })?;
+    match res {
+        Ok(done) => {
+            send_now(store, ctx.cfg);
+            println!("game {id}: {done}");
+            Ok(0)
+        }
+        Err(why) => {
+            say(&format!("refused: {why}"));
+            Ok(1)
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! `pbem game show ID`: everything the GM needs to know about a game at a glance: who plays, who has ordered or planned, the salts, the options in words, and what the next timer will do.
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::Exit;
+use crate::compose::Ctx;
+use crate::duration;
+use crate::gamelog::{self, Loaded};
+use crate::games::{TimeoutAction, ToAct, COMMON_OPTIONS};
+use crate::gm;
+use crate::store::{GameStatus, PendingKind, PlannedOutcome, Store};
+
+fn when(d: DateTime<Utc>) -> String {
+    d.format("%Y-%m-%d %H:%M UTC").to_string()
+}
+
+/// Prints the game's sheet.
+pub fn show(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
+    let (g, ordered, plans) = store.tx(|tx| {
+        let g = gamelog::load(tx, id)?;
+        let ordered: Vec<usize> = tx
+            .pending(id, PendingKind::Orders)?
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect();
+        Ok((g, ordered, tx.plans(id)?))
+    })?;
+    println!(
+        "Game #{id}: {} ({}), {}",
+        g.kind().title(),
+        g.row.status,
+        gm::to_act_text(&g)
+    );
+    if let Some(why) = &g.row.quarantined {
+        println!("  QUARANTINED (timers stopped): {why}");
+        println!("  clear it once fixed: pbem game unquarantine {id}");
+    }
+    if let (Some(at), GameStatus::Paused) = (g.row.paused_at, g.row.status) {
+        println!(
+            "  paused since {}; `pbem game resume {id}` restarts its clocks",
+            when(at)
+        );
+    }
+    seats(&g, &ordered, &plans);
+    salts(&g);
+    println!("  next timer: {}", next_timer(&g, ctx));
+    options(&g)?;
+    println!();
+    print!("{}", g.game.board());
+    Ok(0)
+}
+
+/// Each seat: its player, missed turns, and what it has done this turn.
+fn seats(g: &Loaded, ordered: &[usize], plans: &[(usize, Vec<PlannedOutcome>)]) {
+    let owing = match g.game.to_act() {
+        ToAct::Orders(seats) => Some(seats),
+        _ => None,
+    };
+    for s in &g.seats {
+        let mut notes = vec![format!("missed turns: {}", s.missed)];
+        if let Some(owing) = &owing {
+            if ordered.contains(&s.seat) {
+                notes.push("has ordered this turn".into());
+            } else if owing.contains(&s.seat) {
+                notes.push("orders still awaited".into());
+            }
+        }
+        if let Some((_, plan)) = plans.iter().find(|(seat, _)| *seat == s.seat) {
+            let lines: Vec<String> = plan
+                .iter()
+                .map(|o| format!("{:?}: {}", o.rolls, o.ply))
+                .collect();
+            notes.push(format!("plan waiting for the roll: {}", lines.join("; ")));
+        }
+        if s.draw_offer {
+            notes.push("offers a draw".into());
+        }
+        if g.kind().rolls_dice() && !g.row.salts_fixed {
+            notes.push(
+                if s.ready {
+                    "sent START"
+                } else {
+                    "no START yet"
+                }
+                .into(),
+            );
+        }
+        if let Some(v) = s.vacation_until {
+            notes.push(format!("on vacation until {}", when(v)));
+        }
+        println!(
+            "  {:<7} {:<28} {}",
+            g.game.seat_name(s.seat),
+            s.email.as_deref().unwrap_or("(open seat)"),
+            notes.join(", ")
+        );
+    }
+}
+
+fn salts(g: &Loaded) {
+    if !g.kind().rolls_dice() {
+        return;
+    }
+    let salts = gm::salts(&g.row).unwrap_or_default();
+    let state = if g.row.salts_fixed {
+        "fixed".to_string()
+    } else {
+        match g.row.salts_until {
+            Some(u) => format!("open until {} (or every START)", when(u)),
+            None => "open until the first roll".to_string(),
+        }
+    };
+    println!(
+        "  dice salts: {state}; {} sent{}",
+        salts.len(),
+        if g.row.seed_revealed {
+            "; the seed is revealed"
+        } else {
+            ""
+        }
+    );
+}
+
+/// What the timers will do next, and when.
+fn next_timer(g: &Loaded, ctx: &Ctx) -> String {
+    let Some(deadline) = g.row.deadline else {
+        return "none (no deadline runs)".into();
+    };
+    if g.row.status == GameStatus::Paused {
+        return format!("stopped while paused (the deadline was {})", when(deadline));
+    }
+    let at_deadline = match g.game.to_act() {
+        ToAct::Orders(_) => "the turn is adjudicated with the orders in hand".to_string(),
+        ToAct::Seat(s) => {
+            let name = g.game.seat_name(s);
+            match g.common.timeout {
+                TimeoutAction::Forfeit => format!("{name} forfeits"),
+                TimeoutAction::Notify => format!("the GM is told {name} did not move"),
+            }
+        }
+        ToAct::Chance(_) => "the salt window closes and the dice roll".into(),
+        ToAct::Nobody => "nothing".into(),
+    };
+    let grace = if g.common.grace_secs > 0 && !g.row.graced {
+        format!(
+            " (first a grace of {} for late players)",
+            duration::format_secs(g.common.grace_secs)
+        )
+    } else {
+        String::new()
+    };
+    let remind = deadline - Duration::seconds(ctx.cfg.remind_before_secs);
+    if !g.row.reminded && remind > ctx.now {
+        format!(
+            "a reminder at {}, then at {}: {at_deadline}{grace}",
+            when(remind),
+            when(deadline)
+        )
+    } else {
+        format!("at {}: {at_deadline}{grace}", when(deadline))
+    }
+}
+
+/// Every option the game has, its value and what it means.
+fn options(g: &Loaded) -> anyhow::Result<()> {
+    let given = gamelog::options_of(&g.row)?;
+    println!(
+        "  options (set mid-game with `pbem game set {} NAME=VALUE`: {}):",
+        g.row.id,
+        gm::life::CHANGEABLE.join(", ")
+    );
+    let move_time = g
+        .row
+        .move_secs
+        .map(duration::format_secs)
+        .unwrap_or_else(|| "none".into());
+    println!("    move_time = {move_time}\n        each move's time limit");
+    let specs = COMMON_OPTIONS.iter().chain(g.kind().facts().options);
+    for spec in specs {
+        let value = given.get(spec.name).map_or(spec.default, String::as_str);
+        let default = if given.contains_key(spec.name) {
+            ""
+        } else {
+            " (default)"
+        };
+        let help = textwrap::Options::new(76)
+            .initial_indent("        ")
+            .subsequent_indent("        ");
+        println!("    {} = {value}{default}", spec.name);
+        println!("{}", textwrap::fill(spec.help, help));
+    }
+    Ok(())
+}

@@ -1,0 +1,235 @@
+//! The GM's desk: pause and resume (clocks keep the time that was left), deadlines, options
+//! changed mid-game, rollback (rolls replay identically), cancel, eject, message and resend,
+//! through the GM layer on a fixed clock and through the command line.
+
+use chrono::Duration;
+
+use crate::common::{only_to, output_text, pbem_in, World};
+use pbem::games::{GameKind, ToAct};
+use pbem::gm::life::{self, Rollback};
+
+const A: &str = "alice@example.org";
+const B: &str = "bob@example.org";
+
+fn dicerink(w: &mut World) -> i64 {
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", A), ("B", B)],
+        &[],
+        None,
+        Some(2 * 86_400),
+    );
+    w.new_mail();
+    id
+}
+
+#[test]
+fn a_paused_game_refuses_moves_runs_no_clock_and_resumes_with_the_time_left() {
+    let mut w = World::new();
+    let id = dicerink(&mut w);
+    let before = w.load(id).row.deadline.expect("a move time runs");
+    // A day in, the GM pauses the game: one day is left on A's clock.
+    w.now += Duration::days(1);
+    let mut g = w.load(id);
+    w.store
+        .tx(|tx| life::pause(tx, &mut g, "a player is ill", w.now))
+        .unwrap()
+        .unwrap();
+    assert_eq!(w.load(id).row.status, "paused");
+    // The player's move is not played, and the reply says why and what to do.
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(A, &to, "Re: move", "a1 1/2");
+    w.deliver(&raw).unwrap();
+    let mail = w.new_mail();
+    let reply = &only_to(&mail, A).body;
+    assert!(
+        reply.contains("the GM has paused the game (a player is ill)"),
+        "{reply}"
+    );
+    assert!(reply.contains("send your move again"), "{reply}");
+    assert!(w.load(id).moves.is_empty());
+    // Long past the old deadline nothing fires while paused.
+    w.now += Duration::days(5);
+    assert_eq!(w.timers(), 0);
+    assert!(w.new_mail().is_empty());
+    // Resumed: the clock has the day it had left.
+    let mut g = w.load(id);
+    w.store
+        .tx(|tx| life::resume(tx, &mut g, w.now))
+        .unwrap()
+        .unwrap();
+    let g = w.load(id);
+    assert_eq!(g.row.status, "active");
+    assert_eq!(g.row.deadline, Some(before + Duration::days(5)));
+    assert_eq!(g.row.deadline.unwrap() - w.now, Duration::days(1));
+    // Resuming twice is refused.
+    let mut g = w.load(id);
+    let again = w.store.tx(|tx| life::resume(tx, &mut g, w.now)).unwrap();
+    assert!(again.is_err());
+}
+
+#[test]
+fn a_rollback_goes_back_to_where_a_player_acts_and_the_dice_roll_the_same() {
+    let mut w = World::new();
+    let pos = std::fs::read_to_string("tests/data/d4d6/seed_example.pos").unwrap();
+    let id = w.game(
+        GameKind::D4D6,
+        &[("WHITE", A), ("BLACK", B)],
+        &[("salt_window", "0")],
+        Some(pos.trim()),
+        None,
+    );
+    // White declares; the game's own seeded dice roll.
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(A, &to, "Re: move", "Ca e5");
+    w.deliver(&raw).unwrap();
+    let first = w.load(id);
+    assert!(first.moves.len() >= 2, "a declaration and its roll");
+    let rolled: Vec<String> = first.moves.iter().map(|m| m.text.clone()).collect();
+    // One ply back lands before the declaration: its roll and any forced ply go with it.
+    let mut g = w.load(id);
+    let back = w
+        .store
+        .tx(|tx| life::rollback(tx, &mut g, Rollback::Plies(1), w.now))
+        .unwrap()
+        .unwrap();
+    assert_eq!(back.undone.len(), rolled.len(), "{:?}", back.undone);
+    let g = w.load(id);
+    assert!(g.moves.is_empty());
+    assert_eq!(g.game.to_act(), ToAct::Seat(0));
+    // The same declaration rolls the same die: it is derived from the seed, not redrawn.
+    let raw = w.mail(A, &to, "Re: move again", "Ca e5");
+    w.deliver(&raw).unwrap();
+    let again: Vec<String> = w.load(id).moves.iter().map(|m| m.text.clone()).collect();
+    assert_eq!(again, rolled);
+    // Asking for more plies than the game has is refused.
+    let mut g = w.load(id);
+    let too_far = w
+        .store
+        .tx(|tx| life::rollback(tx, &mut g, Rollback::Plies(99), w.now))
+        .unwrap();
+    assert!(too_far.is_err());
+}
+
+#[test]
+fn a_finished_game_with_a_public_seed_cannot_go_back_one_without_dice_can() {
+    let mut w = World::new();
+    let id = dicerink(&mut w);
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(A, &to, "Re: move", "a1 1/2");
+    w.deliver(&raw).unwrap();
+    let to_b = w.seat_address(id, 1);
+    let raw = w.mail(B, &to_b, "Re: bye", "RESIGN");
+    w.deliver(&raw).unwrap();
+    assert_eq!(w.load(id).row.status, "finished");
+    let mut g = w.load(id);
+    let back = w
+        .store
+        .tx(|tx| life::rollback(tx, &mut g, Rollback::Plies(1), w.now))
+        .unwrap()
+        .unwrap();
+    assert!(back.reopened);
+    let g = w.load(id);
+    assert_eq!(g.row.status, "active");
+    assert_eq!(g.moves.len(), 1);
+    assert_eq!(g.game.to_act(), ToAct::Seat(1));
+}
+
+#[test]
+fn the_gm_runs_a_game_from_the_command_line_and_every_player_is_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let o = pbem_in(dir.path(), args);
+        (o.status.code(), output_text(&o))
+    };
+    assert_eq!(run(&["init"]).0, Some(0));
+    let (code, out) = run(&[
+        "game",
+        "new",
+        "dicerink",
+        "--player",
+        &format!("A={A}"),
+        "--player",
+        &format!("B={B}"),
+        "--move-time",
+        "2d",
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    let mails = || std::fs::read_dir(dir.path().join("out")).unwrap().count();
+    let sent = mails();
+    let (code, out) = run(&["game", "pause", "1", "--reason", "holiday week"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(mails(), sent + 2, "both players are told");
+    let (_, show) = run(&["game", "show", "1"]);
+    assert!(
+        show.contains("(paused)") && show.contains("holiday week"),
+        "{show}"
+    );
+    assert!(show.contains("next timer: stopped while paused"), "{show}");
+    let (code, out) = run(&["game", "play", "1", "--seat", "A", "a1 1/2"]);
+    assert_eq!(code, Some(1), "no move while paused: {out}");
+    let (code, out) = run(&["game", "deadline", "1", "3d"]);
+    assert_eq!(code, Some(1), "a paused game has no clock to set: {out}");
+    assert_eq!(run(&["game", "resume", "1"]).0, Some(0));
+    let (code, out) = run(&["game", "extend", "1", "12h"]);
+    assert_eq!(code, Some(0), "{out}");
+    let (code, out) = run(&["game", "extend", "1", "12"]);
+    assert_eq!(code, Some(2), "a bare number is no duration: {out}");
+    assert!(out.contains("needs a unit"), "{out}");
+    let (code, out) = run(&["game", "deadline", "1", "2000-01-01 10:00"]);
+    assert_eq!(code, Some(1), "a deadline in the past: {out}");
+    let (code, out) = run(&["game", "set", "1", "grace=6h"]);
+    assert_eq!(code, Some(0), "{out}");
+    let (code, out) = run(&["game", "set", "1", "setup=fixed"]);
+    assert_eq!(
+        code,
+        Some(1),
+        "the set-up is fixed once the game is made: {out}"
+    );
+    let (_, show) = run(&["game", "show", "1"]);
+    assert!(show.contains("grace = 6h\n"), "{show}");
+    assert!(show.contains("A       alice@example.org"), "{show}");
+    assert_eq!(
+        run(&["game", "play", "1", "--seat", "A", "a1 1/2"]).0,
+        Some(0)
+    );
+    let (code, out) = run(&["game", "rollback", "1"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("rolled back to ply 0"), "{out}");
+    let sent = mails();
+    let (code, out) = run(&["game", "message", "1", "Please be kind to each other."]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(mails(), sent + 2);
+    let (code, out) = run(&["game", "resend", "1", "--seat", "B"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(mails(), sent + 3);
+    let (code, out) = run(&["game", "eject", "1", "--seat", "B"]);
+    assert_eq!(code, Some(0), "{out}");
+    let (_, show) = run(&["game", "show", "1"]);
+    assert!(
+        show.contains("(open seat)") && show.contains("(paused)"),
+        "{show}"
+    );
+    let (code, out) = run(&["game", "resume", "1"]);
+    assert_eq!(code, Some(1), "nobody plays B: {out}");
+    let (code, out) = run(&["game", "replace", "1", "--seat", "B", "carol@example.org"]);
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(run(&["game", "resume", "1"]).0, Some(0));
+    let (code, out) = run(&["game", "cancel", "1", "--reason", "the club closed"]);
+    assert_eq!(code, Some(0), "{out}");
+    let (_, record) = run(&["export", "1"]);
+    assert!(record.contains("[Result \"*\"]"), "{record}");
+    let (code, out) = run(&["game", "cancel", "1", "--reason", "again"]);
+    assert_eq!(code, Some(1), "{out}");
+    // The last mail each player got is the cancellation, in words.
+    let mut last = std::fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect::<Vec<_>>();
+    last.sort();
+    let text = std::fs::read_to_string(last.last().unwrap()).unwrap();
+    assert!(
+        text.contains("The GM has cancelled the game (the club closed)"),
+        "{text}"
+    );
+}
