@@ -19,6 +19,7 @@ mod dice;
 mod dicerink_games;
 mod dicerink_props;
 mod dicerink_rules;
+mod dicess_mail;
 mod diptactoe_datc;
 mod diptactoe_mail;
 mod diptactoe_rules;

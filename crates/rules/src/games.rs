@@ -715,11 +715,39 @@ impl AnyGame {
                 let names: Vec<&str> = seats.iter().map(|s| self.seat_name(*s)).collect();
                 format!("orders due from {}", names.join(", "))
             }
-            ToAct::Chance(sides) => {
-                let d: Vec<String> = sides.iter().map(|s| format!("d{s}")).collect();
-                format!("the GM rolls {}", d.join(" "))
-            }
+            ToAct::Chance(sides) => format!("the GM rolls {}", dice_text(&sides)),
             ToAct::Nobody => self.outcome_text().unwrap_or_else(|| "game over".into()),
         }
+    }
+}
+
+/// Dice as players read them: each die (`d4 d4`), a run of more than two of one kind counted
+/// (`32 d6`, not the d6 written 32 times).
+fn dice_text(sides: &[u32]) -> String {
+    let mut runs: Vec<(usize, u32)> = Vec::new();
+    for &s in sides {
+        match runs.last_mut() {
+            Some((n, kind)) if *kind == s => *n += 1,
+            _ => runs.push((1, s)),
+        }
+    }
+    let words: Vec<String> = runs
+        .iter()
+        .map(|&(n, s)| match n {
+            1 | 2 => vec![format!("d{s}"); n].join(" "),
+            _ => format!("{n} d{s}"),
+        })
+        .collect();
+    words.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn many_dice_of_a_kind_are_counted() {
+        assert_eq!(super::dice_text(&[6]), "d6");
+        assert_eq!(super::dice_text(&[4, 4]), "d4 d4");
+        assert_eq!(super::dice_text(&[6; 32]), "32 d6");
+        assert_eq!(super::dice_text(&[4, 6, 6, 6]), "d4 3 d6");
     }
 }

@@ -364,8 +364,9 @@ fn write_plies(
     out.push('\n');
     let mut game = start.clone();
     let mut line = String::new();
-    let mut push = |out: &mut String, word: &str| {
-        if !line.is_empty() && line.len() + 1 + word.len() > 72 {
+    // `new_line`: the word starts a line of its own, whatever room is left on this one.
+    let mut push = |out: &mut String, word: &str, new_line: bool| {
+        if !line.is_empty() && (new_line || line.len() + 1 + word.len() > 72) {
             out.push_str(&line);
             out.push('\n');
             line.clear();
@@ -376,7 +377,12 @@ fn write_plies(
         line.push_str(word);
     };
     let mut numbered_move: Option<u32> = None;
+    let mut last_word = String::new();
     for (actor, text) in plies {
+        // The first numbered move after unnumbered plies ending in a digit (a set-up's row,
+        // a roll) starts a line: `... 3 1 1 1. d2-d3` reads as one more number of the row.
+        let first_numbered =
+            numbered_move.is_none() && last_word.ends_with(|c: char| c.is_ascii_digit());
         // A move number is written with its ply, so a line never ends on a bare number.
         let number = match game.move_number() {
             Some((n, true)) => {
@@ -411,7 +417,9 @@ fn write_plies(
         let word = format!("{prefix}{canonical}");
         check_word(&game, &word, implied)?;
         let word = word + &dice;
-        push(&mut out, &format!("{number}{word}"));
+        let new_line = first_numbered && !number.is_empty();
+        push(&mut out, &format!("{number}{word}"), new_line);
+        last_word = word;
     }
     if !line.is_empty() {
         out.push_str(&line);
@@ -567,6 +575,30 @@ mod tests {
             Record::parse(&text).unwrap().items,
             Record::parse(&plain).unwrap().items
         );
+    }
+
+    #[test]
+    fn the_first_move_number_after_a_set_up_starts_a_line() {
+        let start = AnyGame::new(GameKind::Dicess, &Options::new()).unwrap();
+        let plies: Vec<(Actor, String)> = [
+            (
+                Actor::Chance,
+                "roll 6 2 4 1 1 3 5 5 2 6 4 3 1 2 6 5 2 2 5 1 6 3 4 4 1 5 6 2 3 3 1 6",
+            ),
+            (Actor::Seat(0), "R1: 6 2 4 1 1 3 5 5 / R2: 2 6 4 3 1 2 6 5"),
+            (Actor::Seat(1), "R8: 2 2 5 1 6 3 4 4 / R7: 1 5 6 2 3 3 1 6"),
+            (Actor::Seat(0), "e2-e3-e4; f2-f3"),
+        ]
+        .into_iter()
+        .map(|(a, t)| (a, t.to_string()))
+        .collect();
+        let tags = [("Game".to_string(), "dicess".to_string())];
+        let text = write(&tags, &start, &plies).unwrap();
+        assert!(
+            text.contains("/ R7: 1 5 6 2 3 3 1 6\n1. e2-e3-e4; f2-f3\n"),
+            "{text}"
+        );
+        assert_eq!(Record::parse(&text).unwrap().replay().unwrap().log, plies);
     }
 
     #[test]

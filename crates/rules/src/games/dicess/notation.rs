@@ -74,11 +74,13 @@ pub fn parse(text: &str) -> Result<Written, String> {
     if lower.starts_with(|c: char| c.is_ascii_digit()) {
         return parse_roll(&lower);
     }
+    // Set-ups and turns are read from the text as written, so that an error quotes the
+    // player's own words (not a lower-cased, squeezed form of them).
     let mut chars = lower.chars();
     if chars.next() == Some('r') && chars.next().is_some_and(|c| c.is_ascii_digit()) {
-        return parse_setup(&lower);
+        return parse_setup(t);
     }
-    parse_turn(&lower)
+    parse_turn(t)
 }
 
 /// `roll` already removed: the values, white space separated.
@@ -92,7 +94,7 @@ fn parse_roll(rest: &str) -> Result<Written, String> {
     }
 }
 
-/// `r1: 6 2 4 1 1 3 5 5 / r2: 2 6 4 3 1 2 6 5` (lower-cased), rows in either order.
+/// `R1: 6 2 4 1 1 3 5 5 / R2: 2 6 4 3 1 2 6 5` (`r` or `R`), rows in either order.
 fn parse_setup(text: &str) -> Result<Written, String> {
     let parts: Vec<&str> = text.split('/').collect();
     if parts.len() != 2 {
@@ -116,7 +118,7 @@ fn parse_row(part: &str) -> Result<(u8, Vec<u32>), String> {
     };
     let rank = head
         .trim()
-        .strip_prefix('r')
+        .strip_prefix(['r', 'R'])
         .and_then(|n| n.trim().parse::<u8>().ok())
         .filter(|r| (1..=8).contains(r))
         .ok_or_else(|| format!("'{}': {expected} (R and a rank 1 to 8)", head.trim()))?;
@@ -142,13 +144,20 @@ fn parse_row(part: &str) -> Result<(u8, Vec<u32>), String> {
     Ok((rank, numbers))
 }
 
-/// A turn: paths separated by `;`. White space is free around every mark, so it is dropped
-/// first; a missing mark between two squares is then reported where it is missing.
+/// A turn: paths separated by `;`. Case does not count and white space is free around every
+/// mark, so each path is read lower-cased with its white space dropped; a missing mark between
+/// two squares is then reported where it is missing, quoting the path as written.
 fn parse_turn(text: &str) -> Result<Written, String> {
-    let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    let paths = squeezed
+    let paths = text
         .split(';')
-        .map(parse_path)
+        .map(|written| {
+            let squeezed: String = written
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect::<String>()
+                .to_ascii_lowercase();
+            parse_path(&squeezed, written.trim())
+        })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Written::Turn(paths))
 }
@@ -168,13 +177,14 @@ fn take_square<'a>(rest: &'a str, after: &str) -> Result<(Square, &'a str), Stri
     }
 }
 
-/// One path: a start square followed by steps (`-e3`, `xd6`), each maybe with `=n`.
-fn parse_path(path: &str) -> Result<Path, String> {
+/// One path: a start square followed by steps (`-e3`, `xd6`), each maybe with `=n`; `written`
+/// is the path as the player wrote it, for the errors.
+fn parse_path(path: &str, written: &str) -> Result<Path, String> {
     let expected_turn = "a turn is written like e2-e3-e4; f2-f3 (capture d5xd6, promotion c7-c8=6)";
     if path.is_empty() {
         return Err(format!("an empty path between ';' marks: {expected_turn}"));
     }
-    let at = |e: String| format!("in '{path}': {e}; {expected_turn}");
+    let at = |e: String| format!("in '{written}': {e}; {expected_turn}");
     let (start, mut rest) = take_square(path, "to start the path").map_err(at)?;
     let mut steps = Vec::new();
     while let Some(mark) = rest.chars().next() {
@@ -268,6 +278,13 @@ mod tests {
         assert!(parse("e2-e3;").unwrap_err().contains("empty path"));
         assert!(parse("c7-c8=").unwrap_err().contains("number 1 to 6"));
         assert!(parse("hello").is_err());
+        // The error quotes the player's words as written.
+        let e = parse("Hello there").unwrap_err();
+        assert!(e.starts_with("in 'Hello there': "), "{e}");
+        let e = parse("E2 - E3; F2 F3").unwrap_err();
+        assert!(e.starts_with("in 'F2 F3': expected '-'"), "{e}");
+        let e = parse("R1: 6 2 4 1 1 3 5 5").unwrap_err();
+        assert!(e.starts_with("'R1: 6 2 4 1 1 3 5 5': "), "{e}");
     }
 
     #[test]
