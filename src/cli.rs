@@ -739,6 +739,12 @@ pub(crate) fn game_replace(
 fn game_reveal(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
     let seed = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
+        if !g.kind().rolls_dice() {
+            anyhow::bail!(
+                "{} rolls no dice: there is no seed to reveal",
+                g.kind().title()
+            );
+        }
         tx.reveal_seed(id)?;
         g.row.seed_revealed = true;
         tx.log_event(Some(id), ctx.now, "dice seed revealed by the GM")?;

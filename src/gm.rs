@@ -94,8 +94,10 @@ pub fn create_game(
     }
     let all_filled = filled.iter().all(Option::is_some);
     let options_json = serde_json::to_string(&spec.options)?;
-    let seed_hex = secrets.seed.to_hex();
-    let commitment = secrets.seed.commitment();
+    // A game without dice has no seed to commit to, reveal or record.
+    let dice = kind.rolls_dice();
+    let seed_hex = dice.then(|| secrets.seed.to_hex());
+    let commitment = dice.then(|| secrets.seed.commitment());
     let id = tx.insert_game(
         &NewGame {
             kind: kind.name(),
@@ -107,8 +109,8 @@ pub fn create_game(
             },
             event: spec.event.as_deref(),
             start_position: spec.position.as_deref(),
-            seed: Some(&seed_hex),
-            commitment: Some(&commitment),
+            seed: seed_hex.as_deref(),
+            commitment: commitment.as_deref(),
             move_secs: spec.move_secs,
         },
         now,
@@ -598,7 +600,9 @@ pub fn export(g: &Loaded) -> anyhow::Result<String> {
     if let Some(p) = &g.row.start_position {
         tags.push(("Position".into(), p.clone()));
     }
-    if let Some(c) = &g.row.commitment {
+    // (Games stored before games without dice stopped getting a seed still have one: it
+    // stays out of their record.)
+    if let (Some(c), true) = (&g.row.commitment, g.kind().rolls_dice()) {
         tags.push(("DiceCommitment".into(), c.clone()));
         tags.push(("DiceSalts".into(), serde_json::to_string(&salts(&g.row)?)?));
         if g.row.seed_revealed {

@@ -52,7 +52,7 @@ impl GameVars {
             salts: crate::gm::salts(&g.row).unwrap_or_default(),
             salts_fixed: g.row.salts_fixed,
             salts_until: g.row.salts_until.map(when),
-            seed: if g.row.seed_revealed {
+            seed: if g.row.seed_revealed && g.kind().rolls_dice() {
                 g.row.seed.clone()
             } else {
                 None

@@ -378,7 +378,9 @@ fn resignation_and_agreed_draw_end_the_game_with_the_record() {
     assert_eq!(over.kind, "game_over");
     assert!(over.body.contains("A wins"), "{}", over.body);
     assert!(over.body.contains("[Result \"A\"]"), "{}", over.body);
-    assert!(over.body.contains("[DiceSeed"), "{}", over.body);
+    // Dice Rink rolls no dice: no seed is revealed, no dice tag recorded.
+    assert!(!over.body.contains("[Dice"), "{}", over.body);
+    assert!(!over.body.contains("dice seed"), "{}", over.body);
 
     let id = rink(&mut w, ALICE, None);
     let (ta, tb) = (w.seat_address(id, 0), w.seat_address(id, 1));
