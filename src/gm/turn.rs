@@ -90,7 +90,15 @@ pub fn play_planned(
         return Ok(Ok(played));
     }
     for (_, ply) in &known {
-        let tried = play(tx, g, Actor::Seat(seat), ply, now, message, reborrow(&mut dice))?;
+        let tried = play(
+            tx,
+            g,
+            Actor::Seat(seat),
+            ply,
+            now,
+            message,
+            reborrow(&mut dice),
+        )?;
         if let Ok(more) = tried {
             played.plies.extend(more.plies);
             played.reports.extend(more.reports);

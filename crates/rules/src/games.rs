@@ -697,11 +697,21 @@ impl AnyGame {
                 let names: Vec<&str> = seats.iter().map(|s| self.seat_name(*s)).collect();
                 format!("orders due from {}", names.join(", "))
             }
-            ToAct::Chance(sides) => {
-                let d: Vec<String> = sides.iter().map(|s| format!("d{s}")).collect();
-                format!("the GM rolls {}", d.join(" "))
-            }
+            ToAct::Chance(sides) => format!("the GM rolls {}", dice_text(&sides)),
             ToAct::Nobody => self.outcome_text().unwrap_or_else(|| "game over".into()),
         }
     }
+}
+
+/// The dice of a roll in words: `d4 d6`, `d4 d4`; three or more alike in a row are counted
+/// (`26d6`), so that a long opening roll (a Siberian sequence) stays one short phrase.
+fn dice_text(sides: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for run in sides.chunk_by(|a, b| a == b) {
+        match run.len() {
+            n @ 3.. => parts.push(format!("{n}d{}", run[0])),
+            _ => parts.extend(run.iter().map(|s| format!("d{s}"))),
+        }
+    }
+    parts.join(" ")
 }
