@@ -968,6 +968,19 @@ fn play_plan(
                 s.lines.push(Line::ok(l, None));
             }
             after_move(tx, ctx, s, g, &played, seat)?;
+            // The seat is still to act and none of its planned outcomes was played (no entry
+            // for the roll, or none legal): the GM asks for its choice.
+            let unplanned = played
+                .plies
+                .iter()
+                .skip(1)
+                .all(|p| p.0 != Actor::Seat(seat));
+            if unplanned && g.game.to_act() == ToAct::Seat(seat) {
+                s.extra.push(
+                    "None of the outcomes you planned can be played: reply with your choice."
+                        .into(),
+                );
+            }
         }
     }
     Ok(())

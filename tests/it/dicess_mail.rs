@@ -115,7 +115,7 @@ fn the_set_up_roll_is_mailed_to_both_players_and_each_places_its_own_numbers() {
             "SALT <any text>",
             "send START",
             "R1: ",
-            "the GM rolls 32 d6",
+            "the GM rolls 32d6",
         ] {
             assert!(body.contains(needle), "{needle}: {body}");
         }
@@ -130,7 +130,7 @@ fn the_set_up_roll_is_mailed_to_both_players_and_each_places_its_own_numbers() {
     // Placing before the roll is refused, saying what the game waits for.
     let body = refused(&mut w, id, 0, LIGHT_SETUP);
     assert!(
-        body.contains("not your turn (the GM rolls 32 d6 once the salts are fixed"),
+        body.contains("not your turn (the GM rolls 32d6 once the salts are fixed"),
         "{body}"
     );
 

@@ -36,5 +36,6 @@ mod record_roundtrip;
 mod replay_memo;
 mod salt_window;
 mod serve;
+mod siberian_mail;
 mod smtp_stack;
 mod tidy;

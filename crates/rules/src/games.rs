@@ -721,24 +721,17 @@ impl AnyGame {
     }
 }
 
-/// Dice as players read them: each die (`d4 d4`), a run of more than two of one kind counted
-/// (`32 d6`, not the d6 written 32 times).
+/// The dice of a roll in words: `d4 d6`, `d4 d4`; three or more alike in a row are counted
+/// (`26d6`), so that a long opening roll (a Siberian sequence) stays one short phrase.
 fn dice_text(sides: &[u32]) -> String {
-    let mut runs: Vec<(usize, u32)> = Vec::new();
-    for &s in sides {
-        match runs.last_mut() {
-            Some((n, kind)) if *kind == s => *n += 1,
-            _ => runs.push((1, s)),
+    let mut parts: Vec<String> = Vec::new();
+    for run in sides.chunk_by(|a, b| a == b) {
+        match run.len() {
+            n @ 3.. => parts.push(format!("{n}d{}", run[0])),
+            _ => parts.extend(run.iter().map(|s| format!("d{s}"))),
         }
     }
-    let words: Vec<String> = runs
-        .iter()
-        .map(|&(n, s)| match n {
-            1 | 2 => vec![format!("d{s}"); n].join(" "),
-            _ => format!("{n} d{s}"),
-        })
-        .collect();
-    words.join(" ")
+    parts.join(" ")
 }
 
 #[cfg(test)]
@@ -747,7 +740,7 @@ mod tests {
     fn many_dice_of_a_kind_are_counted() {
         assert_eq!(super::dice_text(&[6]), "d6");
         assert_eq!(super::dice_text(&[4, 4]), "d4 d4");
-        assert_eq!(super::dice_text(&[6; 32]), "32 d6");
-        assert_eq!(super::dice_text(&[4, 6, 6, 6]), "d4 3 d6");
+        assert_eq!(super::dice_text(&[6; 32]), "32d6");
+        assert_eq!(super::dice_text(&[4, 6, 6, 6]), "d4 3d6");
     }
 }
