@@ -111,12 +111,7 @@ fn the_set_up_roll_is_mailed_to_both_players_and_each_places_its_own_numbers() {
     let welcome = w.new_mail();
     for to in [LIGHT, DARK] {
         let body = &only_to(&welcome, to).body;
-        for needle in [
-            "SALT <any text>",
-            "send START",
-            "R1: ",
-            "the GM rolls 32d6",
-        ] {
+        for needle in ["SALT <any text>", "send START", "R1: ", "the GM rolls 32d6"] {
             assert!(body.contains(needle), "{needle}: {body}");
         }
     }
