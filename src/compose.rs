@@ -1,5 +1,6 @@
 //! Builds outgoing mails about games (subjects, threading, each seat's secret Reply-To, bodies) and queues them finished.
 
+pub mod html;
 pub mod letters;
 
 pub use letters::{

@@ -1,0 +1,129 @@
+//! A mail's HTML part, made from its text: the same words as paragraphs, the board as a picture (by `cid:`) and as the same ASCII in a monospace `<pre>`, inline CSS only, at most 600 px wide.
+
+use crate::mail::outbound::{Html, Picture};
+
+/// Inline styles only: Gmail and Outlook drop `<style>` blocks and external sheets.
+const PAGE: &str = "margin:0 auto;max-width:600px;padding:12px;\
+     font-family:Helvetica,Arial,sans-serif;font-size:15px;line-height:1.45;color:#1d1d1f";
+const PRE: &str = "font-family:Menlo,Consolas,'DejaVu Sans Mono','Courier New',monospace;\
+     font-size:13px;line-height:1.25;white-space:pre;overflow-x:auto;background:#f6f6f4;\
+     border:1px solid #ddd;border-radius:4px;padding:8px;margin:12px 0";
+const IMG: &str = "display:block;max-width:100%;height:auto;border:0;margin:12px 0";
+
+/// The HTML alternative of a mail whose text is `text`. Where `board` (the ASCII board, as the
+/// text carries it) appears, the HTML shows `picture` (when there is one) and then the board
+/// in a `<pre>`, so that a client that blocks images still shows it aligned.
+pub fn letter(text: &str, board: Option<&str>, picture: Option<Picture>) -> Html {
+    let mut body = String::with_capacity(text.len() * 2 + 512);
+    body.push_str("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">");
+    body.push_str("<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">");
+    body.push_str("</head>\n<body style=\"margin:0;padding:0;background:#ffffff\">\n");
+    body.push_str(&format!("<div style=\"{PAGE}\">\n"));
+    let (before, after) = match board.filter(|b| !b.trim().is_empty()) {
+        Some(b) => match text.find(b.trim_end()) {
+            Some(at) => (
+                &text[..at],
+                Some((b.trim_end(), &text[at + b.trim_end().len()..])),
+            ),
+            None => (text, None),
+        },
+        None => (text, None),
+    };
+    paragraphs(&mut body, before);
+    let mut pictures = Vec::new();
+    if let Some((board, rest)) = after {
+        if let Some(p) = picture {
+            body.push_str(&format!(
+                "<img src=\"cid:{}\" alt=\"The board\" style=\"{IMG}\">\n",
+                escape(&p.content_id)
+            ));
+            pictures.push(p);
+        }
+        body.push_str(&format!("<pre style=\"{PRE}\">{}</pre>\n", escape(board)));
+        paragraphs(&mut body, rest);
+    }
+    body.push_str("</div>\n</body></html>\n");
+    Html { body, pictures }
+}
+
+/// Text as paragraphs (blank lines between them); the lines of a paragraph keep their breaks,
+/// and a paragraph of indented or column-aligned lines (a list, a record) stays monospace.
+fn paragraphs(out: &mut String, text: &str) {
+    for para in text.split("\n\n").map(|p| p.trim_matches('\n')) {
+        if para.trim().is_empty() {
+            continue;
+        }
+        if looks_preformatted(para) {
+            out.push_str(&format!("<pre style=\"{PRE}\">{}</pre>\n", escape(para)));
+            continue;
+        }
+        let lines: Vec<String> = para.lines().map(escape).collect();
+        out.push_str(&format!(
+            "<p style=\"margin:0 0 12px 0\">{}</p>\n",
+            lines.join("<br>\n")
+        ));
+    }
+}
+
+/// Lines indented by two or more spaces or holding runs of spaces are laid out in columns:
+/// a proportional font would break them.
+fn looks_preformatted(para: &str) -> bool {
+    para.lines()
+        .any(|l| l.starts_with("  ") || l.trim().contains("   "))
+}
+
+/// Escapes text for HTML element content and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn png() -> Picture {
+        Picture {
+            content_id: "board.3.12@pbem.example".into(),
+            mime: "image/png".into(),
+            bytes: vec![0x89, b'P', b'N', b'G'],
+        }
+    }
+
+    #[test]
+    fn the_board_is_a_picture_and_an_aligned_pre_between_the_words() {
+        let board = "  a b\n1 X .\n2 . O\n";
+        let text = format!("Your move, <Alice> & co.\n\n{board}\nBLUE to move.\n");
+        let html = letter(&text, Some(board), Some(png()));
+        let b = &html.body;
+        assert_eq!(html.pictures.len(), 1);
+        let img = b.find("<img src=\"cid:board.3.12@pbem.example\"").unwrap();
+        let pre = b.find("<pre").unwrap();
+        assert!(b.find("Your move, &lt;Alice&gt; &amp; co.").unwrap() < img);
+        assert!(img < pre && pre < b.find("BLUE to move.").unwrap());
+        assert!(b.contains("  a b\n1 X .\n2 . O</pre>"), "{b}");
+        assert!(!b.contains("<script") && !b.contains("data:") && !b.contains("http"));
+        assert!(b.contains("max-width:600px"));
+    }
+
+    #[test]
+    fn without_a_board_there_is_no_picture_and_columns_stay_monospace() {
+        let text = "Hello.\n\n  1. e4 e5\n  2. Nf3\n\nBye.\n";
+        let html = letter(text, None, Some(png()));
+        assert!(html.pictures.is_empty());
+        assert!(html.body.contains("<pre"), "{}", html.body);
+        assert!(html
+            .body
+            .contains("<p style=\"margin:0 0 12px 0\">Bye.</p>"));
+    }
+}
