@@ -190,6 +190,12 @@ pub enum PlayerCmd {
         #[arg(long)]
         off: bool,
     },
+    /// A player's news as one mail a day (on) or a mail per move (off), as DIGEST by mail.
+    Digest {
+        email: String,
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -444,6 +450,16 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Player(PlayerCmd::Games { email }) => {
             let mut store = Store::open(&db, false)?;
             seat_turns::games_of(&mut store, &email)
+        }
+        Command::Player(PlayerCmd::Digest { email, state }) => {
+            let mut store = Store::open(&db, false)?;
+            let on = state == "on";
+            store.tx(|tx| tx.set_digest(&email, on, edge::now()))?;
+            println!(
+                "{}: daily digest {state}",
+                email.trim().to_ascii_lowercase()
+            );
+            Ok(0)
         }
         Command::Player(PlayerCmd::Vacation { email, days, off }) => {
             if days.is_none() && !off {

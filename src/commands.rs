@@ -33,6 +33,8 @@ pub enum Command {
     UseGame(i64),
     /// `VACATION 7` (days), `VACATION OFF`.
     Vacation(Option<u32>),
+    /// `DIGEST ON` / `DIGEST OFF`: turn reports as one mail a day, or one mail per event.
+    Digest(bool),
     /// `PASSWORD secret`: authenticates a mail sent without the secret reply address.
     Password(String),
     Salt(String),
@@ -62,6 +64,7 @@ impl Command {
                 | Command::Join { .. }
                 | Command::UseGame(_)
                 | Command::Vacation(_)
+                | Command::Digest(_)
                 | Command::Password(_)
                 | Command::Bad { .. }
         )
@@ -166,6 +169,11 @@ fn parse_line(line: &str) -> Vec<Command> {
                 )],
             },
             None => vec![Command::Vacation(Some(7))],
+        },
+        "DIGEST" => match args.first().map(|a| a.to_ascii_uppercase()).as_deref() {
+            Some("ON") if args.len() == 1 => vec![Command::Digest(true)],
+            Some("OFF") if args.len() == 1 => vec![Command::Digest(false)],
+            _ => vec![bad(line, "write DIGEST ON or DIGEST OFF")],
         },
         "SALT" => match rest {
             "" => vec![bad(line, "SALT needs some text after it")],

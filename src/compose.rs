@@ -4,9 +4,9 @@ pub mod html;
 pub mod letters;
 
 pub use letters::{
-    AuthRefusal, Confirm, DiceRevealed, GameOver, GameVars, GmNotice, Held, Help, Letter,
-    LineStatus, LineVars, PlayerVars, PlyVars, Press, Reminder, Reply, SeatMail, TurnReport,
-    Welcome,
+    AuthRefusal, Confirm, DiceRevealed, Digest, DigestGame, GameOver, GameVars, GmNotice, Held,
+    Help, Letter, LineStatus, LineVars, PlayerVars, PlyVars, Press, Reminder, Reply, SeatMail,
+    TurnReport, Welcome,
 };
 
 use std::cell::Cell;
@@ -351,6 +351,13 @@ pub fn to_seat(
     let Some(email) = row.email.clone() else {
         return Ok(());
     };
+    if kind == "turn_report" && row.digest && !urgent(g, ctx) {
+        if let Some(player) = row.player_id {
+            // The news waits for the player's daily digest (which shows the game as it then
+            // stands and the plies played since).
+            return tx.wait_for_digest(player, ctx.now);
+        }
+    }
     let vars = SeatMail {
         game: GameVars::of(g),
         seat: g.game.seat_name(seat),
@@ -378,6 +385,42 @@ pub fn to_seat(
             refs: vec![thread_root(ctx.cfg, g.row.id)],
             html: None,
         },
+    )
+}
+
+/// A deadline within the day: news of the game goes at once, digest or not.
+fn urgent(g: &Loaded, ctx: &Ctx) -> bool {
+    g.row
+        .deadline
+        .is_some_and(|d| d - ctx.now <= Duration::days(1))
+}
+
+/// A player's daily digest: every game where it is their turn, in one mail.
+pub fn digest(tx: &Tx, ctx: &Ctx, to: &str, games: Vec<DigestGame>) -> anyhow::Result<()> {
+    let subject = match games.len() {
+        0 => "[pbem] your daily digest: nothing to do".to_string(),
+        1 => format!(
+            "[pbem] your daily digest: your turn in game #{}",
+            games[0].id
+        ),
+        n => format!("[pbem] your daily digest: your turn in {n} games"),
+    };
+    let body = render(ctx, &Digest { games })?;
+    queue(
+        tx,
+        ctx,
+        Draft {
+            kind: "digest",
+            game: None,
+            to: to.to_string(),
+            reply_to: None,
+            subject,
+            body,
+            in_reply_to: None,
+            refs: vec![],
+            html: None,
+        },
+        None,
     )
 }
 

@@ -792,6 +792,8 @@ fn command_text(cmd: &Command) -> String {
             seat: Some(seat),
         } => format!("JOIN {game} {seat}"),
         Command::Vacation(None) => "VACATION OFF".into(),
+        Command::Digest(true) => "DIGEST ON".into(),
+        Command::Digest(false) => "DIGEST OFF".into(),
         Command::Vacation(Some(days)) => format!("VACATION {days}"),
     }
 }
@@ -1128,6 +1130,7 @@ fn run_command(
             requests::ask_join(tx, ctx, s, &text, from, *game, seat.as_deref())?;
         }
         Command::Vacation(days) => cmd_vacation(tx, ctx, s, &text, days, from, auth)?,
+        Command::Digest(on) => cmd_digest(tx, ctx, s, &text, *on, from, auth)?,
         Command::Salt(salt) => cmd_salt(tx, ctx, s, &text, salt, current)?,
         Command::Start => cmd_start(tx, ctx, s, &text, current, dice)?,
         Command::Board => {
@@ -1194,6 +1197,34 @@ fn cmd_vacation(
             None => "vacation ended: your clocks run again".into(),
         }),
     ));
+    Ok(())
+}
+
+/// `DIGEST ON|OFF`: the player's turn reports as one mail a day, or each at once.
+fn cmd_digest(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    text: &str,
+    on: bool,
+    from: &str,
+    auth: &Auth,
+) -> anyhow::Result<()> {
+    if matches!(auth, Auth::None) {
+        s.lines.push(Line::no(
+            text,
+            "send DIGEST from your secret reply address or with your PASSWORD",
+        ));
+        return Ok(());
+    }
+    tx.set_digest(from, on, ctx.now)?;
+    let said = if on {
+        "from now on, news of your games comes as one mail a day, listing every game \
+         where it is your turn; a deadline within the day is still mailed at once"
+    } else {
+        "digest off: you get a mail for each move again"
+    };
+    s.lines.push(Line::ok(text, Some(said.into())));
     Ok(())
 }
 

@@ -32,6 +32,7 @@ pub const DEFAULTS: &[(&str, &str)] = &[
         "dice_revealed",
         include_str!("../templates/dice_revealed.txt"),
     ),
+    ("digest", include_str!("../templates/digest.txt")),
 ];
 
 /// The loaded templates.

@@ -1,4 +1,4 @@
-//! Deadlines: reminders before them, and what happens at them (adjudicate a simultaneous turn, tell the GM, or forfeit).
+//! Deadlines: reminders before them, and what happens at them (adjudicate a simultaneous turn, tell the GM, or forfeit); then the daily digests.
 
 use chrono::Duration;
 
@@ -8,6 +8,8 @@ use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, TimeoutAction, ToAct};
 use crate::gm;
 use crate::store::{GameStatus, PendingKind, Store, Tx};
+
+mod digest;
 
 /// Runs every due reminder and deadline, each game in its own transaction. A game whose
 /// timer fails (an error or a panic: a bug in its rules, a corrupt log) is quarantined and
@@ -35,7 +37,8 @@ pub fn run(
             Err(e) => quarantine(store, ctx, row.id, &format!("{e:#}"))?,
         }
     }
-    Ok(acted)
+    // The daily digests go after the deadlines: they show the games as the timers left them.
+    Ok(acted + digest::run(store, ctx)?)
 }
 
 /// Sets a game aside: its timers stop until the GM clears it (`pbem game unquarantine`),

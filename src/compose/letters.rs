@@ -371,3 +371,30 @@ mod tests {
             .is_none());
     }
 }
+
+/// One game of a digest: where it stands and how to move in it.
+#[derive(Debug, Clone, Serialize)]
+pub struct DigestGame {
+    pub id: i64,
+    pub title: &'static str,
+    pub seat: &'static str,
+    /// The plies played since the last digest, as "RED played b2".
+    pub since: Vec<String>,
+    pub board: String,
+    pub to_act: String,
+    pub deadline: Option<String>,
+    /// The seat's secret address (the digest goes only to the address on record).
+    pub reply_to: String,
+}
+
+/// `digest`: a player's games where it is their turn, once a day (`DIGEST ON`).
+#[derive(Debug, Serialize)]
+pub struct Digest {
+    pub games: Vec<DigestGame>,
+}
+
+impl Letter for Digest {
+    fn kind(&self) -> &'static str {
+        "digest"
+    }
+}

@@ -76,6 +76,17 @@ pub struct SeatRow {
     pub vacation_until: Option<DateTime<Utc>>,
     /// The player sent START (or moved): done with salts, ready for the first roll.
     pub ready: bool,
+    /// The player takes their turn reports as one daily digest (`DIGEST ON`).
+    pub digest: bool,
+}
+
+/// A player whose daily digest is due.
+#[derive(Debug, Clone)]
+pub struct DigestDue {
+    pub player: i64,
+    pub email: String,
+    /// When the last digest went.
+    pub last: Option<DateTime<Utc>>,
 }
 
 /// One logged ply.
@@ -383,6 +394,64 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// Turns a player's daily digest on or off (off: anything waiting goes at the next pass).
+    pub fn set_digest(&self, email: &str, on: bool, now: DateTime<Utc>) -> anyhow::Result<()> {
+        let id = self.player_id(email)?;
+        self.exec(
+            "UPDATE players SET digest = ?2, \
+             digest_due = CASE WHEN ?2 OR digest_due IS NULL THEN digest_due ELSE ?3 END \
+             WHERE id = ?1",
+            params![id, on, ts(now)],
+        )?;
+        Ok(())
+    }
+
+    /// A turn report waits for the player's digest: it goes at `due` at the latest, or a day
+    /// after the last digest, whichever is later (at most one digest a day).
+    pub fn wait_for_digest(&self, player: i64, now: DateTime<Utc>) -> anyhow::Result<()> {
+        let last: Option<String> = self.one(
+            "SELECT digest_sent_at FROM players WHERE id = ?1",
+            [player],
+            |r| r.get(0),
+        )?;
+        let next = last
+            .and_then(|l| parse_ts(&l).ok())
+            .map(|l| l + chrono::Duration::days(1))
+            .filter(|n| *n > now)
+            .unwrap_or(now);
+        self.exec(
+            "UPDATE players SET digest_due = COALESCE(digest_due, ?2) WHERE id = ?1",
+            params![player, ts(next)],
+        )?;
+        Ok(())
+    }
+
+    /// Players whose digest is due.
+    pub fn digests_due(&self, now: DateTime<Utc>) -> anyhow::Result<Vec<DigestDue>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT id, email, digest_sent_at FROM players \
+             WHERE digest_due IS NOT NULL AND digest_due <= ?1 ORDER BY digest_due",
+        )?;
+        let rows = st.query_map([ts(now)], |r| {
+            let last: Option<String> = r.get(2)?;
+            Ok(DigestDue {
+                player: r.get(0)?,
+                email: r.get(1)?,
+                last: last.and_then(|l| parse_ts(&l).ok()),
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The player's digest went (or had nothing to say).
+    pub fn digest_sent(&self, player: i64, now: DateTime<Utc>) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE players SET digest_due = NULL, digest_sent_at = ?2 WHERE id = ?1",
+            params![player, ts(now)],
+        )?;
+        Ok(())
+    }
+
     pub fn insert_seat(
         &self,
         game: i64,
@@ -414,7 +483,8 @@ impl Tx<'_> {
     pub fn seats(&self, game: i64) -> anyhow::Result<Vec<SeatRow>> {
         let mut st = self.conn().prepare_cached(
             "SELECT s.seat, s.player_id, p.email, s.token, s.missed, s.draw_offer, \
-             p.vacation_until, s.ready FROM seats s LEFT JOIN players p ON p.id = s.player_id \
+             p.vacation_until, s.ready, COALESCE(p.digest, 0) FROM seats s \
+             LEFT JOIN players p ON p.id = s.player_id \
              WHERE s.game_id = ?1 ORDER BY s.seat",
         )?;
         let rows = st.query_map([game], |r| {
@@ -428,6 +498,7 @@ impl Tx<'_> {
                 draw_offer: r.get(5)?,
                 vacation_until: vac.and_then(|v| parse_ts(&v).ok()),
                 ready: r.get(7)?,
+                digest: r.get(8)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

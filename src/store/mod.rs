@@ -14,7 +14,7 @@ use anyhow::Context;
 use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, TransactionBehavior};
 
-pub use games::{GameRow, MoveRow, NewGame, PlannedOutcome, SeatRow};
+pub use games::{DigestDue, GameRow, MoveRow, NewGame, PlannedOutcome, SeatRow};
 pub use mail::{MessageRow, OutboxRow};
 pub use requests::RequestRow;
 pub use status::{GameStatus, MessageStatus, OutboxStatus, PendingKind};

@@ -271,6 +271,14 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE games_new RENAME TO games;
     CREATE INDEX games_status ON games(status);
     "#,
+    // 9: the daily digest (`DIGEST ON`): a player who asked for it gets the turn reports of a
+    // day as one mail; `digest_due` is when the waiting one goes (NULL: none waits), and
+    // `digest_sent_at` when the last one went (at most one a day).
+    r#"
+    ALTER TABLE players ADD COLUMN digest INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE players ADD COLUMN digest_due TEXT;
+    ALTER TABLE players ADD COLUMN digest_sent_at TEXT;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -20,6 +20,7 @@ mod dicerink_games;
 mod dicerink_props;
 mod dicerink_rules;
 mod dicess_mail;
+mod digest;
 mod diptactoe_datc;
 mod diptactoe_mail;
 mod diptactoe_rules;
