@@ -15,15 +15,21 @@ use crate::games::{Actor, GameKind};
 use crate::gm::{self, GameSpec, Secrets};
 use crate::mail::intake::{PipeSource, Source};
 use crate::records::{self, Record};
-use crate::store::{GameStatus, OutboxStatus, Store};
+use crate::store::{GameStatus, Store};
 use crate::template::Templates;
 
 mod analyze;
+mod config_check;
 mod desk;
+mod inbox_desk;
+mod outbox_desk;
 mod seat_ops;
 mod seat_turns;
 mod show;
 pub use analyze::{d4d6_query, D4d6Args};
+pub use config_check::ConfigCmd;
+pub use inbox_desk::{InboxCmd, InboxList};
+pub use outbox_desk::OutboxCmd;
 
 impl Cli {
     /// The command line, with the games pbem plays listed under `--help` (from the registry,
@@ -101,10 +107,14 @@ pub enum Command {
     /// The outgoing mail queue.
     #[command(subcommand)]
     Outbox(OutboxCmd),
-    /// Incoming mail as stored, newest first, with what became of it.
+    /// Incoming mail as stored, newest first, with what became of it (`inbox show ID`:
+    /// one mail, line by line).
+    #[command(args_conflicts_with_subcommands = true)]
     Inbox {
-        #[arg(long, default_value_t = 30)]
-        limit: i64,
+        #[command(subcommand)]
+        show: Option<InboxCmd>,
+        #[command(flatten)]
+        list: InboxList,
     },
     /// The configuration.
     #[command(subcommand)]
@@ -145,30 +155,6 @@ pub enum Command {
         #[arg(long)]
         dir: Option<PathBuf>,
     },
-}
-
-#[derive(Debug, Subcommand)]
-pub enum OutboxCmd {
-    /// List outgoing mail, newest first.
-    List {
-        /// pending, sent or failed.
-        #[arg(long, value_parser = outbox_status)]
-        status: Option<OutboxStatus>,
-        #[arg(long, default_value_t = 50)]
-        limit: i64,
-    },
-    /// Try a failed or delayed mail again now (all failed ones with --failed).
-    Retry {
-        id: Option<i64>,
-        #[arg(long)]
-        failed: bool,
-    },
-}
-
-#[derive(Debug, Subcommand)]
-pub enum ConfigCmd {
-    /// Check the configuration and say exactly what is wrong.
-    Check,
 }
 
 #[derive(Debug, Subcommand)]
@@ -431,22 +417,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             }
             Ok(0)
         }
-        Command::Outbox(cmd) => outbox(&db, cmd),
-        Command::Inbox { limit } => {
-            let mut store = Store::open(&db, false)?;
-            for m in store.tx(|tx| tx.messages(limit))? {
-                println!(
-                    "{:>5} {} {:<8} {:<30} {}",
-                    m.id,
-                    m.received_at.format("%Y-%m-%d %H:%M:%S"),
-                    m.status,
-                    m.from_addr.as_deref().unwrap_or("-"),
-                    m.note.as_deref().unwrap_or("")
-                );
-            }
-            Ok(0)
-        }
-        Command::Config(ConfigCmd::Check) => config_check(&cfg, &db),
+        Command::Outbox(cmd) => outbox_desk::run(&db, cmd, edge::now()),
+        Command::Inbox { show, list } => inbox_desk::run(&db, show, list),
+        Command::Config(cmd) => config_check::run(&cfg, &db, cmd),
         Command::Player(PlayerCmd::Games { email }) => {
             let mut store = Store::open(&db, false)?;
             seat_turns::games_of(&mut store, &email)
@@ -1005,56 +978,6 @@ pub fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
-fn outbox(db: &Path, cmd: OutboxCmd) -> anyhow::Result<Exit> {
-    let mut store = Store::open(db, false)?;
-    match cmd {
-        OutboxCmd::List { status, limit } => {
-            let rows = store.tx(|tx| tx.outbox(status, limit))?;
-            if rows.is_empty() {
-                println!("the outbox is empty");
-            }
-            for r in rows {
-                println!(
-                    "{:>5} {:<7} {:<13} {:<28} tries {} {}{}",
-                    r.id,
-                    r.status,
-                    r.kind,
-                    r.to_addr,
-                    r.attempts,
-                    r.subject,
-                    r.last_error
-                        .map(|e| format!("\n      last error: {e}"))
-                        .unwrap_or_default()
-                );
-            }
-            Ok(0)
-        }
-        OutboxCmd::Retry { id, failed } => {
-            let now = edge::now();
-            let n = store.tx(|tx| {
-                let ids: Vec<i64> = match (id, failed) {
-                    (Some(id), _) => vec![id],
-                    (None, true) => tx
-                        .outbox(Some(OutboxStatus::Failed), i64::MAX)?
-                        .iter()
-                        .map(|r| r.id)
-                        .collect(),
-                    (None, false) => {
-                        anyhow::bail!("give a mail id, or --failed for all failed mail")
-                    }
-                };
-                let mut n = 0;
-                for id in ids {
-                    n += usize::from(tx.retry_outbox(id, now)?);
-                }
-                Ok(n)
-            })?;
-            println!("{n} mail(s) queued again; `pbem serve --once` sends them");
-            Ok(0)
-        }
-    }
-}
-
 /// `pbem verify FILE`: replays the record and checks each roll against the revealed seed.
 fn verify(file: &Path) -> anyhow::Result<Exit> {
     let text =
@@ -1105,33 +1028,6 @@ fn seat_of(g: &gamelog::Loaded, name: &str) -> anyhow::Result<usize> {
 /// `--status` of `game list`: a game status by its name.
 fn game_status(text: &str) -> Result<GameStatus, String> {
     GameStatus::parse(text).ok_or_else(|| "one of: open, active, paused, finished".to_string())
-}
-
-/// `--status` of `outbox list`: an outbox status by its name.
-fn outbox_status(text: &str) -> Result<OutboxStatus, String> {
-    OutboxStatus::parse(text).ok_or_else(|| "one of: pending, sent, failed".to_string())
-}
-
-/// `config check`: says exactly what is wrong with the configuration (exit 1), or that it is ok.
-fn config_check(cfg: &Config, db: &Path) -> anyhow::Result<Exit> {
-    let problems = cfg.problems();
-    if problems.is_empty() {
-        println!(
-            "configuration ok: address {}, transport {}, maildir {}, database {}",
-            cfg.address,
-            config::hide_password(&cfg.transport),
-            cfg.maildir
-                .as_ref()
-                .map_or("(none)".into(), |m| m.display().to_string()),
-            db.display()
-        );
-        Ok(0)
-    } else {
-        for p in problems {
-            say(&p);
-        }
-        Ok(1)
-    }
 }
 
 /// `adjudicate diptactoe FILE`: a what-if adjudication of one turn.

@@ -5,7 +5,19 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context};
 
 use crate::duration::Range;
+use crate::mail::outbound::{self, ENV_SMTP_PASSWORD, ENV_SMTP_USER};
 use serde::Deserialize;
+
+/// A secret setting (the SMTP password): its `Debug` shows `***`, so no log of a `Config`
+/// prints it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("***")
+    }
+}
 
 /// Everything the mail game master needs to know, after file and environment are merged.
 #[derive(Debug, Clone)]
@@ -20,6 +32,10 @@ pub struct Config {
     pub transport: String,
     /// A PEM certificate to trust for SMTP TLS in addition to the system roots.
     pub tls_ca_file: Option<PathBuf>,
+    /// The SMTP login when the transport URL has none (`smtp_user`, `PBEM_SMTP_USER`).
+    pub smtp_user: Option<String>,
+    /// Its password (`smtp_password`, `PBEM_SMTP_PASSWORD`); never printed.
+    pub smtp_password: Option<Secret>,
     /// A folder of templates overriding the embedded defaults, file by file.
     pub templates_dir: Option<PathBuf>,
     /// Largest inbound mail accepted (bytes); larger ones are recorded, not answered.
@@ -77,6 +93,8 @@ struct FileConfig {
     maildir: Option<PathBuf>,
     transport: Option<String>,
     tls_ca_file: Option<PathBuf>,
+    smtp_user: Option<String>,
+    smtp_password: Option<String>,
     templates_dir: Option<PathBuf>,
     admin_address: Option<String>,
     #[serde(default)]
@@ -171,6 +189,8 @@ pub fn load(
         tls_ca_file: env("PBEM_TLS_CA_FILE")
             .map(PathBuf::from)
             .or(fc.tls_ca_file),
+        smtp_user: env(ENV_SMTP_USER).or(fc.smtp_user),
+        smtp_password: env(ENV_SMTP_PASSWORD).or(fc.smtp_password).map(Secret),
         templates_dir: env("PBEM_TEMPLATES")
             .map(PathBuf::from)
             .or(fc.templates_dir),
@@ -210,13 +230,7 @@ pub fn load(
         )?,
         max_auth_failures: count("max_auth_failures", lim.max_auth_failures, 5, 1, 1_000)?,
         admin_address,
-        move_secs: match move_time {
-            Some(t) if t.trim() != "off" => Some(
-                crate::duration::parse(&t, Range::MOVE_TIME)
-                    .map_err(|e| anyhow!("move_time = \"{t}\": {e}"))?,
-            ),
-            _ => None,
-        },
+        move_secs: move_secs(move_time)?,
         remind_before_secs: dur(
             "remind_before",
             fc.time.remind_before,
@@ -243,6 +257,17 @@ pub fn load(
     Ok((cfg, fc.db))
 }
 
+/// The default time per move for new games: a duration, or `off` (none).
+fn move_secs(text: Option<String>) -> anyhow::Result<Option<i64>> {
+    match text {
+        Some(t) if t.trim() != "off" => Ok(Some(
+            crate::duration::parse(&t, Range::MOVE_TIME)
+                .map_err(|e| anyhow!("move_time = \"{t}\": {e} (\"off\": no clock)"))?,
+        )),
+        _ => Ok(None),
+    }
+}
+
 fn read_file(path: &Path) -> anyhow::Result<FileConfig> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the config file {}", path.display()))?;
@@ -256,9 +281,15 @@ pub fn process_env(name: &str) -> Option<String> {
 
 impl Config {
     /// The outbound transport this config names (the password never appears in an error).
-    pub fn transport(&self) -> anyhow::Result<crate::mail::outbound::Transport> {
-        crate::mail::outbound::Transport::from_url(&self.transport, self.tls_ca_file.as_deref())
-            .map_err(|e| anyhow!("transport = \"{}\": {e}", hide_password(&self.transport)))
+    pub fn transport(&self) -> anyhow::Result<outbound::Transport> {
+        let (user, password) = self.smtp_login();
+        outbound::Transport::from_url_with_credentials(
+            &self.transport,
+            self.tls_ca_file.as_deref(),
+            user,
+            password,
+        )
+        .map_err(|e| anyhow!("transport = \"{}\": {e}", hide_password(&self.transport)))
     }
 
     /// The GM address split into local part and domain.
@@ -290,6 +321,55 @@ impl Config {
         addr.eq_ignore_ascii_case(&self.address) || self.token_in(addr).is_some()
     }
 
+    /// The SMTP login of the keys (or their variables), an empty value being none.
+    fn smtp_login(&self) -> (Option<&str>, Option<&str>) {
+        (
+            self.smtp_user.as_deref().filter(|u| !u.is_empty()),
+            self.smtp_password
+                .as_ref()
+                .map(|p| p.0.as_str())
+                .filter(|p| !p.is_empty()),
+        )
+    }
+
+    /// What is wrong with the SMTP login: a transport that does not build (a user without
+    /// a password, a password without a user), a login given twice (in the URL and in the
+    /// keys or the environment: the URL's would win, silently), none for a submission port.
+    fn login_problems(&self) -> Vec<String> {
+        let shown = hide_password(&self.transport);
+        let transport = match self.transport() {
+            Ok(t) => t,
+            Err(e) => return vec![e.to_string()],
+        };
+        let mut out = Vec::new();
+        let (url_user, url_password) = outbound::url_credentials(&self.transport);
+        let (user, password) = self.smtp_login();
+        let twice: Vec<&str> = [
+            (url_user && user.is_some(), "the user"),
+            (url_password && password.is_some(), "the password"),
+        ]
+        .into_iter()
+        .filter_map(|(both, what)| both.then_some(what))
+        .collect();
+        if !twice.is_empty() {
+            out.push(format!(
+                "transport = \"{shown}\": {} both in the URL and in smtp_user/smtp_password \
+                 (or {ENV_SMTP_USER}/{ENV_SMTP_PASSWORD}); the URL's would be used: keep one",
+                twice.join(" and ")
+            ));
+        }
+        if let outbound::Transport::Smtp(relay) = &transport {
+            if relay.is_submission() && !relay.logs_in() {
+                out.push(format!(
+                    "transport = \"{shown}\": no SMTP login, and a submission port (587, 465) \
+                     asks for one: set smtp_user and smtp_password (or {ENV_SMTP_USER} and \
+                     {ENV_SMTP_PASSWORD}, or user:password@ in the URL)"
+                ));
+            }
+        }
+        out
+    }
+
     /// Says exactly what is wrong, one line per problem (empty: all good).
     pub fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
@@ -306,9 +386,7 @@ impl Config {
                 self.address
             ));
         }
-        if let Err(e) = self.transport() {
-            out.push(e.to_string());
-        }
+        out.extend(self.login_problems());
         if let Some(ca) = &self.tls_ca_file {
             if !ca.exists() {
                 out.push(format!("tls_ca_file = \"{}\": no such file", ca.display()));

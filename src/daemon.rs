@@ -188,6 +188,7 @@ impl Daemon {
     pub fn serve(&mut self, once: bool) -> anyhow::Result<Pass> {
         signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&self.stop))?;
         signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&self.stop))?;
+        self.log_start();
         if once {
             return self.pass();
         }
@@ -199,7 +200,7 @@ impl Daemon {
                 Ok(p) => {
                     failures = 0;
                     if p.stored + p.processed + p.timers > 0 {
-                        tracing::info!(?p, "pass");
+                        tracing::debug!(?p, "pass");
                     }
                     total.stored += p.stored;
                     total.duplicates += p.duplicates;
@@ -229,6 +230,27 @@ impl Daemon {
             }
         }
         Ok(total)
+    }
+
+    /// The start-up line: what this daemon reads, writes and sends through (the transport as
+    /// it prints itself: a user, never a password).
+    fn log_start(&self) {
+        let intake = match &self.cfg.maildir {
+            Some(m) => format!("Maildir {}", m.display()),
+            None => "no Maildir (mail comes by pbem ingest)".into(),
+        };
+        let admin = self
+            .cfg
+            .admin_address
+            .as_deref()
+            .unwrap_or("none (GM notices stay in the event log)");
+        tracing::info!(
+            "pbem {} started for {}: database {}, intake {intake}, transport {}, admin {admin}",
+            env!("CARGO_PKG_VERSION"),
+            self.cfg.address,
+            self.db.display(),
+            self.transport,
+        );
     }
 
     /// Sleeps `secs` seconds, waking early for a signal.

@@ -13,7 +13,10 @@ use crate::store::{GameStatus, MessageStatus, Store, Tx};
 use crate::{edge, fault, help, orders, password};
 
 mod guard;
+mod note;
 mod requests;
+
+pub use note::{Fate, LineFate, MailFate, MailNote};
 
 /// The key a raw message is deduplicated by: its Message-ID, else a hash of its bytes.
 pub fn dedupe_key(inb: &Inbound) -> String {
@@ -26,15 +29,56 @@ pub fn dedupe_key(inb: &Inbound) -> String {
 /// Stores a raw message durably; `None` when the same message was stored before.
 pub fn store_raw(store: &mut Store, raw: &[u8], ctx: &Ctx) -> anyhow::Result<Option<i64>> {
     let inb = inbound::parse(raw);
-    let key = dedupe_key(&inb);
-    store.tx(|tx| tx.insert_message(&key, raw, ctx.now))
+    let (id, told) = store.tx(|tx| {
+        let mut told = Vec::new();
+        Ok((insert(tx, &inb, raw, ctx, &mut told)?, told))
+    })?;
+    tell(told);
+    Ok(id)
+}
+
+/// Stores a raw message in the caller's transaction; a second delivery of a stored one
+/// is not stored again, only noted in the event log for the GM's listing (`None`).
+fn insert(
+    tx: &Tx,
+    inb: &Inbound,
+    raw: &[u8],
+    ctx: &Ctx,
+    told: &mut Vec<Told>,
+) -> anyhow::Result<Option<i64>> {
+    let key = dedupe_key(inb);
+    let id = tx.insert_message(&key, raw, ctx.now)?;
+    if id.is_none() {
+        if let Some(original) = tx.note_duplicate(&key, ctx.now)? {
+            let from = inb.from.as_deref().unwrap_or("-");
+            told.push(Told(
+                original,
+                format!("mail in again from {from} (a duplicate): not processed again"),
+            ));
+        }
+    }
+    Ok(id)
+}
+
+/// A line for the log about a mail, written once its transaction committed, so the log
+/// never tells of a mail or a ply that a rollback undid.
+struct Told(i64, String);
+
+/// Logs what a committed transaction did to its mails (info: `pbem serve`'s default).
+fn tell(told: Vec<Told>) {
+    for Told(mail, text) in told {
+        tracing::info!(mail, "{text}");
+    }
 }
 
 /// How a message ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Handled {
     pub status: MessageStatus,
+    /// The line for the GM's listing (`MailNote::summary`).
     pub note: String,
+    /// What is stored as the message's note: the fate of the mail and of each line.
+    pub detail: MailNote,
 }
 
 /// Processes one stored message, all of its effects in one transaction with its status.
@@ -45,33 +89,39 @@ pub fn process(
     id: i64,
     dice: Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<Option<Handled>> {
-    store.tx(|tx| {
-        let h = process_in(tx, ctx, id, dice)?;
+    let (h, told) = store.tx(|tx| {
+        let mut told = Vec::new();
+        let h = process_in(tx, ctx, id, dice, &mut told)?;
         fault::point("process:before-commit");
-        Ok(h)
-    })
+        Ok((h, told))
+    })?;
+    tell(told);
+    Ok(h)
 }
 
 /// Processes every stored message not yet processed, many in one transaction so their
 /// commits share one fsync. Each message runs in isolation (`isolated`): one that fails is
 /// rolled back alone and marked `failed` for the GM (`pbem inbox`), and the rest still commit.
 pub fn process_batch(store: &mut Store, ctx: &Ctx, limit: usize) -> anyhow::Result<usize> {
-    store.tx(|tx| {
+    let (n, told) = store.tx(|tx| {
         let ids = tx.new_messages()?;
         let mut n = 0;
+        let mut told = Vec::new();
         for id in ids.into_iter().take(limit) {
             let Some(msg) = tx.message(id)? else {
                 continue;
             };
             let inb = inbound::parse(&msg.raw);
             isolated(tx, id, inb.from.as_deref(), || {
-                process_parsed(tx, ctx, id, &inb, None)
+                process_parsed(tx, ctx, id, &inb, None, &mut told)
             })?;
             n += 1;
         }
         fault::point("process:before-commit");
-        Ok(n)
-    })
+        Ok((n, told))
+    })?;
+    tell(told);
+    Ok(n)
 }
 
 /// Runs one message's processing inside a savepoint, a panic caught like an error. A
@@ -101,7 +151,8 @@ fn isolated<T>(
             }
             let reason = format!("{e:#}");
             tracing::error!(id, error = %reason, "message failed; marked failed for the GM");
-            tx.finish_message(id, MessageStatus::Failed, &reason, from, None)?;
+            let note = MailNote::whole(MailFate::Failed, &reason).to_json();
+            tx.finish_message(id, MessageStatus::Failed, &note, from, None)?;
             Ok(None)
         }
     }
@@ -113,6 +164,7 @@ fn process_in(
     ctx: &Ctx,
     id: i64,
     dice: Option<&mut dyn DiceSource>,
+    told: &mut Vec<Told>,
 ) -> anyhow::Result<Option<Handled>> {
     let Some(msg) = tx.message(id)? else {
         return Ok(None);
@@ -120,7 +172,7 @@ fn process_in(
     if msg.status != MessageStatus::New {
         return Ok(None);
     }
-    process_parsed(tx, ctx, id, &inbound::parse(&msg.raw), dice).map(Some)
+    process_parsed(tx, ctx, id, &inbound::parse(&msg.raw), dice, told).map(Some)
 }
 
 /// Processes a stored message already parsed, and records how it ended.
@@ -130,12 +182,21 @@ fn process_parsed(
     id: i64,
     inb: &Inbound,
     dice: Option<&mut dyn DiceSource>,
+    told: &mut Vec<Told>,
 ) -> anyhow::Result<Handled> {
     if fault::keyed("process:panic").is_some_and(|marker| inb.subject.contains(marker)) {
         panic!("fault injected: process:panic in message {id}");
     }
     let (h, game) = handle(tx, ctx, id, inb, dice)?;
-    tx.finish_message(id, h.status, &h.note, inb.from.as_deref(), game)?;
+    let note = h.detail.to_json();
+    tx.finish_message(id, h.status, &note, inb.from.as_deref(), game)?;
+    let from = inb.from.as_deref().unwrap_or("-");
+    let about = game.map(|g| format!(" about game {g}")).unwrap_or_default();
+    told.push(Told(id, format!("mail in from {from}{about}: {}", h.note)));
+    for ply in &h.detail.plies {
+        let game = game.map(|g| format!(" in game {g}")).unwrap_or_default();
+        told.push(Told(id, format!("played{game}: {ply}")));
+    }
     Ok(h)
 }
 
@@ -144,11 +205,14 @@ fn process_parsed(
 /// `failed`. `None` when the message was stored before.
 pub fn store_and_process(store: &mut Store, raw: &[u8], ctx: &Ctx) -> anyhow::Result<Option<i64>> {
     let inb = inbound::parse(raw);
-    store.tx(|tx| {
-        let id = store_then_process(tx, ctx, raw, &inb)?;
+    let (id, told) = store.tx(|tx| {
+        let mut told = Vec::new();
+        let id = store_then_process(tx, ctx, raw, &inb, &mut told)?;
         fault::point("process:before-commit");
-        Ok(id)
-    })
+        Ok((id, told))
+    })?;
+    tell(told);
+    Ok(id)
 }
 
 /// Stores many raw messages and processes the new ones, all in one commit (one fsync for
@@ -159,14 +223,17 @@ pub fn store_and_process_batch(
     ctx: &Ctx,
 ) -> anyhow::Result<Vec<bool>> {
     let parsed: Vec<Inbound> = raws.iter().map(|r| inbound::parse(r)).collect();
-    store.tx(|tx| {
+    let (fresh, told) = store.tx(|tx| {
         let mut fresh = Vec::with_capacity(raws.len());
+        let mut told = Vec::new();
         for (raw, inb) in raws.iter().zip(&parsed) {
-            fresh.push(store_then_process(tx, ctx, raw, inb)?.is_some());
+            fresh.push(store_then_process(tx, ctx, raw, inb, &mut told)?.is_some());
         }
         fault::point("process:before-commit");
-        Ok(fresh)
-    })
+        Ok((fresh, told))
+    })?;
+    tell(told);
+    Ok(fresh)
 }
 
 /// Inside the caller's transaction: stores one raw message (unless it is a duplicate) and
@@ -176,62 +243,91 @@ fn store_then_process(
     ctx: &Ctx,
     raw: &[u8],
     inb: &Inbound,
+    told: &mut Vec<Told>,
 ) -> anyhow::Result<Option<i64>> {
-    let Some(id) = tx.insert_message(&dedupe_key(inb), raw, ctx.now)? else {
+    let Some(id) = insert(tx, inb, raw, ctx, told)? else {
         return Ok(None);
     };
     fault::point("ingest:after-store");
     isolated(tx, id, inb.from.as_deref(), || {
-        process_parsed(tx, ctx, id, inb, None)
+        process_parsed(tx, ctx, id, inb, None, told)
     })?;
     Ok(Some(id))
 }
 
+/// A mail answered with nothing to say line by line (a confirmed request).
 fn done(note: impl Into<String>) -> Handled {
+    let note = note.into();
     Handled {
         status: MessageStatus::Done,
-        note: note.into(),
+        detail: MailNote::answered(note.clone(), Vec::new(), Vec::new()),
+        note,
     }
 }
 
-fn refused(note: impl Into<String>) -> Handled {
+/// A mail refused as a whole; `why` is the reason, the note says `refused: why`.
+fn refused(why: impl Into<String>) -> Handled {
+    whole(MessageStatus::Refused, MailFate::Refused, &why.into())
+}
+
+/// Mail that is no person's (a bounce, an auto-reply, bulk mail) or our own come back:
+/// stored as refused, listed as ignored.
+fn ignored(why: impl Into<String>) -> Handled {
+    whole(MessageStatus::Refused, MailFate::Ignored, &why.into())
+}
+
+fn whole(status: MessageStatus, fate: MailFate, why: &str) -> Handled {
+    let detail = MailNote::whole(fate, why);
     Handled {
-        status: MessageStatus::Refused,
-        note: note.into(),
+        status,
+        note: detail.summary.clone(),
+        detail,
     }
 }
 
 /// One line of a reply: what the player wrote and what became of it.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct Line {
-    status: LineStatus,
+    fate: Fate,
     text: String,
     canonical: Option<String>,
     reason: Option<String>,
 }
 
 impl Line {
+    /// A command run or answered.
     fn ok(text: &str, canonical: Option<String>) -> Line {
-        Line {
-            status: LineStatus::Ok,
-            text: text.to_string(),
-            canonical,
-            reason: None,
-        }
+        Line::with(Fate::Done, text, canonical, None)
+    }
+    /// The mail's move (or declaration), as played.
+    fn played(text: &str, canonical: Option<String>) -> Line {
+        Line::with(Fate::Played, text, canonical, None)
     }
     fn no(text: &str, reason: impl Into<String>) -> Line {
+        Line::with(Fate::Refused, text, None, Some(reason.into()))
+    }
+    fn with(fate: Fate, text: &str, canonical: Option<String>, reason: Option<String>) -> Line {
         Line {
-            status: LineStatus::Refused,
+            fate,
             text: text.to_string(),
-            canonical: None,
-            reason: Some(reason.into()),
+            canonical,
+            reason,
         }
     }
     fn vars(&self) -> LineVars {
         // A reply quotes at most the start of a long line.
         LineVars {
-            status: self.status,
+            status: self.fate.reply_status(),
             text: shorten(&self.text, 120),
+            canonical: self.canonical.clone(),
+            reason: self.reason.clone(),
+        }
+    }
+    /// The line as the mail's note keeps it (quoted as the reply quotes it).
+    fn fate(&self) -> LineFate {
+        LineFate {
+            text: shorten(&self.text, 120),
+            fate: self.fate,
             canonical: self.canonical.clone(),
             reason: self.reason.clone(),
         }
@@ -334,9 +430,8 @@ fn handle_mail(
     if matches!(auth, Auth::None) {
         tx.note_throttle(&from, guard::UNAUTH_REPLY, ctx.now)?;
     }
-    let note = session.summary();
     let game = session.touched.or(session.game);
-    finish(tx, msg_id, inb, redact, (done(note), game))
+    finish(tx, msg_id, inb, redact, (session.handled(), game))
 }
 
 /// The mail as handled; a mail that held a password attempt is stored from now on without it.
@@ -403,13 +498,19 @@ fn screen(tx: &Tx, ctx: &Ctx, inb: &Inbound) -> anyhow::Result<Result<String, Ha
                 guard::answer_too_large(tx, ctx, inb, from)?;
             }
         }
-        return Ok(Err(refused(format!("{}: {}", r.code, r.reason))));
+        let why = format!("{}: {}", r.code, r.reason);
+        // An oversized mail may be a player's (and is answered to a seat); the rest is no
+        // person's mail, or our own come back.
+        return Ok(Err(match r.code {
+            "too-large" => refused(why),
+            _ => ignored(why),
+        }));
     }
     let Some(from) = inb.from.clone() else {
-        return Ok(Err(refused("no usable From address")));
+        return Ok(Err(ignored("no usable From address")));
     };
     if ctx.cfg.is_ours(&from) {
-        return Ok(Err(refused("loop: mail from our own address")));
+        return Ok(Err(ignored("loop: mail from our own address")));
     }
     Ok(Ok(from))
 }
@@ -659,6 +760,8 @@ struct Session {
     once: Vec<&'static str>,
     /// Seats this mail already sent press to (each gets at most one press mail per mail).
     pressed: Vec<usize>,
+    /// The plies the mail caused (`A: b1 5/4`, `chance: roll 3`), for its note and the log.
+    plies: Vec<String>,
 }
 
 impl Session {
@@ -682,6 +785,7 @@ impl Session {
                 .filter(|m| compose::is_msg_id(m)),
             once: Vec::new(),
             pressed: Vec::new(),
+            plies: Vec::new(),
         }
     }
 
@@ -721,42 +825,34 @@ impl Session {
             (cmds, "commands", "run", max_cmds),
         ] {
             if n > 0 {
-                self.lines.push(Line {
-                    status: LineStatus::Unread,
-                    text: format!("... and {n} more {what}"),
-                    canonical: None,
-                    reason: Some(format!(
+                self.lines.push(Line::with(
+                    Fate::Unread,
+                    &format!("... and {n} more {what}"),
+                    None,
+                    Some(format!(
                         "not {verb}: the game master {verb}s at most {max} {what} of a mail"
                     )),
-                });
+                ));
             }
         }
     }
 
-    /// What became of the mail, for the GM's listing.
-    fn summary(&self) -> String {
-        let count = |st: LineStatus| self.lines.iter().filter(|l| l.status == st).count();
-        let mut parts = Vec::new();
-        for (st, word) in [
-            (LineStatus::Ok, "done"),
-            (LineStatus::Refused, "refused"),
-            (LineStatus::Void, "void"),
-            (LineStatus::Ignored, "ignored"),
-            (LineStatus::Unread, "unread"),
-        ] {
-            let n = count(st);
-            if n > 0 {
-                parts.push(format!("{n} {word}"));
-            }
+    /// How the mail ended: answered, each line's fate and the plies kept in its note.
+    fn handled(&self) -> Handled {
+        let lines: Vec<LineFate> = self.lines.iter().map(Line::fate).collect();
+        let summary = note::summary(&lines);
+        Handled {
+            status: MessageStatus::Done,
+            detail: MailNote::answered(summary.clone(), lines, self.plies.clone()),
+            note: summary,
         }
-        if parts.is_empty() {
-            "answered".into()
-        } else {
-            format!(
-                "{} line(s) answered: {}",
-                self.lines.len(),
-                parts.join(", ")
-            )
+    }
+
+    /// Keeps the plies a move or command caused, by actor, for the mail's note.
+    fn note_plies(&mut self, g: &Loaded, played: &gm::Played) {
+        for (actor, ply) in &played.plies {
+            let who = crate::records::actor_name(&g.game, *actor);
+            self.plies.push(format!("{who}: {ply}"));
         }
     }
 }
@@ -917,13 +1013,8 @@ fn record_orders(
     };
     for (l, r) in lines.iter().zip(&checked) {
         s.lines.push(match r {
-            Ok(c) => Line::ok(l, Some(c.clone())),
-            Err(e) => Line {
-                status: LineStatus::Void,
-                text: l.clone(),
-                canonical: None,
-                reason: Some(e.clone()),
-            },
+            Ok(c) => Line::with(Fate::Ordered, l, Some(c.clone()), None),
+            Err(e) => Line::with(Fate::Void, l, None, Some(e.clone())),
         });
     }
     s.extra.push(
@@ -965,9 +1056,9 @@ fn play_plan(
         }
         Ok(played) => {
             let first = played.plies.first().map(|p| p.1.clone());
-            s.lines.push(Line::ok(&lines[0], first));
+            s.lines.push(Line::played(&lines[0], first));
             for l in &lines[1..] {
-                s.lines.push(Line::ok(l, None));
+                s.lines.push(Line::with(Fate::Planned, l, None, None));
             }
             after_move(tx, ctx, s, g, &played, seat)?;
             // The seat is still to act and none of its planned outcomes was played (no entry
@@ -1028,15 +1119,15 @@ fn play_first_move(
         match res {
             Ok(played) => {
                 let first = played.plies.first().map(|p| p.1.clone());
-                s.lines.push(Line::ok(line, first));
+                s.lines.push(Line::played(line, first));
                 after_move(tx, ctx, s, g, &played, mover.seat)?;
             }
-            Err(e @ PlyError::Syntax(_)) => s.lines.push(Line {
-                status: LineStatus::Ignored,
-                text: line.clone(),
-                canonical: None,
-                reason: Some(format!("not a move or command ({e})")),
-            }),
+            Err(e @ PlyError::Syntax(_)) => s.lines.push(Line::with(
+                Fate::Ignored,
+                line,
+                None,
+                Some(format!("not a move or command ({e})")),
+            )),
             Err(e) => {
                 s.lines.push(Line::no(line, e.to_string()));
                 tried = true;
@@ -1073,6 +1164,7 @@ fn tell_played(
     seat: usize,
     skip: usize,
 ) -> anyhow::Result<()> {
+    s.note_plies(g, played);
     for (actor, ply) in played.plies.iter().skip(skip) {
         let who = crate::records::actor_name(&g.game, *actor);
         s.extra.push(format!("then {who}: {ply}"));
@@ -1313,6 +1405,7 @@ fn cmd_resign(
         Ok(played) => {
             s.lines
                 .push(Line::ok(text, played.plies.first().map(|p| p.1.clone())));
+            s.note_plies(&g, &played);
             let except = if played.finished { None } else { Some(seat) };
             compose::announce(tx, ctx, &g, &played, except)?;
         }
@@ -1336,6 +1429,7 @@ fn cmd_draw_offer(
         Ok(gm::DrawOffer::Agreed(played)) => {
             let note = "draw agreed by all: the game is over";
             s.lines.push(Line::ok(text, Some(note.into())));
+            s.note_plies(&g, &played);
             compose::announce(tx, ctx, &g, &played, None)?;
         }
         Ok(gm::DrawOffer::Waiting(waiting)) => {
@@ -1438,7 +1532,10 @@ fn reply(
     from: &str,
 ) -> anyhow::Result<()> {
     ctx.budget.release_for_reply();
-    let refused_only = !s.lines.is_empty() && s.lines.iter().all(|l| l.status != LineStatus::Ok);
+    let refused_only = !s.lines.is_empty()
+        && s.lines
+            .iter()
+            .all(|l| l.fate.reply_status() != LineStatus::Ok);
     let mut extra = s.extra.clone();
     if let Some(h) = &s.help {
         extra.push(h.clone());

@@ -3,6 +3,11 @@
 // The rules live in their own crate; re-exported so `crate::games` (and `pbem::games`) work.
 pub use pbem_rules::{dice, duration, games, records};
 
+// First: its `print!` and `println!` replace std's in every module below (a closed pipe on
+// standard output ends the command quietly instead of a panic).
+#[macro_use]
+mod stdout;
+
 pub mod bench;
 pub mod cli;
 pub mod commands;

@@ -175,7 +175,10 @@ fn retries(cfg: &Config, row: &OutboxRow, e: &SendError) -> bool {
 /// Counts (and logs) one attempt.
 fn tally(out: &mut Drained, cfg: &Config, row: &OutboxRow, result: Result<(), SendError>) {
     match result {
-        Ok(()) => out.sent += 1,
+        Ok(()) => {
+            tracing::info!(id = row.id, "mail sent to {} ({})", row.to_addr, row.kind);
+            out.sent += 1
+        }
         Err(e) if retries(cfg, row, &e) => {
             tracing::warn!(id = row.id, error = %e.message, "send failed; will retry");
             out.retrying += 1

@@ -32,7 +32,13 @@ pub fn run(
             })
         });
         match outcome {
-            Ok(n) => acted += n,
+            Ok(n) => {
+                // Told once committed; what it did shows in its mails, logged as they go.
+                if n > 0 {
+                    tracing::info!(game = row.id, "timer fired for game {}", row.id);
+                }
+                acted += n
+            }
             Err(e) if crate::store::is_transient(&e) => return Err(e),
             Err(e) => quarantine(store, ctx, row.id, &format!("{e:#}"))?,
         }

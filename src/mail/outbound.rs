@@ -20,7 +20,9 @@
 //! `smtp://` is plain unless asked otherwise, because the common plain case is a relay on the
 //! same machine; STARTTLS is never opportunistic (a server that does not offer it is an error,
 //! so credentials never travel in clear by accident). User and password come from the URL
-//! (percent-encoded) or else from `PBEM_SMTP_USER` / `PBEM_SMTP_PASSWORD`.
+//! (percent-encoded) or else from the config's `smtp_user` / `smtp_password`
+//! (`from_url_with_credentials`; the config reads `PBEM_SMTP_USER` / `PBEM_SMTP_PASSWORD`
+//! over them), or for `from_url` from those two variables.
 
 use std::fmt;
 use std::fs;
@@ -383,6 +385,13 @@ fn angle_id(name: &str, id: &str) -> Result<String, BuildError> {
 pub struct SmtpRelay {
     transport: SmtpTransport,
     description: String,
+    /// What `check` connects with, as the transport does.
+    host: String,
+    port: u16,
+    security: Security,
+    tls_ca_file: Option<PathBuf>,
+    credentials: Option<Credentials>,
+    user: Option<String>,
 }
 
 impl fmt::Debug for SmtpRelay {
@@ -390,6 +399,106 @@ impl fmt::Debug for SmtpRelay {
         f.debug_struct("SmtpRelay")
             .field("relay", &self.description)
             .finish()
+    }
+}
+
+impl SmtpRelay {
+    /// Whether it logs in (a user and password are set).
+    pub fn logs_in(&self) -> bool {
+        self.credentials.is_some()
+    }
+
+    /// Whether the port is a submission port (587, 465), whose servers ask clients to log in
+    /// before they take mail for elsewhere.
+    pub fn is_submission(&self) -> bool {
+        matches!(self.port, 587 | 465)
+    }
+
+    /// Connects as the transport does (TLS, login) and asks whether the server would take a
+    /// mail from `from` to `to`, then resets and quits: nothing is sent. Says what it did,
+    /// line by line, or what failed.
+    pub fn check(&self, from: &str, to: &str) -> Result<Vec<String>, String> {
+        use lettre::transport::smtp::authentication::Mechanism;
+        use lettre::transport::smtp::client::SmtpConnection;
+        use lettre::transport::smtp::commands::{Mail, Rcpt, Rset};
+        use lettre::transport::smtp::extension::ClientId;
+        let relay = &self.description;
+        let hello = ClientId::default();
+        let params = match self.security {
+            Security::Plain => None,
+            _ => Some(tls_parameters(&self.host, self.tls_ca_file.as_deref()).map_err(|e| e.0)?),
+        };
+        let wrapper = params
+            .as_ref()
+            .filter(|_| self.security == Security::ImplicitTls);
+        let mut conn = SmtpConnection::connect(
+            (self.host.as_str(), self.port),
+            Some(SMTP_TIMEOUT),
+            &hello,
+            wrapper,
+            None,
+        )
+        .map_err(|e| format!("{relay}: cannot connect: {e}"))?;
+        let mut said = vec![format!("connected to {relay}")];
+        if let (Security::StartTls, Some(params)) = (self.security, &params) {
+            conn.starttls(params, &hello)
+                .map_err(|e| format!("{relay}: STARTTLS failed: {e}"))?;
+            said.push("STARTTLS ok".into());
+        }
+        let offered: Vec<&str> = [
+            (Mechanism::Plain, "PLAIN"),
+            (Mechanism::Login, "LOGIN"),
+            (Mechanism::Xoauth2, "XOAUTH2"),
+        ]
+        .into_iter()
+        .filter(|(m, _)| conn.server_info().supports_auth_mechanism(*m))
+        .map(|(_, name)| name)
+        .collect();
+        match (&self.credentials, self.user.as_deref().unwrap_or("")) {
+            (Some(c), user) => {
+                conn.auth(&[Mechanism::Plain, Mechanism::Login], c)
+                    .map_err(|e| format!("{relay}: login as {user:?} refused: {e}"))?;
+                said.push(format!("logged in as {user}"));
+            }
+            (None, _) if offered.is_empty() => said.push("no login (none offered)".into()),
+            (None, _) => said.push(format!(
+                "no login: none set, though the server offers AUTH {}",
+                offered.join(" ")
+            )),
+        }
+        let address = |a: &str| {
+            a.parse::<lettre::Address>()
+                .map_err(|e| format!("{a:?} is not an address: {e}"))
+        };
+        // 530: "authentication required" (RFC 4954), which a login would cure.
+        let hint = |e: &lettre::transport::smtp::Error| match e.status() {
+            Some(code) if code.to_string() == "530" && self.credentials.is_none() => {
+                " (set smtp_user and smtp_password)"
+            }
+            _ => "",
+        };
+        conn.command(Mail::new(Some(address(from)?), vec![]))
+            .map_err(|e| format!("{relay}: refuses mail from {from}: {e}{}", hint(&e)))?;
+        conn.command(Rcpt::new(address(to)?, vec![]))
+            .map_err(|e| format!("{relay}: refuses mail to {to}: {e}{}", hint(&e)))?;
+        said.push(format!(
+            "would take mail from {from} to {to} (nothing sent)"
+        ));
+        let _ = conn.command(Rset);
+        let _ = conn.quit();
+        Ok(said)
+    }
+}
+
+/// Whether a transport URL holds a user and a password of its own, as (user, password).
+pub fn url_credentials(url: &str) -> (bool, bool) {
+    match url
+        .trim()
+        .split_once("://")
+        .map(|(_, rest)| split_url(rest))
+    {
+        Some(Ok(parts)) => (parts.user.is_some(), parts.password.is_some()),
+        _ => (false, false),
     }
 }
 
@@ -418,6 +527,21 @@ impl Transport {
     /// trusted in addition to the usual roots, e.g. a test server's self-signed one.
     pub fn from_url(url: &str, tls_ca_file: Option<&Path>) -> Result<Transport, ConfigError> {
         Self::from_url_with_env(url, tls_ca_file, &non_empty_env)
+    }
+
+    /// `from_url` with the SMTP user and password given (the config's) rather than read
+    /// from the environment; a user or password in the URL still comes first.
+    pub fn from_url_with_credentials(
+        url: &str,
+        tls_ca_file: Option<&Path>,
+        user: Option<&str>,
+        password: Option<&str>,
+    ) -> Result<Transport, ConfigError> {
+        Self::from_url_with_env(url, tls_ca_file, &|name| match name {
+            ENV_SMTP_USER => user.map(str::to_string),
+            ENV_SMTP_PASSWORD => password.map(str::to_string),
+            _ => None,
+        })
     }
 
     /// `from_url` with the environment lookup passed in, so tests need not change the
@@ -480,24 +604,38 @@ impl Transport {
         let user = parts.user.or_else(|| env(ENV_SMTP_USER));
         let password = parts.password.or_else(|| env(ENV_SMTP_PASSWORD));
         let mut description = format!("{scheme}://");
-        match (user, password) {
+        let credentials = match (user.clone(), password) {
             // lettre took a user and password from the URL already; set again either way,
-            // as either may come from the environment instead.
+            // as either may come from the environment or the config instead.
             (Some(user), Some(password)) => {
                 description.push_str(&format!("{user}@"));
-                builder = builder.credentials(Credentials::new(user, password));
+                let credentials = Credentials::new(user, password);
+                builder = builder.credentials(credentials.clone());
+                Some(credentials)
             }
             (Some(user), None) => {
                 return Err(ConfigError(format!(
-                    "SMTP user {user:?} has no password (URL or {ENV_SMTP_PASSWORD})"
+                    "SMTP user {user:?} has no password (in the URL, smtp_password or \
+                     {ENV_SMTP_PASSWORD})"
                 )))
             }
-            (None, _) => {}
-        }
+            (None, Some(_)) => {
+                return Err(ConfigError(format!(
+                    "an SMTP password but no user (in the URL, smtp_user or {ENV_SMTP_USER})"
+                )))
+            }
+            (None, None) => None,
+        };
         description.push_str(&format!("{}:{port} ({security:?})", parts.host));
         Ok(Transport::Smtp(SmtpRelay {
             transport: builder.build(),
             description,
+            host: parts.host,
+            port,
+            security,
+            tls_ca_file: tls_ca_file.map(Path::to_path_buf),
+            credentials,
+            user,
         }))
     }
 
@@ -1350,6 +1488,32 @@ mod tests {
         let no_password = |name: &str| (name == ENV_SMTP_USER).then(|| "envuser".to_string());
         assert!(
             Transport::from_url_with_env("smtps://mail.example.org", None, &no_password).is_err()
+        );
+        let no_user = |name: &str| (name == ENV_SMTP_PASSWORD).then(|| "envpass".to_string());
+        let e = Transport::from_url_with_env("smtps://mail.example.org", None, &no_user);
+        assert!(e.unwrap_err().0.contains("no user"));
+        // The config's keys stand where the environment would.
+        let keys = Transport::from_url_with_credentials(
+            "smtps://mail.example.org",
+            None,
+            Some("keyuser"),
+            Some("keypass"),
+        );
+        assert_eq!(
+            keys.unwrap().to_string(),
+            "smtps://keyuser@mail.example.org:465 (ImplicitTls)"
+        );
+        assert_eq!(
+            url_credentials("smtps://me:pw@mail.example.org"),
+            (true, true)
+        );
+        assert_eq!(
+            url_credentials("smtps://me@mail.example.org"),
+            (true, false)
+        );
+        assert_eq!(
+            url_credentials("sendmail:/usr/sbin/sendmail"),
+            (false, false)
         );
         let nothing = |_: &str| None;
         assert_eq!(

@@ -46,7 +46,7 @@ pub struct OutboxRow {
     pub raw: Option<Vec<u8>>,
 }
 
-fn message_row(r: &Row) -> rusqlite::Result<MessageRow> {
+pub(super) fn message_row(r: &Row) -> rusqlite::Result<MessageRow> {
     let at: String = r.get(3)?;
     Ok(MessageRow {
         id: r.get(0)?,
@@ -61,10 +61,11 @@ fn message_row(r: &Row) -> rusqlite::Result<MessageRow> {
 }
 
 /// The outbox's columns in `out_row`'s order, the raw bytes last: listings put NULL there.
-const OUT_COLS: &str = "id, message_id, kind, game_id, from_addr, to_addr, reply_to, subject, \
+pub(super) const OUT_COLS: &str =
+    "id, message_id, kind, game_id, from_addr, to_addr, reply_to, subject, \
     body, in_reply_to, refs, status, attempts, next_try_at, last_error, created_at, sent_at";
 
-fn out_row(r: &Row) -> rusqlite::Result<OutboxRow> {
+pub(super) fn out_row(r: &Row) -> rusqlite::Result<OutboxRow> {
     let t = |i: usize| -> rusqlite::Result<Option<DateTime<Utc>>> {
         let s: Option<String> = r.get(i)?;
         Ok(s.and_then(|s| parse_ts(&s).ok()))

@@ -1,5 +1,6 @@
 //! The SQLite game store: opening with the right pragmas, and typed methods inside transactions (no SQL elsewhere).
 
+mod desk;
 mod games;
 mod mail;
 mod requests;
@@ -14,6 +15,7 @@ use anyhow::Context;
 use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, TransactionBehavior};
 
+pub use desk::MessageFilter;
 pub use games::{DigestDue, GameRow, MoveRow, NewGame, PlannedOutcome, SeatRow};
 pub use mail::{MessageRow, OutboxRow};
 pub use requests::RequestRow;

@@ -15,6 +15,8 @@ mod d4d6_mail;
 mod d4d6_playout;
 mod d4d6_rules;
 mod d4d6_tablebase;
+mod desk;
+mod desk_config;
 mod dice;
 mod dicerink_games;
 mod dicerink_props;

@@ -66,6 +66,15 @@ pub fn parse(text: &str, range: Range) -> Result<i64, DurationError> {
             "a duration is missing (e.g. 3d, 36h, 90m)".into(),
         ));
     }
+    // A bare 0 means "none" only where a setting has a none (above); elsewhere it is no
+    // length at all, not a number missing its unit.
+    if t.chars().all(|c| c == '0') {
+        return Err(DurationError(format!(
+            "'{}' is out of range: {}",
+            shorten(t),
+            describe(range)
+        )));
+    }
     if t.chars().all(|c| c.is_ascii_digit()) {
         return Err(DurationError(format!(
             "'{}' needs a unit: write e.g. {t}m, {t}h or {t}d",
@@ -158,7 +167,10 @@ mod tests {
         assert!(parse("9999999999999999999999999999d", R).is_err());
         assert!(parse("-1h", R).is_err());
         assert!(parse("31d", R).unwrap_err().0.contains("out of range"));
-        assert!(parse("0", Range::MOVE_TIME).is_err());
+        assert!(parse("0", Range::MOVE_TIME)
+            .unwrap_err()
+            .0
+            .contains("out of range: from 1m to 365d"));
         assert!(parse("30s", Range::MOVE_TIME).is_err());
         assert!(parse("", R).is_err());
         assert!(parse("soon", R).is_err());

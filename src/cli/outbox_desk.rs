@@ -1,0 +1,221 @@
+//! `pbem outbox list | retry | show`: the outgoing queue with each mail's next attempt, retries refused with the reason, and one queued mail decoded from its stored bytes.
+
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use clap::Subcommand;
+
+use super::{say, Exit};
+use crate::mail::inbound;
+use crate::store::{OutboxRow, OutboxStatus, Store};
+
+#[derive(Debug, Subcommand)]
+pub enum OutboxCmd {
+    /// List outgoing mail, newest first, with when each is tried next.
+    List {
+        /// pending, sent or failed.
+        #[arg(long, value_parser = outbox_status)]
+        status: Option<OutboxStatus>,
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(i64).range(1..))]
+        limit: i64,
+    },
+    /// Try a failed or delayed mail again now (all failed ones with --failed).
+    Retry {
+        id: Option<i64>,
+        #[arg(long)]
+        failed: bool,
+    },
+    /// One queued mail as it is sent: its headers and text decoded from the stored bytes.
+    Show { id: i64 },
+}
+
+/// `--status` of `outbox list`: an outbox status by its name.
+fn outbox_status(text: &str) -> Result<OutboxStatus, String> {
+    OutboxStatus::parse(text).ok_or_else(|| "one of: pending, sent, failed".to_string())
+}
+
+pub fn run(db: &Path, cmd: OutboxCmd, now: DateTime<Utc>) -> anyhow::Result<Exit> {
+    let mut store = Store::open(db, false)?;
+    match cmd {
+        OutboxCmd::List { status, limit } => list(&mut store, status, limit, now),
+        OutboxCmd::Retry { id: Some(id), .. } => retry_one(&mut store, id, now),
+        OutboxCmd::Retry {
+            id: None,
+            failed: true,
+        } => retry_failed(&mut store, now),
+        OutboxCmd::Retry {
+            id: None,
+            failed: false,
+        } => anyhow::bail!("give a mail id, or --failed for all failed mail"),
+        OutboxCmd::Show { id } => show(&mut store, id),
+    }
+}
+
+/// When a mail goes (or went), in a word: `next 2026-03-01 12:01`, `due now`, `sent ...`,
+/// `gave up`.
+fn when(r: &OutboxRow, now: DateTime<Utc>) -> String {
+    let at = |t: DateTime<Utc>| t.format("%Y-%m-%d %H:%M").to_string();
+    match (r.status, r.next_try_at, r.sent_at) {
+        (OutboxStatus::Pending, Some(t), _) if t > now => format!("next {}", at(t)),
+        (OutboxStatus::Pending, _, _) => "due now".into(),
+        (OutboxStatus::Sent, _, Some(t)) => format!("sent {}", at(t)),
+        (OutboxStatus::Sent, _, None) => "sent".into(),
+        (OutboxStatus::Failed, _, _) => "gave up (retry ID)".into(),
+    }
+}
+
+fn list(
+    store: &mut Store,
+    status: Option<OutboxStatus>,
+    limit: i64,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Exit> {
+    let rows = store.read(|tx| tx.outbox(status, limit))?;
+    if rows.is_empty() {
+        println!("the outbox is empty");
+    }
+    for r in rows {
+        println!(
+            "{:>5} {:<7} {:<22} {:<13} {:<28} tries {} {}",
+            r.id,
+            r.status.as_str(),
+            when(&r, now),
+            r.kind,
+            r.to_addr,
+            r.attempts,
+            r.subject
+        );
+        if let Some(e) = &r.last_error {
+            println!("      last error: {e}");
+        }
+    }
+    Ok(0)
+}
+
+/// `outbox retry ID`: a mail that is not there or went already is refused (exit 1), with
+/// the reason; a pending or failed one is due again now.
+fn retry_one(store: &mut Store, id: i64, now: DateTime<Utc>) -> anyhow::Result<Exit> {
+    let row = store.tx(|tx| {
+        let row = tx.outbox_mail(id)?;
+        if row.as_ref().is_some_and(|r| r.status != OutboxStatus::Sent) {
+            tx.retry_outbox(id, now)?;
+        }
+        Ok(row)
+    })?;
+    match row {
+        None => {
+            say(&format!("no mail {id} in the outbox"));
+            Ok(1)
+        }
+        Some(r) if r.status == OutboxStatus::Sent => {
+            let at = r.sent_at.map_or(String::new(), |t| {
+                format!(" at {}", t.format("%Y-%m-%d %H:%M:%S UTC"))
+            });
+            say(&format!(
+                "mail {id} was sent already{at}: there is nothing to retry"
+            ));
+            Ok(1)
+        }
+        Some(_) => {
+            println!("mail {id} queued again; `pbem serve` (or `pbem serve --once`) sends it");
+            Ok(0)
+        }
+    }
+}
+
+/// `outbox retry --failed`: every failed mail is due again now.
+fn retry_failed(store: &mut Store, now: DateTime<Utc>) -> anyhow::Result<Exit> {
+    let n = store.tx(|tx| {
+        let mut n = 0;
+        for r in tx.outbox(Some(OutboxStatus::Failed), i64::MAX)? {
+            n += usize::from(tx.retry_outbox(r.id, now)?);
+        }
+        Ok(n)
+    })?;
+    println!("{n} mail(s) queued again; `pbem serve --once` sends them");
+    Ok(0)
+}
+
+/// `outbox show ID`: where the mail is, then the mail as it goes out: the headers and text
+/// decoded from its stored bytes, or its columns for a mail that has none yet.
+fn show(store: &mut Store, id: i64) -> anyhow::Result<Exit> {
+    let Some(r) = store.read(|tx| tx.outbox_mail(id))? else {
+        say(&format!("no mail {id} in the outbox"));
+        return Ok(1);
+    };
+    println!(
+        "Outbox mail {id}: {} ({}), {} tries, queued {}",
+        r.status,
+        r.kind,
+        r.attempts,
+        r.created_at.map_or("-".into(), |t| t
+            .format("%Y-%m-%d %H:%M:%S UTC")
+            .to_string()),
+    );
+    match (r.status, r.next_try_at, r.sent_at) {
+        (OutboxStatus::Sent, _, Some(t)) => {
+            println!("Sent {}", t.format("%Y-%m-%d %H:%M:%S UTC"))
+        }
+        (OutboxStatus::Pending, Some(t), _) => {
+            println!("Next try {}", t.format("%Y-%m-%d %H:%M:%S UTC"))
+        }
+        _ => {}
+    }
+    if let Some(e) = &r.last_error {
+        println!("Last error: {e}");
+    }
+    println!();
+    match &r.raw {
+        Some(raw) => print_decoded(raw),
+        None => print_columns(&r),
+    }
+    Ok(0)
+}
+
+/// The stored bytes, decoded as a mail client shows them (the text part).
+fn print_decoded(raw: &[u8]) {
+    let m = inbound::parse(raw);
+    let from = match (&m.from_name, &m.from) {
+        (Some(name), Some(addr)) => format!("{name} <{addr}>"),
+        (_, addr) => addr.clone().unwrap_or_default(),
+    };
+    println!("From: {from}");
+    println!("To: {}", m.to.join(", "));
+    if let Some(r) = &m.reply_to {
+        println!("Reply-To: {r}");
+    }
+    println!("Subject: {}", m.subject);
+    if let Some(d) = m.date {
+        println!("Date: {}", d.to_rfc2822());
+    }
+    if let Some(mid) = &m.message_id {
+        println!("Message-ID: <{mid}>");
+    }
+    if let Some(parent) = m.in_reply_to.first() {
+        println!("In-Reply-To: <{parent}>");
+    }
+    println!();
+    for line in m.body.lines() {
+        println!("{line}");
+    }
+}
+
+/// A mail with no bytes (queued by an older pbem and not sent yet, or one that could not be
+/// built): what its columns say.
+fn print_columns(r: &OutboxRow) {
+    println!("(no stored bytes: queued by an older pbem, or not buildable; from its columns)");
+    println!("From: {}", r.from_addr);
+    println!("To: {}", r.to_addr);
+    if let Some(rt) = &r.reply_to {
+        println!("Reply-To: {rt}");
+    }
+    println!("Subject: {}", r.subject);
+    println!("Message-ID: {}", r.message_id);
+    if let Some(parent) = &r.in_reply_to {
+        println!("In-Reply-To: {parent}");
+    }
+    println!();
+    for line in r.body.lines() {
+        println!("{line}");
+    }
+}
