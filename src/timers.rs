@@ -32,12 +32,12 @@ pub fn run(
             })
         });
         match outcome {
-            Ok(n) => {
-                // Told once committed; what it did shows in its mails, logged as they go.
-                if n > 0 {
-                    tracing::info!(game = row.id, "timer fired for game {}", row.id);
+            Ok(did) => {
+                // Told once committed.
+                if let Some(what) = did {
+                    tracing::info!(game = row.id, "timer of game {}: {what}", row.id);
+                    acted += 1;
                 }
-                acted += n
             }
             Err(e) if crate::store::is_transient(&e) => return Err(e),
             Err(e) => quarantine(store, ctx, row.id, &format!("{e:#}"))?,
@@ -80,21 +80,26 @@ fn injected_fault(id: i64) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow::Result<usize> {
+fn one(
+    tx: &Tx,
+    ctx: &Ctx,
+    id: i64,
+    dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<Option<String>> {
     let mut g = gamelog::load(tx, id)?;
     let Some(deadline) = g.row.deadline else {
-        return Ok(0);
+        return Ok(None);
     };
     if g.row.status != GameStatus::Active {
-        return Ok(0);
+        return Ok(None);
     }
     if deadline > ctx.now {
         if !g.row.reminded {
             remind(tx, ctx, &g)?;
             tx.set_reminded(id)?;
-            return Ok(1);
+            return Ok(Some("reminders sent before the deadline".into()));
         }
-        return Ok(0);
+        return Ok(None);
     }
     if !g.row.graced {
         let grace = g.common.grace_secs;
@@ -102,11 +107,17 @@ fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow
             tx.grant_grace(id, deadline + Duration::seconds(grace))?;
             let g = gamelog::load(tx, id)?;
             remind(tx, ctx, &g)?;
-            return Ok(1);
+            return Ok(Some(format!(
+                "deadline passed: a grace of {} granted, the late players reminded",
+                crate::duration::format_secs(grace)
+            )));
         }
     }
     match g.game.to_act() {
-        ToAct::Orders(seats) => adjudicate(tx, ctx, &mut g, &seats, dice),
+        ToAct::Orders(seats) => {
+            adjudicate(tx, ctx, &mut g, &seats, dice)?;
+            Ok(Some("deadline: the turn was adjudicated".into()))
+        }
         ToAct::Seat(seat) => {
             let on_vacation = g
                 .seat(seat)
@@ -120,7 +131,7 @@ fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow
                     .unwrap_or(ctx.now);
                 let limit = Duration::seconds(g.row.move_secs.unwrap_or(0));
                 tx.set_deadline(id, Some(until + limit))?;
-                return Ok(1);
+                return Ok(Some("deadline moved past the player's vacation".into()));
             }
             let name = g.game.seat_name(seat).to_string();
             if g.common.timeout == TimeoutAction::Forfeit {
@@ -138,6 +149,7 @@ fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow
                     Some(&g),
                     &format!("{name} ran out of time and forfeited."),
                 )?;
+                return Ok(Some(format!("deadline: {name} forfeited")));
             } else {
                 tx.set_deadline(id, None)?;
                 compose::to_gm(
@@ -154,7 +166,9 @@ fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow
                     ),
                 )?;
             }
-            Ok(1)
+            Ok(Some(format!(
+                "deadline: {name} did not move; the GM is told"
+            )))
         }
         // The salt window closed: the roll that waited for it is made now.
         ToAct::Chance(_) if gm::waiting_for_salts(&g) => {
@@ -163,11 +177,15 @@ fn one(tx: &Tx, ctx: &Ctx, id: i64, dice: Option<&mut dyn DiceSource>) -> anyhow
                 anyhow::bail!("game {id}: the salt window closed but the dice did not roll");
             }
             compose::announce(tx, ctx, &g, &played, None)?;
-            Ok(1)
+            let plies: Vec<&str> = played.plies.iter().map(|(_, t)| t.as_str()).collect();
+            Ok(Some(format!(
+                "the salt window closed; played {}",
+                plies.join(", ")
+            )))
         }
         ToAct::Chance(_) | ToAct::Nobody => {
             tx.set_deadline(id, None)?;
-            Ok(0)
+            Ok(None)
         }
     }
 }

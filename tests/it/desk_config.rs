@@ -338,7 +338,7 @@ fn serve_logs_its_start_and_each_action() {
         start.as_str(),
         "mail in from alice@example.org about game 1: move played: b1 5/4",
         "played in game 1: A: b1 5/4",
-        "timer fired for game 1",
+        "timer of game 1: reminders sent before the deadline",
         "mail sent to bob@example.org (turn_report)",
         " INFO ",
     ] {
