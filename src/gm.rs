@@ -21,7 +21,7 @@ pub use ops::{
     add_salt, decline_draw, offer_draw, press_targets, resign, set_vacation, DrawOffer, Refusal,
 };
 pub use seats::{join, open_new, seat_open_to, Seated};
-pub use turn::{play_planned, start, submit_orders, Checked, Started};
+pub use turn::{play_planned, start, submit_orders, Checked, LineCheck, Started};
 
 /// What the GM asks for when creating a game.
 #[derive(Debug, Clone, Default)]

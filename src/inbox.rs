@@ -1013,9 +1013,18 @@ fn record_orders(
     };
     for (l, r) in lines.iter().zip(&checked) {
         s.lines.push(match r {
-            Ok(c) => Line::with(Fate::Ordered, l, Some(c.clone()), None),
-            Err(e) => Line::with(Fate::Void, l, None, Some(e.clone())),
+            gm::LineCheck::Order(c) => Line::with(Fate::Ordered, l, Some(c.clone()), None),
+            gm::LineCheck::Void(e) => Line::with(Fate::Void, l, None, Some(e.clone())),
+            gm::LineCheck::Prose => Line::with(
+                Fate::Ignored,
+                l,
+                None,
+                Some("not an order: only you see this line".into()),
+            ),
         });
+    }
+    if checked.iter().all(|c| *c == gm::LineCheck::Prose) {
+        return Ok(());
     }
     s.extra.push(
         "Your orders for this turn are recorded (they replace any you sent before). \
@@ -1166,8 +1175,7 @@ fn tell_played(
 ) -> anyhow::Result<()> {
     s.note_plies(g, played);
     for (actor, ply) in played.plies.iter().skip(skip) {
-        let who = crate::records::actor_name(&g.game, *actor);
-        s.extra.push(format!("then {who}: {ply}"));
+        s.extra.push(compose::letters::said(g, *actor, ply));
     }
     s.extra.extend(played.reports.iter().cloned());
     compose::announce(tx, ctx, g, played, Some(seat))

@@ -38,8 +38,9 @@ pub fn orders(
     };
     for (line, reading) in lines.iter().zip(&checked) {
         match reading {
-            Ok(canonical) => println!("ok    {line}  ->  {canonical}"),
-            Err(why) => println!("void  {line}  ({why})"),
+            gm::LineCheck::Order(canonical) => println!("ok    {line}  ->  {canonical}"),
+            gm::LineCheck::Void(why) => println!("void  {line}  ({why})"),
+            gm::LineCheck::Prose => println!("ignored  {line}  (not an order)"),
         }
     }
     println!("game {id}: {seat}'s orders are recorded for this turn");

@@ -102,6 +102,8 @@ impl Letter for Welcome {
 pub struct PlyVars {
     pub actor: String,
     pub text: String,
+    /// The ply as a sentence a player reads ("RED played b2", "The GM rolled 4.").
+    pub said: String,
 }
 
 impl PlyVars {
@@ -111,8 +113,32 @@ impl PlyVars {
             .map(|(a, t)| PlyVars {
                 actor: crate::records::actor_name(&g.game, *a),
                 text: t.clone(),
+                said: said(g, *a, t),
             })
             .collect()
+    }
+}
+
+/// A ply in a player's words: the GM's own plies (rolls, a turn's adjudication, a draw) are
+/// told as what happened, never in the record's syntax.
+pub fn said(g: &Loaded, actor: Actor, text: &str) -> String {
+    match actor {
+        Actor::Seat(s) => format!("{} played {text}", g.game.seat_name(s)),
+        Actor::Chance => {
+            let values: Vec<String> = crate::gamelog::chance_values(text)
+                .iter()
+                .map(u32::to_string)
+                .collect();
+            format!("The GM rolled {}.", values.join(" "))
+        }
+        Actor::Gm if text.eq_ignore_ascii_case("draw") => "The game is drawn.".into(),
+        Actor::Gm if matches!(g.start.to_act(), crate::games::ToAct::Orders(_)) => {
+            "The GM adjudicated the turn:".into()
+        }
+        Actor::Gm => match text.split_once(':') {
+            Some((seat, r)) if r.eq_ignore_ascii_case("resign") => format!("{seat} resigns."),
+            _ => format!("The GM played {text}."),
+        },
     }
 }
 
@@ -329,6 +355,7 @@ mod tests {
             plies: vec![PlyVars {
                 actor: "BLACK".into(),
                 text: "Fob6".into(),
+                said: "BLACK played Fob6".into(),
             }],
             reports: vec!["a report".into()],
             your_turn: true,

@@ -9,8 +9,20 @@ use crate::gamelog::Loaded;
 use crate::games::{Actor, Conditional, PlyError, ToAct};
 use crate::store::{GameStatus, PendingKind, Tx};
 
-/// Each order line's reading: its canonical form, or why it is void.
-pub type Checked = Vec<Result<String, String>>;
+/// How one line of a seat's orders reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineCheck {
+    /// An order, in its canonical form.
+    Order(String),
+    /// Written as an order, but void (the unit holds): why.
+    Void(String),
+    /// Not written in the game's notation at all (a greeting, a sign-off): not an order, not
+    /// recorded, not shown to anyone but its sender.
+    Prose,
+}
+
+/// Each order line's reading, in the order of the lines.
+pub type Checked = Vec<LineCheck>;
 
 /// The seat's orders for the current simultaneous turn, replacing any it sent before. Once
 /// every seat owing orders has sent some, the turn is adjudicated soon (the game's
@@ -38,8 +50,30 @@ pub fn submit_orders(
             "you have no orders to give this turn".into(),
         ))));
     }
-    let checked = g.game.check_orders(seat, lines);
-    tx.set_pending(g.row.id, seat, PendingKind::Orders, lines, now)?;
+    // Prose is kept out of the orders: it would be adjudicated as void orders, reported to
+    // every player and kept in the record.
+    let orders: Vec<String> = lines
+        .iter()
+        .filter(|l| g.game.is_notation(l))
+        .cloned()
+        .collect();
+    let mut readings = g.game.check_orders(seat, &orders).into_iter();
+    let checked = lines
+        .iter()
+        .map(|l| match g.game.is_notation(l) {
+            false => LineCheck::Prose,
+            true => match readings.next() {
+                Some(Ok(c)) => LineCheck::Order(c),
+                Some(Err(why)) => LineCheck::Void(why),
+                None => LineCheck::Prose,
+            },
+        })
+        .collect();
+    if orders.is_empty() {
+        // Nothing but prose: no orders given (any sent before stand).
+        return Ok(Ok(checked));
+    }
+    tx.set_pending(g.row.id, seat, PendingKind::Orders, &orders, now)?;
     let pending = tx.pending(g.row.id, PendingKind::Orders)?;
     if seats.iter().all(|x| pending.iter().any(|(p, _)| p == x)) {
         let early = g.common.early_resolve_secs.map_or(early, Duration::seconds);

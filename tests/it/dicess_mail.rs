@@ -150,7 +150,8 @@ fn the_set_up_roll_is_mailed_to_both_players_and_each_places_its_own_numbers() {
     assert_eq!(to_dark.kind, "move_accepted");
     for body in [&to_light.body, &to_dark.body] {
         for needle in [
-            &format!("roll {ROLL}") as &str,
+            // The GM's roll, told in words (not as the record's `roll ...` ply).
+            &format!("The GM rolled {ROLL}.") as &str,
             "the salts are fixed: light's pebble | 42",
             LIGHT_ROLLED,
             "(sorted: 1 1 2 2 3 4 5 5 5 5 6 6 6 6 6 6)",

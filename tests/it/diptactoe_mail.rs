@@ -210,7 +210,14 @@ fn a_line_ending_in_resign_is_adjudicated_as_words_and_the_game_exports() {
     let id = w.game(GameKind::DipTacToe, &PLAYERS, &[], None, Some(86400));
     w.new_mail();
     order(&mut w, id, 2, "R-III.L.3\n{ [x] } \"quoted\" %41 Grüße");
-    order(&mut w, id, 3, "R-IV.P.3\nthanks, see you:resign");
+    // A line written as an order (it starts with a space) goes into the turn, void; a line of
+    // prose would be ignored and go nowhere (below).
+    order(
+        &mut w,
+        id,
+        3,
+        "R-IV.P.3\nIV.N.4 - see you:resign\nthanks, bye",
+    );
     w.new_mail();
     w.now += Duration::hours(24);
     assert_eq!(w.timers(), 1);
@@ -218,7 +225,12 @@ fn a_line_ending_in_resign_is_adjudicated_as_words_and_the_game_exports() {
     let reports: Vec<_> = mail.iter().filter(|m| m.kind == "turn_report").collect();
     assert_eq!(reports.len(), 4, "{mail:#?}");
     assert!(
-        reports[0].body.contains("thanks, see you:resign: void"),
+        reports[0].body.contains("IV.N.4 - see you:resign: void"),
+        "{}",
+        reports[0].body
+    );
+    assert!(
+        !reports[0].body.contains("thanks, bye"),
         "{}",
         reports[0].body
     );
@@ -235,4 +247,46 @@ fn a_line_ending_in_resign_is_adjudicated_as_words_and_the_game_exports() {
         .replay()
         .unwrap_or_else(|e| panic!("{e}\n{export}"));
     assert_eq!(again.game.position_tag(), g.game.position_tag());
+}
+
+#[test]
+fn prose_beside_orders_is_ignored_in_the_senders_reply_only_and_the_report_reads_as_words() {
+    let mut w = World::new();
+    let id = w.game(GameKind::DipTacToe, &PLAYERS, &[], None, Some(86400));
+    w.new_mail();
+    order(&mut w, id, 0, "I.A.1 - I.A.2\nSorry, only this one:");
+    let mail = w.new_mail();
+    let reply = &only_to(&mail, "blue@example.org").body;
+    assert!(reply.contains("ok: I.A.1 - I.A.2"), "{reply}");
+    assert!(reply.contains("ignored: Sorry, only this one:"), "{reply}");
+    assert!(
+        !reply.contains("unexpected character"),
+        "no parser jargon: {reply}"
+    );
+    // A mail of prose alone gives no orders: RED still owes some.
+    order(&mut w, id, 1, "Hello everyone, good luck!");
+    let mail = w.new_mail();
+    let reply = &only_to(&mail, "red@example.org").body;
+    assert!(
+        !reply.contains("orders for this turn are recorded"),
+        "{reply}"
+    );
+    w.now += Duration::hours(25);
+    w.timers();
+    let mail = w.new_mail();
+    for m in mail.iter().filter(|m| m.kind == "turn_report") {
+        assert!(
+            !m.body.contains("Sorry"),
+            "prose stays with its sender: {}",
+            m.body
+        );
+        assert!(!m.body.contains("gm played"), "{}", m.body);
+        assert!(
+            m.body.contains("The GM adjudicated the turn:"),
+            "{}",
+            m.body
+        );
+    }
+    let record = pbem::gm::export(&w.load(id)).unwrap();
+    assert!(!record.contains("Sorry"), "{record}");
 }

@@ -102,7 +102,7 @@ fn first_round(w: &mut World, id: i64) {
     let mail = fresh(w);
     has(
         &only_to(&mail, BLUE).body,
-        &["ok: H d4", "then chance: roll 1", "then BLUE: d4"],
+        &["ok: H d4", "The GM rolled 1.", "BLUE played d4"],
     );
     for to in [RED, GREEN] {
         has(

@@ -178,6 +178,14 @@ pub trait Rules: Clone + Sized {
         format!("roll {}", v.join(" "))
     }
 
+    /// Simultaneous games: whether a line is written in the game's order notation at all (a
+    /// mistaken order is void; a line of prose, "Sorry, only this one:", is no order and is
+    /// only ignored). Sequential games: unused.
+    fn is_notation(&self, line: &str) -> bool {
+        let _ = line;
+        true
+    }
+
     /// Simultaneous games: check one seat's order lines for the current turn, line by line,
     /// giving each line's canonical form or the reason it is void. Sequential games: unused.
     fn check_orders(&self, seat: Seat, lines: &[String]) -> Vec<Result<String, String>> {
@@ -651,6 +659,9 @@ impl AnyGame {
     }
     pub fn chance_ply(&self, values: &[u32]) -> String {
         dispatch!(&self.engine, g => g.chance_ply(values))
+    }
+    pub fn is_notation(&self, line: &str) -> bool {
+        dispatch!(&self.engine, g => g.is_notation(line))
     }
     pub fn check_orders(&self, seat: Seat, lines: &[String]) -> Vec<Result<String, String>> {
         dispatch!(&self.engine, g => g.check_orders(seat, lines))

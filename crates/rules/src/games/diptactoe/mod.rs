@@ -461,6 +461,10 @@ impl Rules for DipTacToe {
         Some((self.turn, true))
     }
 
+    fn is_notation(&self, line: &str) -> bool {
+        order::looks_like_order(line)
+    }
+
     fn check_orders(&self, seat: Seat, lines: &[String]) -> Vec<Result<String, String>> {
         if self.outcome.is_some() || self.resigned.get(seat).copied().unwrap_or(true) {
             let why = if self.outcome.is_some() {

@@ -385,6 +385,50 @@ pub fn parse_line(text: &str) -> Result<Line, String> {
     }
 }
 
+/// Whether a line is written as an order at all: it starts with a space (`I.A.1`, `F3`), the
+/// reserve, or a claim of victory. Anything else is a player's prose, not a mistaken order.
+pub fn looks_like_order(text: &str) -> bool {
+    // The first word as written (the rest of the line may not even tokenize: a void order).
+    let first = match tokenize(text) {
+        Ok(tokens) => tokens.into_iter().next(),
+        Err(_) => text
+            .split(|c: char| c.is_whitespace() || c == '-' || c == '(')
+            .next()
+            .filter(|w| !w.is_empty())
+            .map(|w| Token::Word(w.to_ascii_uppercase())),
+    };
+    match first.as_ref() {
+        Some(Token::Word(w)) => {
+            space_shaped(w)
+                || ["VICTORY", "FOUR", "CLAIM"].contains(&w.as_str())
+                || RESERVE_WORDS.contains(&w.as_str())
+                || PLACEMENT_WORDS.contains(&w.as_str())
+        }
+        _ => false,
+    }
+}
+
+/// A word written like a space, whether or not the space exists: `II.F.3`, `I.E.1` (no such
+/// space: a void order, not prose), `F3`.
+fn space_shaped(word: &str) -> bool {
+    let parts: Vec<&str> = word.split('.').collect();
+    let square = |s: &str| {
+        let mut c = s.chars();
+        c.next().is_some_and(|l| l.is_ascii_alphabetic())
+            && c.as_str().len() == 1
+            && c.as_str().chars().all(|d| d.is_ascii_digit())
+    };
+    let roman = |s: &str| !s.is_empty() && s.chars().all(|c| matches!(c, 'I' | 'V'));
+    let digit = |s: &str| s.len() == 1 && s.chars().all(|d| d.is_ascii_digit());
+    let letter = |s: &str| s.len() == 1 && s.chars().all(|l| l.is_ascii_alphabetic());
+    match parts.as_slice() {
+        [one] => square(one),
+        [level, sq] => roman(level) && square(sq),
+        [level, l, d] => roman(level) && letter(l) && digit(d),
+        _ => false,
+    }
+}
+
 /// What became of one of a player's lines once the player's whole message is read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LineReading {
