@@ -19,7 +19,7 @@ pub enum Command {
     DrawOffer,
     DrawAccept,
     DrawDecline,
-    Help(Option<String>),
+    Help(HelpTopic),
     List,
     New {
         game: String,
@@ -51,6 +51,28 @@ pub enum Command {
         line: String,
         reason: String,
     },
+}
+
+/// What a `HELP` line asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HelpTopic {
+    /// `HELP`: the commands.
+    Commands,
+    /// `HELP RULES`: the player's guide to the game the mail is about.
+    Rules,
+    /// `HELP dicerink`: a game's player's guide, by the name written (lower-cased).
+    Game(String),
+}
+
+impl HelpTopic {
+    /// Reads the words after `HELP` (only the first counts).
+    fn read(args: &[&str]) -> HelpTopic {
+        match args.first().map(|a| a.to_ascii_lowercase()) {
+            None => HelpTopic::Commands,
+            Some(word) if word == "rules" => HelpTopic::Rules,
+            Some(word) => HelpTopic::Game(word),
+        }
+    }
 }
 
 impl Command {
@@ -125,7 +147,7 @@ fn parse_line(line: &str) -> Vec<Command> {
         "RESIGN" => one(Command::Resign),
         "LIST" => one(Command::List),
         "START" | "READY" => one(Command::Start),
-        "HELP" => vec![Command::Help(args.first().map(|s| s.to_ascii_lowercase()))],
+        "HELP" => vec![Command::Help(HelpTopic::read(&args))],
         "DRAW" => match args.first().map(|a| a.to_ascii_uppercase()).as_deref() {
             Some("OFFER") | None => vec![Command::DrawOffer],
             Some("ACCEPT") | Some("AGREE") => vec![Command::DrawAccept],
@@ -293,6 +315,12 @@ mod tests {
         assert!(matches!(p(&["BOARD please"])[0], Command::Bad { .. }));
         assert!(matches!(p(&["VACATION 400"])[0], Command::Bad { .. }));
         assert_eq!(p(&["vacation off"]), vec![Command::Vacation(None)]);
+        assert_eq!(p(&["help"]), vec![Command::Help(HelpTopic::Commands)]);
+        assert_eq!(p(&["Help Rules"]), vec![Command::Help(HelpTopic::Rules)]);
+        assert_eq!(
+            p(&["HELP DiceRink"]),
+            vec![Command::Help(HelpTopic::Game("dicerink".into()))]
+        );
         assert_eq!(p(&["Victory!"]), vec![Command::Game("Victory!".into())]);
     }
 

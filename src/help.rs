@@ -1,4 +1,4 @@
-//! Game help for mail: a short rules summary per game (welcome mails) and its notation guide (`HELP <game>`), as each game states them in its `GameFacts`.
+//! Game help for mail: a short rules summary per game (welcome mails) and its player's guide (`HELP <game>`, `HELP RULES`), as each game states them in its `GameFacts`.
 
 use crate::games::GameKind;
 
@@ -7,7 +7,7 @@ pub fn summary(kind: GameKind) -> &'static str {
     kind.facts().summary
 }
 
-/// The game's notation guide (`notation/<game>.md`), mailed for `HELP <game>`.
-pub fn notation(kind: GameKind) -> &'static str {
-    kind.facts().guide
+/// The game's player's guide (`help/<game>.md`), mailed for `HELP <game>` and `HELP RULES`.
+pub fn guide(kind: GameKind) -> &'static str {
+    kind.facts().player_guide
 }

@@ -2,7 +2,7 @@
 
 use chrono::Duration;
 
-use crate::commands::{self, Command};
+use crate::commands::{self, Command, HelpTopic};
 use crate::compose::{self, Ctx, Draft, Help, Letter, LineStatus, LineVars, Reply};
 use crate::dice::DiceSource;
 use crate::gamelog::{self, Loaded};
@@ -873,8 +873,9 @@ fn command_text(cmd: &Command) -> String {
         Command::DrawOffer => "DRAW OFFER".into(),
         Command::DrawAccept => "DRAW ACCEPT".into(),
         Command::DrawDecline => "DRAW DECLINE".into(),
-        Command::Help(None) => "HELP".into(),
-        Command::Help(Some(g)) => format!("HELP {g}"),
+        Command::Help(HelpTopic::Commands) => "HELP".into(),
+        Command::Help(HelpTopic::Rules) => "HELP RULES".into(),
+        Command::Help(HelpTopic::Game(g)) => format!("HELP {g}"),
         Command::List => "LIST".into(),
         Command::Start => "START".into(),
         Command::UseGame(id) => format!("GAME {id}"),
@@ -1212,16 +1213,7 @@ fn run_command(
         Command::Guard(_) => {}
         Command::Password(_) => {}
         Command::Bad { line, reason } => s.lines.push(Line::no(line, reason.clone())),
-        Command::Help(game) => {
-            let kind = game.as_deref().and_then(GameKind::parse);
-            if let (Some(g), None) = (game, kind) {
-                s.lines.push(Line::no(
-                    &format!("HELP {g}"),
-                    "no such game; the list is below",
-                ));
-            }
-            s.help = Some(help_text(ctx, kind)?);
-        }
+        Command::Help(topic) => cmd_help(tx, ctx, s, &text, topic, current)?,
         Command::List => cmd_list(tx, s, from)?,
         Command::New { game, options } => {
             requests::ask_new(tx, ctx, s, &text, from, game, options)?;
@@ -1507,6 +1499,46 @@ fn cmd_press(
     Ok(())
 }
 
+/// `HELP`: the commands; `HELP <game>`: that game's player's guide; `HELP RULES`: the guide
+/// to the game this mail is about (the commands, and why, when the mail names no game).
+fn cmd_help(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &mut Session,
+    text: &str,
+    topic: &HelpTopic,
+    current: Option<(i64, usize)>,
+) -> anyhow::Result<()> {
+    let kind = match topic {
+        HelpTopic::Commands => None,
+        HelpTopic::Game(name) => {
+            let kind = GameKind::parse(name);
+            if kind.is_none() {
+                s.lines
+                    .push(Line::no(text, "no such game; the list is below"));
+            }
+            kind
+        }
+        HelpTopic::Rules => {
+            let row = match current {
+                Some((id, _)) => tx.game(id)?,
+                None => None,
+            };
+            let kind = row.and_then(|g| GameKind::parse(&g.kind));
+            if kind.is_none() {
+                s.lines.push(Line::no(
+                    text,
+                    "which game? reply to a mail of that game, or write HELP and the \
+                     game's name (the games are listed below)",
+                ));
+            }
+            kind
+        }
+    };
+    s.help = Some(help_text(ctx, kind)?);
+    Ok(())
+}
+
 fn help_text(ctx: &Ctx, kind: Option<GameKind>) -> anyhow::Result<String> {
     let games: Vec<String> = GameKind::ALL
         .iter()
@@ -1517,14 +1549,14 @@ fn help_text(ctx: &Ctx, kind: Option<GameKind>) -> anyhow::Result<String> {
             } else {
                 format!("{fewest} to {most} players")
             };
-            format!("{} ({}, {players})", k.name(), k.title())
+            format!("  {:<10} {}, {players}", k.name(), k.title())
         })
         .collect();
     compose::render(
         ctx,
         &Help {
-            games: games.join(", "),
-            game_help: kind.map(help::notation),
+            games: games.join("\n"),
+            game_help: kind.map(help::guide),
         },
     )
 }

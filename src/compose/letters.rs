@@ -311,7 +311,7 @@ impl Letter for Confirm {
     }
 }
 
-/// `help`: the games, and one game's notation page when asked for.
+/// `help`: the commands and the games, or one game's player's guide when asked for.
 #[derive(Debug, Serialize)]
 pub struct Help {
     pub games: String,

@@ -335,7 +335,7 @@ fn commands_board_history_moves_help_list() {
         "{}",
         r.body
     );
-    assert!(r.body.contains("Dice Rink notation"), "{}", r.body);
+    assert!(r.body.contains("DICE RINK: A PLAYER'S GUIDE"), "{}", r.body);
     assert!(r.body.contains(&format!("#{id} Dice Rink")), "{}", r.body);
     let to_b = w.seat_address(id, 1);
     let raw = w.mail(BOB, &to_b, "Re: x", "MOVES");

@@ -30,6 +30,7 @@ mod e2e_mailstack;
 mod fuzz_ingest;
 mod gm_desk;
 mod gm_service;
+mod guides;
 mod hostile_mail;
 mod isolation;
 mod mail_flow;

@@ -272,8 +272,11 @@ pub struct GameFacts {
     pub options: &'static [OptionSpec],
     /// A few lines on how the game is played and written, for the welcome mail.
     pub summary: &'static str,
-    /// The game's notation guide (`notation/<game>.md`), mailed for `HELP <game>`.
-    pub guide: &'static str,
+    /// The player's guide (`help/<game>.md`): the rules in words, how each move is written,
+    /// the board and the mail commands; mailed for `HELP <game>` and `HELP RULES`. Plain
+    /// text of at most 72 columns naming nothing of pbem's insides (no file, no command
+    /// line). The developers' notation page, `notation/<game>.md`, is not mailed.
+    pub player_guide: &'static str,
 }
 
 impl GameKind {

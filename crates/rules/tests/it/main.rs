@@ -1,6 +1,7 @@
-//! The rules crate's data-driven tests: every game's notation lists and every record under tests/data, and random Siberian Dice games, through `AnyGame` only.
+//! The rules crate's data-driven tests: every game's notation lists, the moves its player's guide shows, every record under tests/data, and random Siberian Dice games, through `AnyGame` only.
 
 mod facts;
+mod guides;
 mod notation;
 mod records;
 mod siberian_games;

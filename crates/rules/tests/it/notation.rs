@@ -14,13 +14,13 @@ use pbem_rules::records::{actor_by_name, implied_actor};
 use crate::workspace_root;
 
 /// One example line of a list.
-struct Example {
+pub struct Example {
     /// `file:line`, for messages.
-    at: String,
-    ply: String,
-    expected: String,
-    actor: String,
-    position: String,
+    pub at: String,
+    pub ply: String,
+    pub expected: String,
+    pub actor: String,
+    pub position: String,
 }
 
 /// How an example's actor writes its text.
@@ -63,7 +63,7 @@ fn ply_field(field: &str) -> String {
 
 /// Reads a list: `#` comments and blank lines skipped, four fields split from the right (a
 /// ply may hold `|`), an empty position meaning the position of the line above.
-fn read_list(kind: GameKind, ext: &str) -> Vec<Example> {
+pub fn read_list(kind: GameKind, ext: &str) -> Vec<Example> {
     let path = list_path(kind, ext);
     let file = format!("{}.{ext}", kind.name());
     let text = std::fs::read_to_string(&path)
@@ -171,7 +171,8 @@ fn plan(game: &AnyGame, text: &str) -> Option<String> {
     Some(s)
 }
 
-fn check_valid(kind: GameKind, ex: &Example) -> Result<(), String> {
+/// Plays a `.valid` example from its position: `Err` says how it failed.
+pub fn check_valid(kind: GameKind, ex: &Example) -> Result<(), String> {
     let start = build(kind, &ex.position)?;
     let expected = ex.expected.clone();
     match role(&start, &ex.actor)? {

@@ -510,10 +510,12 @@ impl Rules for D4d6 {
         seats: SEATS,
         players: (2, 2),
         options: OPTIONS,
-        summary: "d4 d6 chess: declare a piece (and the Gata's die); the GM rolls a d4 or d6\n\
-             and the piece moves exactly that many steps if it can (fallbacks\n\
-             otherwise). You may send outcomes for each roll in advance.",
-        guide: include_str!("../../../../../notation/d4d6.md"),
+        summary: "d4 d6 chess: chess with two dice. Declare a gambling piece (and the\n\
+             Gata's die: Fo c1, Ga d1 d6); the GM rolls a d4 or a d6 and the piece\n\
+             makes exactly that many steps if it can, fewer otherwise; then write\n\
+             where it went (b6-a6, xc6). You may send the move for each roll in\n\
+             advance. A side with no gambling piece in the playing area loses.",
+        player_guide: include_str!("../../../../../help/d4d6.md"),
     };
 
     fn new(options: &Options) -> Result<Self, String> {

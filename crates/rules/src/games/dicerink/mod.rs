@@ -189,13 +189,14 @@ impl Rules for DiceRink {
         seats: &SEAT_NAMES,
         players: (2, 2),
         options: OPTION_SPECS,
-        summary: "Dice Rink: two players, two dice each on a 4x4 board. A places on rank 1,\n\
-             B on rank 4 (square top/front, e.g. `b1 5/4`); the four tops show four\n\
-             different values (low 1-2, high 4-5, 3, 6). Each turn roll one die over an\n\
-             edge (`5W6`: the die showing 5 rolls west and shows 6). Your two dice never\n\
-             show the same value; matching an opponent's value forces them to move that\n\
-             die. Win with both dice on the opponent's home rank.",
-        guide: include_str!("../../../../../notation/dicerink.md"),
+        summary: "Dice Rink: two players, two dice each on a 4x4 board. A places on rank\n\
+             1, B on rank 4, each die as square, top and front (b1 5/4); the four\n\
+             tops show four different values (low 1-2, high 4-5, 3, 6). Each turn\n\
+             roll one die over an edge (5W6: the die showing 5 rolls west and shows\n\
+             6). Your two dice never show the same value; matching an opponent's\n\
+             value forces them to move that die. Win with both dice on the opponent's\n\
+             home rank.",
+        player_guide: include_str!("../../../../../help/dicerink.md"),
     };
 
     fn new(options: &Options) -> Result<Self, String> {

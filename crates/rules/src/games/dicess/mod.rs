@@ -264,17 +264,17 @@ impl Rules for Dicess {
         seats: &["LIGHT", "DARK"],
         players: (2, 2),
         options: &[],
-        summary: "Dicess: two players, 16 dice each on a chess board. The GM rolls all\n\
-             32 dice; LIGHT places its numbers on ranks 1-2, files a to h\n\
-             (`R1: 6 2 4 1 1 3 5 5 / R2: 2 6 4 3 1 2 6 5`), then DARK on ranks 8-7.\n\
+        summary: "Dicess: two players, 16 dice each on a chess board. The GM rolls all 32\n\
+             dice; LIGHT places its numbers on ranks 1-2, files a to h, as in\n\
+             R1: 6 2 4 1 1 3 5 5 / R2: 2 6 4 3 1 2 6 5, then DARK on ranks 8-7.\n\
              Each turn spend 1 to 6 points: a step to an orthogonal neighbour costs\n\
-             the die's number (`e2-e3-e4; f2-f3`). Capture by stepping onto an enemy\n\
-             die when your die plus your dice next to it reach its number (`d5xd6`;\n\
-             it ends the turn); promote on entering the last row (`c7-c8=6`). Win by\n\
+             the die's number (e2-e3-e4; f2-f3). Capture by stepping onto an enemy\n\
+             die when your die plus your dice next to it reach its number (d5xd6;\n\
+             it ends the turn); promote on entering the last row (c7-c8=6). Win by\n\
              entering a star square of the opponent (d8 or e8 for LIGHT, d1 or e1\n\
              for DARK), or by the better score at an impasse (5 rounds without a\n\
              capture, a promotion or a side's advance).",
-        guide: include_str!("../../../../../notation/dicess.md"),
+        player_guide: include_str!("../../../../../help/dicess.md"),
     };
 
     fn new(options: &Options) -> Result<Self, String> {

@@ -305,10 +305,11 @@ impl Rules for DipTacToe {
         seats: &SEATS,
         players: (4, 4),
         options: OPTIONS,
-        summary: "Dip-Tac-Toe: four players on a 4x4x4 cube give one order a turn (place,\n\
-             move, or support another player), adjudicated together as in Diplomacy.\n\
-             Claim VICTORY with your orders when you hold four in a line.",
-        guide: include_str!("../../../../../notation/diptactoe.md"),
+        summary: "Dip-Tac-Toe: four players on a 4x4x4 cube give one order a turn (place\n\
+             from the reserve, move one step, or support another player), all\n\
+             resolved together as in Diplomacy. Claim VICTORY with your orders when\n\
+             you hold four in a line.",
+        player_guide: include_str!("../../../../../help/diptactoe.md"),
     };
 
     fn new(options: &Options) -> Result<Self, String> {

@@ -148,11 +148,12 @@ impl Rules for Siberian {
         seats: &["BLUE", "RED", "GREEN"],
         players: (2, 3),
         options: OPTIONS,
-        summary: "Siberian Dice: take a die from your hand (H) or lift one of yours from the\n\
-             board (c3); the GM rolls it and you place it on any vacant hex (d4). A die\n\
-             is perfect when its pips equal the dice next to it: 6 perfect dice win\n\
-             (7 in primes). Write a whole move as H d4, c3 d4, or c3: 1>a1 3-5>d4 *>e5.",
-        guide: include_str!("../../../../../notation/siberian.md"),
+        summary: "Siberian Dice: take a die from your hand (H) or lift one of yours from\n\
+             the board (c3); the GM rolls it and you place it on any empty hex (d4).\n\
+             A die is perfect when its number equals the dice next to it: 6 perfect\n\
+             dice win (7 in some variants). Write a whole move as H d4, c3 d4, or\n\
+             with a hex for each roll: c3: 1>a1 3-5>d4 *>e5.",
+        player_guide: include_str!("../../../../../help/siberian.md"),
     };
 
     fn new(options: &Options) -> Result<Self, String> {
