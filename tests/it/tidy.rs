@@ -69,7 +69,7 @@ fn the_rules_crate_depends_on_nothing_impure() {
 const LAYERS: &[&[&str]] = &[
     &["edge"],
     &[
-        "unwind", "fault", "password", "commands", "orders", "template", "help", "mail",
+        "unwind", "fault", "password", "commands", "orders", "template", "help", "mail", "picture",
     ],
     &["store"],
     &["config"],
