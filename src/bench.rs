@@ -1,6 +1,8 @@
 //! `pbem bench`: the mail path's throughput and latency against SQLite's raw durable commit
-//! rate (`ingest`), and the endgame tables' solving time (`tablebase`, in its own file).
+//! rate (`ingest`), the endgame tables' solving time (`tablebase`) and the board pictures'
+//! drawing time and size (`picture`), these two in their own files.
 
+mod picture;
 mod tablebase;
 
 use std::path::{Path, PathBuf};
@@ -49,6 +51,16 @@ pub enum BenchCmd {
     },
     /// Solves every d4 d6 chess 2-men endgame table, standard and Rinoceronte variant.
     Tablebase,
+    /// Draws each game's board picture (a start and a mid-game position) and prints the mean
+    /// time per picture and its size.
+    Picture {
+        /// Pictures drawn per position for the mean.
+        #[arg(long, default_value_t = 20)]
+        rounds: u32,
+        /// Also write each picture to this folder as <game>-<position>.png, to look at.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 const GAME2: &str = include_str!("../tests/data/dicerink/game2.pgn");
@@ -65,6 +77,7 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
             dir,
         } => (games, mails, wave, finished, pipe, dir),
         BenchCmd::Tablebase => return tablebase::run(),
+        BenchCmd::Picture { rounds, out } => return picture::run(rounds, out.as_deref()),
     };
     let base = dir.unwrap_or_else(|| PathBuf::from("."));
     let outer = base.join(format!("pbem-bench-{}", std::process::id()));

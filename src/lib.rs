@@ -24,6 +24,7 @@ pub mod inbox;
 pub mod mail;
 pub mod orders;
 pub mod password;
+pub mod picture;
 pub mod sender;
 pub mod store;
 pub mod template;

@@ -36,6 +36,7 @@ mod isolation;
 mod mail_flow;
 mod mail_inbound;
 mod outbox;
+mod picture;
 mod record_roundtrip;
 mod replay_memo;
 mod salt_window;

@@ -70,6 +70,7 @@ const LAYERS: &[&[&str]] = &[
     &["edge"],
     &[
         "unwind", "fault", "password", "commands", "orders", "template", "help", "mail", "stdout",
+        "picture",
     ],
     &["store"],
     &["config"],

@@ -485,6 +485,21 @@ macro_rules! registry {
             $($variant($ty)),+
         }
 
+        /// One game's own value, borrowed from an `AnyGame` (`AnyGame::game`): for what shows
+        /// a position in the game's own terms (the app's board pictures), never for playing.
+        #[derive(Debug, Clone, Copy)]
+        pub enum GameRef<'a> {
+            $($variant(&'a $ty)),+
+        }
+
+        impl Engine {
+            fn game(&self) -> GameRef<'_> {
+                match self {
+                    $(Engine::$variant(g) => GameRef::$variant(g)),+
+                }
+            }
+        }
+
         /// Calls the same method on whichever game is inside.
         macro_rules! dispatch {
             ($d self_:expr, $d g:ident => $d e:expr) => {
@@ -568,6 +583,10 @@ impl AnyGame {
 
     pub fn kind(&self) -> GameKind {
         self.engine.kind()
+    }
+    /// The game's own value, to read its position in its own terms (a board picture).
+    pub fn game(&self) -> GameRef<'_> {
+        self.engine.game()
     }
     pub fn position_tag(&self) -> String {
         dispatch!(&self.engine, g => g.position_tag())

@@ -132,6 +132,20 @@ impl D4d6 {
         &self.pos
     }
 
+    /// The last move's start and end squares (none before the first move).
+    pub fn last_squares(&self) -> &[Sq] {
+        &self.last_squares
+    }
+
+    /// The piece declared for the turn under way, and the roll it got once the GM rolled.
+    pub fn gamble(&self) -> Option<(Sq, Option<u32>)> {
+        match self.phase {
+            Phase::Roll { from, .. } => Some((from, None)),
+            Phase::Choose { from, roll } => Some((from, Some(roll))),
+            Phase::Facings | Phase::Declare => None,
+        }
+    }
+
     fn mover(&self) -> Color {
         self.pos.to_move
     }
@@ -466,7 +480,7 @@ impl D4d6 {
 
     /// The position as players are shown it: before the GM's opening roll the Rinocerontes'
     /// facings are not known (the stored placeholder is no facing anybody rolled).
-    fn shown_position(&self) -> Position {
+    pub fn shown_position(&self) -> Position {
         let mut pos = self.pos.clone();
         if self.phase == Phase::Facings {
             let rinos: Vec<Sq> = Sq::all()

@@ -14,7 +14,7 @@ use crate::games::{
     ToAct,
 };
 use legal::{Move, SetupRule};
-use position::{goal_rank, opponent, Position, SEAT_NAMES};
+use position::{goal_rank, opponent, Position, Square, SEAT_NAMES};
 
 const OPTION_SPECS: &[OptionSpec] = &[
     OptionSpec {
@@ -44,6 +44,9 @@ pub struct DiceRink {
     plies: u32,
     outcome: Option<Outcome>,
     report: Option<String>,
+    /// What the last move touched: a placement's or rotation's square, a roll's start and
+    /// end, nothing after a pass (the board picture marks them).
+    last_squares: Vec<Square>,
 }
 
 /// Reads and checks the options (the move cap is free text, checked here).
@@ -76,9 +79,19 @@ impl DiceRink {
         &self.pos
     }
 
+    /// The squares the last move touched (none at the start and after a pass).
+    pub fn last_squares(&self) -> &[Square] {
+        &self.last_squares
+    }
+
     /// Plays a resolved, legal move and settles what follows from it.
     fn apply_move(&mut self, mv: Move) {
         let mover = self.pos.to_move;
+        self.last_squares = match mv {
+            Move::Place { square, .. } | Move::Rotate { square, .. } => vec![square],
+            Move::Roll { from, dir } => std::iter::once(from).chain(from.step(dir)).collect(),
+            Move::Pass => Vec::new(),
+        };
         let in_setup = !legal::setup_done(&self.pos);
         self.pos = legal::apply(&self.pos, &mv);
         if in_setup {
@@ -208,6 +221,7 @@ impl Rules for DiceRink {
             plies: 0,
             outcome: None,
             report: None,
+            last_squares: Vec::new(),
         })
     }
 
@@ -231,6 +245,7 @@ impl Rules for DiceRink {
             plies,
             outcome: None,
             report: None,
+            last_squares: Vec::new(),
         })
     }
 

@@ -36,6 +36,9 @@ pub struct Dicess {
     last_turn: Option<(Seat, String)>,
     /// The squares the last turn's paths touched, marked on the board.
     last_path: Vec<Square>,
+    /// Each path of the last turn, square by square from its start (the board picture draws
+    /// them).
+    last_paths: Vec<Vec<Square>>,
     report: Option<String>,
 }
 
@@ -54,6 +57,7 @@ impl Dicess {
             outcome: None,
             last_turn: None,
             last_path: Vec::new(),
+            last_paths: Vec::new(),
             report: None,
         }
     }
@@ -61,6 +65,12 @@ impl Dicess {
     /// The board as it stands.
     pub fn position(&self) -> &Board {
         &self.board
+    }
+
+    /// The last turn's paths, each from its start square through every square it stepped
+    /// onto (none before the first turn and after a pass).
+    pub fn last_paths(&self) -> &[Vec<Square>] {
+        &self.last_paths
     }
 
     /// Checks the actor against the phase: the GM rolls, each side places and moves in turn.
@@ -169,6 +179,16 @@ impl Dicess {
             self.board = p.board.clone();
         }
         self.last_path = played.map(|p| p.touched.clone()).unwrap_or_default();
+        self.last_paths = played
+            .map(|p| {
+                let squares = |path: &notation::Path| {
+                    std::iter::once(path.start)
+                        .chain(path.steps.iter().map(|s| s.to))
+                        .collect()
+                };
+                p.paths.iter().map(squares).collect()
+            })
+            .unwrap_or_default();
         self.last_turn = Some((side, canonical.to_string()));
         self.phase = Phase::Turn(opponent(side));
         let win = played.and_then(|p| p.win);

@@ -30,7 +30,7 @@ use crate::games::{
     options_get, Actor, GameFacts, Leaving, OptionSpec, Options, Outcome, PlyError, Rules, Seat,
     ToAct,
 };
-use adjudicate::run_turn;
+use adjudicate::{run_turn, Verdict};
 use order::{parse_line, read_player_lines, Line, LineReading, Order};
 use position::{seat_by_name, Position};
 use space::Space;
@@ -74,6 +74,15 @@ pub struct DipTacToe {
     support_hold: bool,
     outcome: Option<Outcome>,
     report: Option<String>,
+    last: Option<LastTurn>,
+}
+
+/// What the last turn did, for the board picture: every valid order with its result, and the
+/// units dislodged (back in their owners' reserves).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LastTurn {
+    pub orders: Vec<(Seat, Order, Verdict)>,
+    pub dislodged: Vec<(Space, Seat)>,
 }
 
 impl DipTacToe {
@@ -97,6 +106,7 @@ impl DipTacToe {
             support_hold: options_get(OPTIONS, options, "support_hold") == "on",
             outcome: None,
             report: None,
+            last: None,
         })
     }
 
@@ -116,6 +126,11 @@ impl DipTacToe {
     /// The units and reserves now.
     pub fn position(&self) -> &Position {
         &self.position
+    }
+
+    /// What the last turn did (none before the first turn).
+    pub fn last_turn(&self) -> Option<&LastTurn> {
+        self.last.as_ref()
     }
 
     /// Every legal order of a seat now, canonical (placements onto any space, moves to every
@@ -215,6 +230,10 @@ impl DipTacToe {
             })
             .collect();
         let turn = run_turn(&self.position, &lines, self.support_hold);
+        self.last = Some(LastTurn {
+            orders: turn.orders.clone(),
+            dislodged: turn.dislodged.clone(),
+        });
         let mut report = report::render(&turn, &format!("Turn {}", self.turn));
         for seat in 0..4 {
             if self.resigned[seat] {

@@ -1,0 +1,61 @@
+//! Board pictures for the HTML part of mails: any game's position drawn as SVG, rendered to PNG.
+//!
+//! Each game has its file (`picture/<game>.rs`) that reads the game's own value
+//! (`AnyGame::game`) and writes an SVG document of a fixed size; `render.rs` turns it into a
+//! PNG with resvg and the one embedded font. Pictures use flat colours (`palette.rs`), so each
+//! stays a few tens of kilobytes, and mark the last move in one colour of their own
+//! (`palette::LAST_MOVE`). This module is a leaf: it knows the rules crate and nothing else.
+
+mod d4d6;
+mod dicerink;
+mod dicess;
+mod die;
+mod diptactoe;
+mod encode;
+mod grid;
+mod legend;
+pub mod palette;
+mod render;
+mod siberian;
+mod svg;
+
+use crate::games::{AnyGame, GameKind, GameRef};
+
+/// Why a picture could not be made (none of these happens to a picture pbem draws, short of a
+/// bug or no memory: the caller sends the mail without its picture).
+#[derive(Debug, thiserror::Error)]
+pub enum PictureError {
+    #[error("the board's SVG does not read: {0}")]
+    Svg(#[from] resvg::usvg::Error),
+    #[error("no picture of {0}x{1} pixels can be made")]
+    Size(u32, u32),
+    #[error("the PNG could not be written: {0}")]
+    Png(String),
+}
+
+/// The board of the game's position as a PNG picture.
+pub fn board_png(game: &AnyGame) -> Result<Vec<u8>, PictureError> {
+    render::png(&board_svg(game))
+}
+
+/// The board of the game's position as an SVG document (what `board_png` renders).
+pub fn board_svg(game: &AnyGame) -> String {
+    match game.game() {
+        GameRef::DiceRink(g) => dicerink::svg(g),
+        GameRef::D4D6(g) => d4d6::svg(g),
+        GameRef::DipTacToe(g) => diptactoe::svg(g),
+        GameRef::Siberian(g) => siberian::svg(g),
+        GameRef::Dicess(g) => dicess::svg(g),
+    }
+}
+
+/// A game's pictures' size in pixels (width, height): the same for every position.
+pub fn size(kind: GameKind) -> (u32, u32) {
+    match kind {
+        GameKind::DiceRink => dicerink::SIZE,
+        GameKind::D4D6 => d4d6::SIZE,
+        GameKind::DipTacToe => diptactoe::SIZE,
+        GameKind::Siberian => siberian::SIZE,
+        GameKind::Dicess => dicess::SIZE,
+    }
+}

@@ -1,0 +1,210 @@
+//! Siberian Dice's picture: the 37 hexes lettered on the edges, dice in their owners' colours with pips, perfect dice on gold, the last placement; each seat's hand and count beside.
+
+use crate::games::siberian::board::SEATS;
+use crate::games::siberian::hex::{Hex, COLUMN_LENGTHS};
+use crate::games::siberian::perfection::perfect_hexes;
+use crate::games::siberian::position::Source;
+use crate::games::siberian::{Phase, Siberian};
+use crate::games::Rules;
+
+use super::die::die;
+use super::palette::{Rgb, FAINT, INK, LAST_MOVE, PAPER, SIBERIAN};
+use super::svg::{Anchor, Stroke, Svg};
+
+/// A hex's radius (centre to corner); its half height is `R * sqrt(3) / 2`.
+const R: f32 = 34.0;
+const HALF: f32 = R * 0.866_025_4;
+const PAD: f32 = 10.0;
+/// Room for the column letters above and below the board.
+const LETTERS: f32 = 20.0;
+const DIE: f32 = 34.0;
+const BOARD_W: f32 = 6.0 * 1.5 * R + 2.0 * R;
+const BOARD_H: f32 = 14.0 * HALF;
+const TOP: f32 = PAD + LETTERS;
+/// Where the panel of seats starts.
+const PANEL: f32 = PAD + BOARD_W + 22.0;
+pub const SIZE: (u32, u32) = (
+    (PANEL + 176.0 + PAD) as u32,
+    (TOP + BOARD_H + LETTERS + PAD) as u32,
+);
+
+const HEX_FILL: Rgb = Rgb(232, 224, 206);
+const PERFECT_FILL: Rgb = Rgb(247, 205, 70);
+
+pub fn svg(game: &Siberian) -> String {
+    let board = &game.position().board;
+    let perfect = perfect_hexes(board);
+    let mut svg = Svg::new(SIZE.0, SIZE.1, PAPER);
+    for h in Hex::all() {
+        let fill = if perfect.contains(&h) {
+            PERFECT_FILL
+        } else {
+            HEX_FILL
+        };
+        let (cx, cy) = centre(h);
+        svg.polygon(
+            &hexagon(cx, cy, R - 1.0),
+            Some(fill),
+            Some(Stroke::solid(FAINT, 2.0)),
+        );
+        match board.at(h) {
+            Some(d) => die(&mut svg, cx, cy, DIE, d.pips, SIBERIAN[d.seat]),
+            None => svg.label(cx, cy, 12.0, FAINT, &h.to_string()),
+        }
+    }
+    column_letters(&mut svg);
+    mark_moves(&mut svg, game);
+    panel(&mut svg, game);
+    svg.finish()
+}
+
+/// Half-hex steps up from the board's bottom to a hex's centre: neighbouring columns are
+/// offset by half a hex, the middle column (7 hexes) reaching lowest and highest.
+fn height(h: Hex) -> f32 {
+    let len = COLUMN_LENGTHS[usize::from(h.col())];
+    f32::from(2 * h.row() + 7 - len)
+}
+
+fn centre(h: Hex) -> (f32, f32) {
+    (
+        PAD + R + f32::from(h.col()) * 1.5 * R,
+        TOP + (15.0 - height(h)) * HALF,
+    )
+}
+
+/// A flat-topped hexagon's corners.
+fn hexagon(cx: f32, cy: f32, r: f32) -> Vec<(f32, f32)> {
+    (0..6u8)
+        .map(|i| {
+            let angle = std::f32::consts::PI / 3.0 * f32::from(i);
+            (cx + r * angle.cos(), cy + r * angle.sin())
+        })
+        .collect()
+}
+
+/// Each column's letter above its top hex and below its bottom one.
+fn column_letters(svg: &mut Svg) {
+    for col in 0..7u8 {
+        let len = COLUMN_LENGTHS[usize::from(col)];
+        let ends = [Hex::new(col.into(), len.into()), Hex::new(col.into(), 1)];
+        let [Some(top), Some(bottom)] = ends else {
+            continue;
+        };
+        let letter = char::from(b'a' + col).to_string();
+        let (x, y) = centre(top);
+        svg.label(x, y - HALF - LETTERS / 2.0, 15.0, INK, &letter);
+        let (x, y) = centre(bottom);
+        svg.label(x, y + HALF + LETTERS / 2.0, 15.0, INK, &letter);
+    }
+}
+
+/// The last placement (solid) and the hex its die was lifted from (dashed), and the die being
+/// lifted in the move under way (dashed, in ink).
+fn mark_moves(svg: &mut Svg, game: &Siberian) {
+    if let Some(last) = game.last() {
+        if let Source::Lift(from) = last.source {
+            if from != last.target {
+                let (cx, cy) = centre(from);
+                let stroke = Stroke::dashed(LAST_MOVE, 3.0, 5.0);
+                svg.polygon(&hexagon(cx, cy, R - 4.0), None, Some(stroke));
+            }
+        }
+        let (cx, cy) = centre(last.target);
+        let stroke = Stroke::solid(LAST_MOVE, 5.0);
+        svg.polygon(&hexagon(cx, cy, R - 4.0), None, Some(stroke));
+    }
+    if let Some(h) = lifting(game) {
+        let (cx, cy) = centre(h);
+        let stroke = Stroke::dashed(INK, 3.0, 5.0);
+        svg.polygon(&hexagon(cx, cy, R - 4.0), None, Some(stroke));
+    }
+}
+
+/// Beside the board: each seat's colour, name, hand and perfect dice (and its variant's
+/// dice off the board), then what the marks mean.
+fn panel(svg: &mut Svg, game: &Siberian) {
+    let cfg = game.config();
+    let pos = game.position();
+    let counts = game.perfect_counts();
+    let over = game.outcome().is_some();
+    let x = PANEL + 32.0;
+    let mut y = TOP + 10.0;
+    for seat in 0..cfg.players {
+        let swatch = Some(Stroke::solid(INK, 1.5));
+        svg.rect(
+            (PANEL + 4.0, y - 8.0),
+            (16.0, 16.0),
+            3.0,
+            Some(SIBERIAN[seat]),
+            swatch,
+        );
+        let state = match (pos.retired[seat], seat == pos.to_move && !over) {
+            (true, _) => " (left)",
+            (false, true) => " to move",
+            (false, false) => "",
+        };
+        let name = format!("{}{state}", SEATS[seat]);
+        svg.text(x, y + 5.0, 15.0, INK, Anchor::Start, &name);
+        let hand = pos.hand(cfg, seat);
+        let line = format!("hand {hand}, perfect {}/{}", counts[seat], cfg.target);
+        svg.text(x, y + 25.0, 13.0, INK, Anchor::Start, &line);
+        if let Some(extra) = off_board(game, seat) {
+            svg.text(x, y + 43.0, 13.0, INK, Anchor::Start, &extra);
+        }
+        y += 66.0;
+    }
+    if let Some(p) = &pos.purity {
+        let next: Vec<String> = p.iter().take(8).map(u8::to_string).collect();
+        svg.text(PANEL, y - 6.0, 13.0, INK, Anchor::Start, "numbers to come:");
+        svg.text(PANEL, y + 12.0, 13.0, INK, Anchor::Start, &next.join(" "));
+        y += 44.0;
+    }
+    let edge = Some(Stroke::solid(FAINT, 2.0));
+    svg.polygon(&hexagon(PANEL + 12.0, y, 12.0), Some(PERFECT_FILL), edge);
+    svg.text(x, y + 5.0, 13.0, INK, Anchor::Start, "perfect die");
+    let lifted = game
+        .last()
+        .and_then(|l| l.source.lifted().filter(|&h| h != l.target));
+    let marks = [
+        (
+            game.last().is_some(),
+            Stroke::solid(LAST_MOVE, 4.0),
+            "last placed",
+        ),
+        (
+            lifted.is_some(),
+            Stroke::dashed(LAST_MOVE, 3.0, 4.0),
+            "... lifted from",
+        ),
+        (
+            lifting(game).is_some(),
+            Stroke::dashed(INK, 3.0, 4.0),
+            "being lifted",
+        ),
+    ];
+    for (_, stroke, label) in marks.into_iter().filter(|m| m.0) {
+        y += 30.0;
+        svg.polygon(&hexagon(PANEL + 12.0, y, 11.0), None, Some(stroke));
+        svg.text(x, y + 5.0, 13.0, INK, Anchor::Start, label);
+    }
+}
+
+/// The hex of the die lifted in the move under way, if one is.
+fn lifting(game: &Siberian) -> Option<Hex> {
+    match game.phase() {
+        Phase::Roll(source) | Phase::Place { source, .. } => source.lifted(),
+        Phase::Opening | Phase::Declare => None,
+    }
+}
+
+/// A seat's dice off the board that its variant shows: STRATEGIC's indicator,
+/// GROSSMEISTER's sequence (its next numbers).
+fn off_board(game: &Siberian, seat: usize) -> Option<String> {
+    let pos = game.position();
+    if let Some(ind) = &pos.indicators {
+        return Some(format!("indicator {}", ind[seat]));
+    }
+    let seqs = pos.sequences.as_ref()?;
+    let next: Vec<String> = seqs[seat].iter().take(6).map(u8::to_string).collect();
+    Some(format!("next {}", next.join(" ")))
+}

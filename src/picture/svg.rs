@@ -1,0 +1,185 @@
+//! A small SVG writer: the few shapes the boards need, with flat fills and strokes.
+
+use std::fmt::Write as _;
+
+use super::palette::Rgb;
+
+/// A stroke: colour and width, optionally dashed (dash and gap of `dash` pixels).
+#[derive(Debug, Clone, Copy)]
+pub struct Stroke {
+    pub colour: Rgb,
+    pub width: f32,
+    pub dash: Option<f32>,
+}
+
+impl Stroke {
+    pub fn solid(colour: Rgb, width: f32) -> Stroke {
+        Stroke {
+            colour,
+            width,
+            dash: None,
+        }
+    }
+
+    pub fn dashed(colour: Rgb, width: f32, dash: f32) -> Stroke {
+        Stroke {
+            colour,
+            width,
+            dash: Some(dash),
+        }
+    }
+}
+
+/// Where a text's `x` is: its start or its middle.
+#[derive(Debug, Clone, Copy)]
+pub enum Anchor {
+    Start,
+    Middle,
+}
+
+/// The document being written; `finish` closes it.
+pub struct Svg {
+    out: String,
+}
+
+/// The fill and stroke attributes of a shape (no fill: `none`).
+fn paint(fill: Option<Rgb>, stroke: Option<Stroke>) -> String {
+    let mut s = match fill {
+        Some(c) => format!(" fill=\"{c}\""),
+        None => " fill=\"none\"".to_string(),
+    };
+    if let Some(st) = stroke {
+        let _ = write!(
+            s,
+            " stroke=\"{}\" stroke-width=\"{}\" stroke-linejoin=\"round\" stroke-linecap=\"round\"",
+            st.colour, st.width
+        );
+        if let Some(d) = st.dash {
+            let _ = write!(s, " stroke-dasharray=\"{d} {d}\"");
+        }
+    }
+    s
+}
+
+/// Text as XML content: the three characters XML gives a meaning.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+impl Svg {
+    /// A `width` x `height` picture on a plain background.
+    pub fn new(width: u32, height: u32, background: Rgb) -> Svg {
+        let mut out = format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
+             viewBox=\"0 0 {width} {height}\" font-family=\"DejaVu Sans\" font-weight=\"bold\">"
+        );
+        let _ = write!(
+            out,
+            "<rect width=\"{width}\" height=\"{height}\" fill=\"{background}\"/>"
+        );
+        Svg { out }
+    }
+
+    /// A rectangle from its top-left corner `at`, its corners rounded by `radius`. Square,
+    /// unstroked ones are drawn on whole pixels (`crispEdges`): sharp edges, and no blended
+    /// colours to enlarge the PNG.
+    pub fn rect(
+        &mut self,
+        (x, y): (f32, f32),
+        (w, h): (f32, f32),
+        radius: f32,
+        fill: Option<Rgb>,
+        stroke: Option<Stroke>,
+    ) {
+        let crisp = if radius == 0.0 && stroke.is_none() {
+            " shape-rendering=\"crispEdges\""
+        } else {
+            ""
+        };
+        let _ = write!(
+            self.out,
+            "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" rx=\"{radius}\"{}{crisp}/>",
+            paint(fill, stroke)
+        );
+    }
+
+    pub fn circle(&mut self, cx: f32, cy: f32, r: f32, fill: Option<Rgb>, stroke: Option<Stroke>) {
+        let _ = write!(
+            self.out,
+            "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"{r}\"{}/>",
+            paint(fill, stroke)
+        );
+    }
+
+    /// A closed shape through these points.
+    pub fn polygon(&mut self, points: &[(f32, f32)], fill: Option<Rgb>, stroke: Option<Stroke>) {
+        let _ = write!(
+            self.out,
+            "<polygon points=\"{}\"{}/>",
+            point_list(points),
+            paint(fill, stroke)
+        );
+    }
+
+    /// An open line through these points.
+    pub fn polyline(&mut self, points: &[(f32, f32)], stroke: Stroke) {
+        let _ = write!(
+            self.out,
+            "<polyline points=\"{}\"{}/>",
+            point_list(points),
+            paint(None, Some(stroke))
+        );
+    }
+
+    /// One line of text, `y` its baseline.
+    pub fn text(&mut self, x: f32, y: f32, size: f32, colour: Rgb, anchor: Anchor, text: &str) {
+        let anchor = match anchor {
+            Anchor::Start => "start",
+            Anchor::Middle => "middle",
+        };
+        let _ = write!(
+            self.out,
+            "<text x=\"{x}\" y=\"{y}\" font-size=\"{size}\" fill=\"{colour}\" \
+             text-anchor=\"{anchor}\">{}</text>",
+            escape(text)
+        );
+    }
+
+    /// Text centred on a point (its middle a third of the size below the baseline's top).
+    pub fn label(&mut self, cx: f32, cy: f32, size: f32, colour: Rgb, text: &str) {
+        self.text(cx, cy + size * 0.36, size, colour, Anchor::Middle, text);
+    }
+
+    pub fn finish(mut self) -> String {
+        self.out.push_str("</svg>");
+        self.out
+    }
+}
+
+fn point_list(points: &[(f32, f32)]) -> String {
+    let items: Vec<String> = points.iter().map(|(x, y)| format!("{x},{y}")).collect();
+    items.join(" ")
+}
+
+/// How wide a text of the embedded bold font is, about (its letters average 0.7 em): enough
+/// to lay out a legend without measuring glyphs.
+pub fn text_width(text: &str, size: f32) -> f32 {
+    text.chars().count() as f32 * size * 0.7
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_escaped_and_the_document_closed() {
+        let mut svg = Svg::new(10, 20, Rgb(255, 255, 255));
+        svg.text(1.0, 2.0, 12.0, Rgb(0, 0, 0), Anchor::Start, "a<b & c");
+        let doc = svg.finish();
+        assert!(doc.contains(">a&lt;b &amp; c</text>"), "{doc}");
+        assert!(doc.starts_with("<svg ") && doc.ends_with("</svg>"));
+        assert!(doc.contains("width=\"10\" height=\"20\""));
+    }
+}

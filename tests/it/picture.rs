@@ -1,0 +1,217 @@
+//! Board pictures: each game's start and a mid-game position (replayed from tests/data) give a PNG that decodes at the game's size, stays under 60 KB, shows the seats' colours, and marks the last move exactly when there was one; every recorded game's last position draws too.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use pbem::games::{AnyGame, GameKind, Options};
+use pbem::picture::{self, palette, palette::Rgb};
+use pbem::records::Record;
+
+/// The most a picture may weigh in a mail.
+const MAX_BYTES: usize = 60 * 1024;
+
+/// A decoded picture: its size and how many pixels have each colour.
+struct Decoded {
+    width: u32,
+    height: u32,
+    counts: HashMap<Rgb, usize>,
+}
+
+impl Decoded {
+    fn count(&self, colour: Rgb) -> usize {
+        self.counts.get(&colour).copied().unwrap_or(0)
+    }
+}
+
+/// Decodes a PNG to RGB (a palette expanded) and counts its colours.
+fn decode(bytes: &[u8]) -> Decoded {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut reader = decoder.read_info().expect("a PNG header");
+    let mut buf = vec![0; reader.output_buffer_size().expect("a sane size")];
+    let info = reader.next_frame(&mut buf).expect("the PNG's pixels");
+    let channels = info.color_type.samples();
+    assert!(channels >= 3, "{:?}", info.color_type);
+    let mut counts = HashMap::new();
+    for px in buf[..info.buffer_size()].chunks(channels) {
+        *counts.entry(Rgb(px[0], px[1], px[2])).or_insert(0) += 1;
+    }
+    Decoded {
+        width: info.width,
+        height: info.height,
+        counts,
+    }
+}
+
+fn data(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(path)
+}
+
+/// The record's game after its first `plies` plies.
+fn after(path: &str, plies: usize) -> AnyGame {
+    let text = std::fs::read_to_string(data(path)).expect("the record");
+    let record = Record::parse(&text).expect("a record");
+    let replayed = record.replay().expect("the record replays");
+    assert!(
+        plies <= replayed.log.len(),
+        "{path} has {} plies",
+        replayed.log.len()
+    );
+    let mut game = record.start().expect("its start");
+    for (actor, ply) in &replayed.log[..plies] {
+        game.play(*actor, ply).expect("a ply of the record");
+    }
+    game
+}
+
+/// Draws the game and checks what every picture must be: a PNG of the game's size, at most
+/// 600 pixels wide and 60 KB.
+fn draw(game: &AnyGame) -> Decoded {
+    let bytes = picture::board_png(game).expect("a picture");
+    assert!(
+        bytes.len() <= MAX_BYTES,
+        "{:?}: {} bytes",
+        game.kind(),
+        bytes.len()
+    );
+    let decoded = decode(&bytes);
+    let (w, h) = picture::size(game.kind());
+    assert_eq!((decoded.width, decoded.height), (w, h), "{:?}", game.kind());
+    assert!(w <= 600, "{:?} is {w} pixels wide", game.kind());
+    decoded
+}
+
+/// Pixels of a seat's colour enough for a piece on the board, not only the legend's swatch
+/// (a 16-pixel square, some 210 pixels inside its outline).
+const ON_THE_BOARD: usize = 350;
+
+/// Pixels of the last move's colour enough for a mark on the board, not only the legend's
+/// (a 14-pixel square's outline, some 220 pixels).
+const MARKED: usize = 600;
+
+/// A start position: drawn, no last move marked, coordinates written, and the seats that
+/// have pieces at the start (`seats`) in their colours.
+fn check_start(kind: GameKind, seats: &[usize]) {
+    let game = AnyGame::new(kind, &Options::new()).expect("a new game");
+    let pic = draw(&game);
+    assert_eq!(
+        pic.count(palette::LAST_MOVE),
+        0,
+        "{kind:?}: a start has no last move"
+    );
+    assert!(pic.count(palette::INK) > 300, "{kind:?}: no coordinates");
+    let colours = palette::seat_colours(kind);
+    for &seat in seats {
+        let n = pic.count(colours[seat]);
+        assert!(
+            n > ON_THE_BOARD,
+            "{kind:?}: seat {seat}'s colour on {n} pixels"
+        );
+    }
+}
+
+/// A mid-game position: the last move marked, every seat's pieces in its colour.
+fn check_mid_game(path: &str, plies: usize) {
+    let game = after(path, plies);
+    let kind = game.kind();
+    let pic = draw(&game);
+    let marked = pic.count(palette::LAST_MOVE);
+    assert!(
+        marked > MARKED,
+        "{path}: the last move marks {marked} pixels"
+    );
+    for (seat, colour) in palette::seat_colours(kind).iter().enumerate() {
+        if seat >= game.seat_names().len() {
+            break;
+        }
+        let n = pic.count(*colour);
+        assert!(
+            n > ON_THE_BOARD,
+            "{path}: seat {seat}'s colour on {n} pixels"
+        );
+    }
+    let start = AnyGame::new(kind, &Options::new()).expect("a new game");
+    assert_ne!(
+        picture::board_svg(&game),
+        picture::board_svg(&start),
+        "{path}: the position is drawn"
+    );
+}
+
+#[test]
+fn dice_rink_pictures() {
+    check_start(GameKind::DiceRink, &[]);
+    // The set-up and five moves each of the seed's Game 2.
+    check_mid_game("dicerink/game2.pgn", 14);
+}
+
+#[test]
+fn d4d6_pictures() {
+    check_start(GameKind::D4D6, &[0, 1]);
+    // The seed's worked example after WHITE's Cavalo took on c7.
+    check_mid_game("d4d6/seed-example-played.pgn", 3);
+}
+
+#[test]
+fn diptactoe_pictures() {
+    check_start(GameKind::DipTacToe, &[0, 1, 2, 3]);
+    // After turn 1: BLUE placed on I.B.1, RED moved to II.G.2.
+    check_mid_game("diptactoe/row-claim.pgn", 1);
+}
+
+#[test]
+fn dicess_pictures() {
+    check_start(GameKind::Dicess, &[]);
+    // The roll, both set-ups and five turns.
+    check_mid_game("dicess/games/light-star-win.pgn", 8);
+}
+
+#[test]
+fn siberian_pictures() {
+    check_start(GameKind::Siberian, &[]);
+    // Ten moves of three plies (declare, roll, place) in a three-player game.
+    check_mid_game("siberian/games/three-basic.pgn", 30);
+}
+
+/// Every `.pgn` under a folder, sorted.
+fn records_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("a test data folder")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            records_under(&p, out);
+        } else if p.extension().is_some_and(|e| e == "pgn") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every recorded game that replays, in whatever variant and state it ends (won, drawn,
+/// resigned, mid-turn), draws within the bounds; those that do not replay are the deliberately
+/// broken records.
+#[test]
+fn every_recorded_game_draws_within_the_bounds() {
+    let mut files = Vec::new();
+    for game in ["dicerink", "d4d6", "diptactoe", "dicess", "siberian"] {
+        records_under(&data(game), &mut files);
+    }
+    let mut drawn = 0;
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("the record");
+        let Ok(record) = Record::parse(&text) else {
+            continue;
+        };
+        let Ok(replayed) = record.replay() else {
+            continue;
+        };
+        draw(&replayed.game);
+        drawn += 1;
+    }
+    assert!(drawn >= 20, "only {drawn} records drawn");
+}
