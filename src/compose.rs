@@ -1,6 +1,7 @@
 //! Builds outgoing mails about games (subjects, threading, each seat's secret Reply-To, bodies) and queues them finished.
 
 pub mod html;
+pub mod illustrate;
 pub mod letters;
 
 pub use letters::{
@@ -111,6 +112,9 @@ pub struct Draft {
     pub refs: Vec<String>,
     /// Dropped when it and its pictures exceed `max_reply_bytes` (the text says it all).
     pub html: Option<Html>,
+    /// An HTML part to make after the commit (`compose::illustrate`): the position whose
+    /// board it shows as a picture (`{"game": 3, "plies": 12}`), or `{}` for none.
+    pub picture: Option<String>,
 }
 
 /// Queues a draft in this transaction (it is sent only after commit). Nothing is dropped for
@@ -161,6 +165,7 @@ fn hold_until(tx: &Tx, ctx: &Ctx, to: &str) -> anyhow::Result<Option<DateTime<Ut
             in_reply_to: None,
             refs: vec![],
             html: None,
+            picture: illustrate::wanted(None),
         };
         queue(tx, ctx, notice, None)?;
     }
@@ -199,6 +204,7 @@ fn queue(tx: &Tx, ctx: &Ctx, d: Draft, due: Option<DateTime<Utc>>) -> anyhow::Re
         in_reply_to,
         refs: (!refs.is_empty()).then(|| refs.join(" ")),
         next_try_at: due,
+        picture: d.picture,
         ..Default::default()
     };
     let html = html_within(tx, ctx, &row, d.html)?;
@@ -264,6 +270,7 @@ pub fn resent(row: &OutboxRow) -> Draft {
             .map(str::to_string)
             .collect(),
         html: None,
+        picture: illustrate::wanted(None),
     }
 }
 
@@ -384,6 +391,7 @@ pub fn to_seat(
             in_reply_to,
             refs: vec![thread_root(ctx.cfg, g.row.id)],
             html: None,
+            picture: illustrate::wanted(Some(g)),
         },
     )
 }
@@ -419,6 +427,7 @@ pub fn digest(tx: &Tx, ctx: &Ctx, to: &str, games: Vec<DigestGame>) -> anyhow::R
             in_reply_to: None,
             refs: vec![],
             html: None,
+            picture: illustrate::wanted(None),
         },
         None,
     )
@@ -464,6 +473,7 @@ pub fn to_gm(tx: &Tx, ctx: &Ctx, g: Option<&Loaded>, text: &str) -> anyhow::Resu
                 .map(|g| vec![thread_root(ctx.cfg, g.row.id)])
                 .unwrap_or_default(),
             html: None,
+            picture: None,
         },
         None,
     )
@@ -652,6 +662,7 @@ mod tests {
             in_reply_to: Some("<move-7@player.example>".into()),
             refs: vec!["<pbem.game12@pbem.example>".into()],
             html: None,
+            picture: None,
         }
     }
 

@@ -1617,6 +1617,7 @@ fn reply(
                 in_reply_to,
                 refs: vec![],
                 html: None,
+                picture: compose::illustrate::wanted(None),
             };
             if let Some((code, _)) = confirm {
                 let c = requests::confirmation_draft(ctx, from, &code, String::new());

@@ -53,6 +53,11 @@ pub fn drain(
 ) -> anyhow::Result<Drained> {
     let mut turn = store.send_turn()?;
     finish_noted(store, &mut turn, now)?;
+    // Mails that wait for their HTML part get it first (a failure sends them as text).
+    if let Err(e) = crate::compose::illustrate::run(store, cfg) {
+        tracing::error!(error = %format!("{e:#}"), "HTML parts not made; the mail goes as text");
+        store.tx_lazy(|tx| tx.give_up_pictures())?;
+    }
     let mut out = Drained::default();
     loop {
         let mut due = store.read(|tx| tx.outbox_due(now(), 500))?;
@@ -233,6 +238,7 @@ mod tests {
                             in_reply_to: None,
                             refs: vec![],
                             html: None,
+                            picture: None,
                         },
                     )?;
                 }

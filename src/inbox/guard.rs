@@ -95,6 +95,7 @@ pub fn tell_owner(
             in_reply_to: None,
             refs: vec![compose::thread_root(ctx.cfg, g.row.id)],
             html: None,
+            picture: compose::illustrate::wanted(None),
         },
     )
 }

@@ -306,6 +306,7 @@ pub fn confirmation_draft(ctx: &Ctx, to: &str, code: &str, body: String) -> Draf
         in_reply_to: None,
         refs: vec![],
         html: None,
+        picture: compose::illustrate::wanted(None),
     }
 }
 

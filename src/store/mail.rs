@@ -44,6 +44,8 @@ pub struct OutboxRow {
     /// (listings leave it `None`: `outbox_raw` reads one); `None` there is a mail queued
     /// before schema 7, or one that could not be built.
     pub raw: Option<Vec<u8>>,
+    /// What its HTML part is to show, while it waits for it (`compose::illustrate`).
+    pub picture: Option<String>,
 }
 
 pub(super) fn message_row(r: &Row) -> rusqlite::Result<MessageRow> {
@@ -89,6 +91,7 @@ pub(super) fn out_row(r: &Row) -> rusqlite::Result<OutboxRow> {
         created_at: t(15)?,
         sent_at: t(16)?,
         raw: r.get(17)?,
+        picture: None,
     })
 }
 
@@ -170,8 +173,8 @@ impl Tx<'_> {
         self.exec(
             "INSERT INTO outbox (message_id, kind, game_id, from_addr, to_addr, reply_to, \
              subject, body, in_reply_to, refs, next_try_at, created_at, status, last_error, \
-             raw) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+             raw, picture) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
             params![
                 m.message_id,
                 m.kind,
@@ -189,6 +192,7 @@ impl Tx<'_> {
                 m.status,
                 m.last_error,
                 m.raw,
+                m.picture,
             ],
         )?;
         Ok(self.conn().last_insert_rowid())
@@ -207,6 +211,7 @@ impl Tx<'_> {
     pub fn outbox_due(&self, now: DateTime<Utc>, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
         let mut st = self.conn().prepare_cached(&format!(
             "SELECT {OUT_COLS}, raw FROM outbox WHERE status = 'pending' AND next_try_at <= ?1 \
+             AND picture IS NULL \
              ORDER BY id LIMIT ?2"
         ))?;
         let rows = st.query_map(params![ts(now), limit], out_row)?;
@@ -239,6 +244,39 @@ impl Tx<'_> {
                 out_row,
             )
             .optional()?)
+    }
+
+    /// Pending mails waiting for their HTML part, oldest first, with their bytes.
+    pub fn outbox_to_illustrate(&self, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
+        let mut st = self.conn().prepare_cached(&format!(
+            "SELECT {OUT_COLS}, raw, picture FROM outbox \
+             WHERE picture IS NOT NULL AND status = 'pending' ORDER BY id LIMIT ?1"
+        ))?;
+        let rows = st.query_map([limit], |r| {
+            let mut row = out_row(r)?;
+            row.picture = r.get(18)?;
+            Ok(row)
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A mail's HTML part is made (`Some(bytes)`: the finished mail with it) or given up
+    /// (`None`: it goes as text): either way it no longer waits.
+    pub fn illustrated(&self, id: i64, raw: Option<&[u8]>) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE outbox SET picture = NULL, raw = COALESCE(?2, raw) WHERE id = ?1",
+            params![id, raw],
+        )?;
+        Ok(())
+    }
+
+    /// Every mail still waiting for its HTML part goes as text (making them failed).
+    pub fn give_up_pictures(&self) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE outbox SET picture = NULL WHERE picture IS NOT NULL",
+            [],
+        )?;
+        Ok(())
     }
 
     /// A queued mail's finished bytes (`None`: no such mail, or none stored).

@@ -279,6 +279,14 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE players ADD COLUMN digest_due TEXT;
     ALTER TABLE players ADD COLUMN digest_sent_at TEXT;
     "#,
+    // 10: a mail to a player waits for its HTML part (the board as a picture), made after the
+    // commit that queued it, off the inbound mail's critical section: `picture` names the
+    // position to draw (`{"game": 3, "plies": 12}`, or `{}` for HTML without a board); NULL
+    // once the mail is finished. Its text-only bytes are stored already: it can always go.
+    r#"
+    ALTER TABLE outbox ADD COLUMN picture TEXT;
+    CREATE INDEX outbox_picture ON outbox(picture) WHERE picture IS NOT NULL;
+    "#,
 ];
 
 /// The schema version this build writes.

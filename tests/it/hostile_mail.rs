@@ -144,6 +144,8 @@ fn forged_help_mails_do_not_lock_a_player_out() {
     assert_eq!(w.load(id).moves.len(), 1, "the move was played");
     let mail = w.new_mail();
     let reply = only_to(&mail, ALICE);
+    // (Each mail gets its HTML part first, as the sender does before it sends.)
+    pbem::compose::illustrate::run(&mut w.store, &w.cfg).unwrap();
     let due = w.store.tx(|tx| tx.outbox_due(w.now, 1000)).unwrap();
     assert!(due.iter().any(|d| d.id == reply.id), "the answer goes now");
 }

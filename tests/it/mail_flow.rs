@@ -509,6 +509,8 @@ fn a_player_sent_too_much_mail_gets_the_rest_later_and_is_told_once() {
     let mail = w.new_mail();
     let notices: Vec<_> = mail.iter().filter(|m| m.kind == "held").collect();
     assert_eq!(notices.len(), 1, "{mail:#?}");
+    // (Each mail gets its HTML part first, as the sender does before it sends.)
+    pbem::compose::illustrate::run(&mut w.store, &w.cfg).unwrap();
     let due_now = w.store.tx(|tx| tx.outbox_due(w.now, 100)).unwrap();
     let held: Vec<_> = mail
         .iter()

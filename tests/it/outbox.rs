@@ -166,6 +166,9 @@ fn the_folder_gets_the_bytes_stored_in_the_outbox() {
         None,
         None,
     );
+    // The welcomes get their HTML part (as the sender's first step does); then the bytes
+    // stored are the bytes sent.
+    pbem::compose::illustrate::run(&mut w.store, &w.cfg).unwrap();
     let mut stored: Vec<Vec<u8>> = w
         .store
         .read(|tx| tx.outbox_due(w.now, 100))
