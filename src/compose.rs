@@ -368,6 +368,7 @@ pub fn to_seat(
     let vars = SeatMail {
         game: GameVars::of(g),
         seat: g.game.seat_name(seat),
+        headline: letters::headline(g, seat),
         board: g.board(),
         letter,
     };

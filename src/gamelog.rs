@@ -21,6 +21,8 @@ pub struct Loaded {
     pub rolls: Vec<(u32, u32)>,
     /// The GM's options of this game (time-out, grace, salt window), read once.
     pub common: CommonOptions,
+    /// A turn of orders: the seats whose orders are in (others' orders are never shown).
+    pub ordered: Vec<usize>,
     /// The board of `game`, drawn once for all the mails about it; `set_game` clears it.
     board_text: std::cell::OnceCell<String>,
 }
@@ -39,6 +41,8 @@ impl Loaded {
     pub fn set_game(&mut self, game: AnyGame) {
         self.game = game;
         self.board_text = std::cell::OnceCell::new();
+        // A ply ends the turn whose orders were in: the next turn has none yet.
+        self.ordered.clear();
     }
 
     /// The seat row of a seat.
@@ -129,6 +133,14 @@ pub fn load(tx: &Tx, id: i64) -> anyhow::Result<Loaded> {
         tracing::warn!(game = id, error = %e, "stored options: the defaults apply");
         CommonOptions::default()
     });
+    let ordered = match game.to_act() {
+        ToAct::Orders(_) => tx
+            .pending(id, crate::store::PendingKind::Orders)?
+            .into_iter()
+            .map(|(s, _)| s)
+            .collect(),
+        _ => Vec::new(),
+    };
     Ok(Loaded {
         row,
         seats,
@@ -137,6 +149,7 @@ pub fn load(tx: &Tx, id: i64) -> anyhow::Result<Loaded> {
         start,
         rolls,
         common,
+        ordered,
         board_text: std::cell::OnceCell::new(),
     })
 }

@@ -171,6 +171,9 @@ pub fn to_act_text(g: &Loaded) -> String {
         let why = g.row.pause_reason.as_deref().unwrap_or("no reason given");
         return format!("The game is paused by the GM ({why}): nobody is to move until it resumes");
     }
+    if let ToAct::Orders(seats) = g.game.to_act() {
+        return orders_text(g, &seats);
+    }
     let text = g.game.to_act_text();
     if !waiting_for_salts(g) {
         return text;
@@ -191,6 +194,32 @@ pub fn to_act_text(g: &Loaded) -> String {
          from {}){until}",
         waiting.join(", ")
     )
+}
+
+/// A turn of orders in words: who is still awaited (never what anyone ordered), or, once all
+/// are in, when the turn is adjudicated.
+fn orders_text(g: &Loaded, seats: &[usize]) -> String {
+    let awaited: Vec<&str> = seats
+        .iter()
+        .filter(|s| !g.ordered.contains(s))
+        .map(|s| g.game.seat_name(*s))
+        .collect();
+    if !awaited.is_empty() {
+        return format!("orders awaited from {}", awaited.join(", "));
+    }
+    match g.row.deadline {
+        Some(d) => format!(
+            "all orders are in: the turn is adjudicated at {}",
+            d.format("%Y-%m-%d %H:%M UTC")
+        ),
+        None => "all orders are in: the turn is adjudicated shortly".into(),
+    }
+}
+
+/// Whether every seat that owes orders this turn has sent them (the deadline is then the
+/// moment of adjudication, not one a player must meet).
+pub fn all_ordered(g: &Loaded) -> bool {
+    matches!(g.game.to_act(), ToAct::Orders(seats) if seats.iter().all(|s| g.ordered.contains(s)))
 }
 
 /// A seat is done with its salts (it sent START). Once every seat is, the salts are fixed

@@ -944,7 +944,7 @@ fn flush(
     }
     match g.game.to_act() {
         ToAct::Orders(seats) if seats.contains(&seat) => {
-            record_orders(tx, ctx, s, &g, seat, &lines)?
+            record_orders(tx, ctx, s, &mut g, seat, &lines)?
         }
         ToAct::Orders(_) => refuse_all(
             s,
@@ -1000,7 +1000,7 @@ fn record_orders(
     tx: &Tx,
     ctx: &Ctx,
     s: &mut Session,
-    g: &Loaded,
+    g: &mut Loaded,
     seat: usize,
     lines: &[String],
 ) -> anyhow::Result<()> {
@@ -1176,7 +1176,10 @@ fn tell_played(
 ) -> anyhow::Result<()> {
     s.note_plies(g, played);
     for (actor, ply) in played.plies.iter().skip(skip) {
-        s.extra.push(compose::letters::said(g, *actor, ply));
+        let said = compose::letters::said(g, *actor, ply);
+        if !said.is_empty() {
+            s.extra.push(said);
+        }
     }
     s.extra.extend(played.reports.iter().cloned());
     compose::announce(tx, ctx, g, played, Some(seat))

@@ -24,9 +24,9 @@ pub fn orders(
 ) -> anyhow::Result<Exit> {
     let early = Duration::seconds(ctx.cfg.early_resolve_secs);
     let res = store.tx(|tx| {
-        let g = gamelog::load(tx, id)?;
+        let mut g = gamelog::load(tx, id)?;
         let s = seat_of(&g, seat)?;
-        let res = gm::submit_orders(tx, &g, s, lines, ctx.now, early)?;
+        let res = gm::submit_orders(tx, &mut g, s, lines, ctx.now, early)?;
         if res.is_ok() {
             tx.log_event(Some(id), ctx.now, &format!("the GM gave {seat}'s orders"))?;
         }

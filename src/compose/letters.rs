@@ -45,7 +45,12 @@ impl GameVars {
             title: g.kind().title(),
             status: g.row.status,
             to_act: crate::gm::to_act_text(g),
-            deadline: g.row.deadline.map(when),
+            // Once all orders are in, the time of adjudication is said in `to_act`.
+            deadline: g
+                .row
+                .deadline
+                .filter(|_| !crate::gm::all_ordered(g))
+                .map(when),
             ply: g.moves.len() + 1,
             commitment: g.row.commitment.clone(),
             dice: g.kind().rolls_dice() && g.row.commitment.is_some(),
@@ -67,11 +72,54 @@ impl GameVars {
     }
 }
 
-/// What every mail to a seat has (`game`, `seat`, `board`), and its own kind's variables.
+/// The first line of every mail to a seat: what its reader must do now, if anything.
+pub fn headline(g: &Loaded, seat: usize) -> String {
+    use crate::games::ToAct;
+    match g.row.status {
+        GameStatus::Finished => {
+            let result = g
+                .game
+                .outcome_text()
+                .or_else(|| g.row.result.clone())
+                .unwrap_or_else(|| "it has ended".into());
+            return format!("The game is over: {result}.");
+        }
+        GameStatus::Paused => return "Nothing to do: the GM has paused the game.".into(),
+        GameStatus::Open => {
+            return "Nothing to do yet: the game starts when every seat is taken.".into()
+        }
+        GameStatus::Active => {}
+    }
+    if !g.game.playing().contains(&seat) {
+        return "Nothing to do: you have left this game.".into();
+    }
+    match g.game.to_act() {
+        ToAct::Seat(s) if s == seat => "Your move.".into(),
+        ToAct::Seat(s) => format!("Nothing to do: waiting for {}.", g.game.seat_name(s)),
+        ToAct::Orders(seats) if seats.contains(&seat) && !g.ordered.contains(&seat) => {
+            "Your orders are due.".into()
+        }
+        ToAct::Orders(_) if crate::gm::all_ordered(g) => "Nothing to do: all orders are in.".into(),
+        ToAct::Orders(_) => "Nothing to do: your orders are in; waiting for the others.".into(),
+        ToAct::Chance(_) if crate::gm::waiting_for_salts(g) => {
+            if g.seat(seat).is_some_and(|s| s.ready) {
+                "Nothing to do: the first roll waits for the other players' START.".into()
+            } else {
+                "Send START once you have no more salts to add: the first roll waits for it.".into()
+            }
+        }
+        ToAct::Chance(_) | ToAct::Nobody => "Nothing to do for now.".into(),
+    }
+}
+
+/// What every mail to a seat has (`game`, `seat`, `board`, `headline`), and its own kind's
+/// variables.
 #[derive(Serialize)]
 pub struct SeatMail<'a, L: Letter> {
     pub game: GameVars,
     pub seat: &'static str,
+    /// What the reader must do now, if anything (the mail's first line).
+    pub headline: String,
     pub board: &'a str,
     #[serde(flatten)]
     pub letter: &'a L,
@@ -132,9 +180,8 @@ pub fn said(g: &Loaded, actor: Actor, text: &str) -> String {
             format!("The GM rolled {}.", values.join(" "))
         }
         Actor::Gm if text.eq_ignore_ascii_case("draw") => "The game is drawn.".into(),
-        Actor::Gm if matches!(g.start.to_act(), crate::games::ToAct::Orders(_)) => {
-            "The GM adjudicated the turn:".into()
-        }
+        // A turn's adjudication: its report (which follows) says it all.
+        Actor::Gm if matches!(g.start.to_act(), crate::games::ToAct::Orders(_)) => String::new(),
         Actor::Gm => match text.split_once(':') {
             Some((seat, r)) if r.eq_ignore_ascii_case("resign") => format!("{seat} resigns."),
             _ => format!("The GM played {text}."),
@@ -363,6 +410,7 @@ mod tests {
         let mail = SeatMail {
             game: game(),
             seat: "WHITE",
+            headline: "Your move.".into(),
             board: "THE BOARD",
             letter: &letter,
         };

@@ -30,7 +30,7 @@ pub type Checked = Vec<LineCheck>;
 /// are kept too: the adjudication reports them.
 pub fn submit_orders(
     tx: &Tx,
-    g: &Loaded,
+    g: &mut Loaded,
     seat: usize,
     lines: &[String],
     now: DateTime<Utc>,
@@ -74,12 +74,16 @@ pub fn submit_orders(
         return Ok(Ok(checked));
     }
     tx.set_pending(g.row.id, seat, PendingKind::Orders, &orders, now)?;
+    if !g.ordered.contains(&seat) {
+        g.ordered.push(seat);
+    }
     let pending = tx.pending(g.row.id, PendingKind::Orders)?;
     if seats.iter().all(|x| pending.iter().any(|(p, _)| p == x)) {
         let early = g.common.early_resolve_secs.map_or(early, Duration::seconds);
         let soon = now + early;
         if g.row.deadline.is_none_or(|d| d > soon) {
             tx.set_deadline(g.row.id, Some(soon))?;
+            g.row.deadline = Some(soon);
             tx.set_reminded(g.row.id)?;
         }
     }

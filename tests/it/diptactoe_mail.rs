@@ -82,10 +82,16 @@ fn a_four_player_game_by_mail() {
     let mail = w.new_mail();
     let reports: Vec<_> = mail.iter().filter(|m| m.kind == "turn_report").collect();
     assert_eq!(reports.len(), 4, "{mail:#?}");
-    let strip = |b: &str| b.lines().skip(1).collect::<Vec<_>>().join("\n");
-    assert!(reports
-        .iter()
-        .all(|r| strip(&r.body) == strip(&reports[0].body)));
+    // (Each names its reader's seat: "you play BLUE".)
+    let strip = |b: &str| {
+        b.lines()
+            .filter(|l| !l.contains("you play"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for r in &reports {
+        assert_eq!(strip(&r.body), strip(&reports[0].body));
+    }
     assert!(reports[0].body.contains("I.A.2"), "{}", reports[0].body);
     let g = w.load(id);
     assert_eq!(g.moves.len(), 1);
@@ -281,12 +287,45 @@ fn prose_beside_orders_is_ignored_in_the_senders_reply_only_and_the_report_reads
             m.body
         );
         assert!(!m.body.contains("gm played"), "{}", m.body);
-        assert!(
-            m.body.contains("The GM adjudicated the turn:"),
-            "{}",
-            m.body
-        );
+        assert!(m.body.contains("Turn 1 adjudicated."), "{}", m.body);
     }
     let record = pbem::gm::export(&w.load(id)).unwrap();
     assert!(!record.contains("Sorry"), "{record}");
+}
+
+#[test]
+fn every_mail_starts_with_what_its_reader_must_do_and_names_who_is_awaited() {
+    let mut w = World::new();
+    let id = w.game(GameKind::DipTacToe, &PLAYERS, &[], None, Some(86400));
+    let welcome = w.new_mail();
+    let first = only_to(&welcome, "red@example.org").body.clone();
+    assert!(first.starts_with("Your orders are due.\n"), "{first}");
+    order(&mut w, id, 0, "R-I.A.2");
+    let mail = w.new_mail();
+    let reply = &only_to(&mail, "blue@example.org").body;
+    assert!(
+        reply.starts_with("Nothing to do: your orders are in; waiting for the others.\n"),
+        "{reply}"
+    );
+    assert!(
+        reply.contains("orders awaited from RED, GREEN, YELLOW"),
+        "{reply}"
+    );
+    order(&mut w, id, 1, "R-II.H.2");
+    order(&mut w, id, 2, "R-III.M.3");
+    order(&mut w, id, 3, "R-IV.N.3");
+    let mail = w.new_mail();
+    let last = &only_to(&mail, "yellow@example.org").body;
+    assert!(
+        last.starts_with("Nothing to do: all orders are in.\n"),
+        "{last}"
+    );
+    assert!(
+        last.contains("all orders are in: the turn is adjudicated at "),
+        "{last}"
+    );
+    assert!(
+        !last.contains("(deadline"),
+        "one deadline for all, none after: {last}"
+    );
 }
