@@ -762,6 +762,8 @@ struct Session {
     pressed: Vec<usize>,
     /// The plies the mail caused (`A: b1 5/4`, `chance: roll 3`), for its note and the log.
     plies: Vec<String>,
+    /// The mail's move ended the game: its sender gets the game-over mail, which says it all.
+    ended: bool,
 }
 
 impl Session {
@@ -786,6 +788,7 @@ impl Session {
             once: Vec::new(),
             pressed: Vec::new(),
             plies: Vec::new(),
+            ended: false,
         }
     }
 
@@ -1182,6 +1185,7 @@ fn tell_played(
         }
     }
     s.extra.extend(played.reports.iter().cloned());
+    s.ended |= played.finished;
     compose::announce(tx, ctx, g, played, Some(seat))
 }
 
@@ -1575,6 +1579,17 @@ fn reply(
     from: &str,
 ) -> anyhow::Result<()> {
     ctx.budget.release_for_reply();
+    // The move that ended the game is answered by the game-over mail alone, unless the
+    // mail held something else to answer (a refusal, help, a request).
+    let nothing_else = s
+        .lines
+        .iter()
+        .all(|l| matches!(l.fate.reply_status(), LineStatus::Ok | LineStatus::Ignored))
+        && s.help.is_none()
+        && s.confirm.is_none();
+    if s.ended && nothing_else {
+        return Ok(());
+    }
     let refused_only = !s.lines.is_empty()
         && s.lines
             .iter()

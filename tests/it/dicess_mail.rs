@@ -349,6 +349,8 @@ fn a_dicess_game_by_mail_ends_with_a_star_win_and_its_record_verifies() {
     let mail = w.new_mail();
     let overs: Vec<_> = mail.iter().filter(|m| m.kind == "game_over").collect();
     assert_eq!(overs.len(), 2, "{mail:#?}");
+    // The winner gets one mail, the game-over, not also an "ok" reply to the winning move.
+    assert_eq!(only_to(&mail, LIGHT).kind, "game_over");
     for to in [LIGHT, DARK] {
         let over = overs.iter().find(|m| m.to_addr == to).unwrap();
         for needle in [

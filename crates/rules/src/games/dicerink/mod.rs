@@ -308,6 +308,12 @@ impl Rules for DiceRink {
     }
 
     fn board(&self) -> String {
+        if self.outcome.is_some() {
+            // Once the game is over no die must move: the final board marks none.
+            let mut pos = self.pos.clone();
+            pos.forced = None;
+            return board::render(&pos, &self.status_lines());
+        }
         board::render(&self.pos, &self.status_lines())
     }
 
