@@ -655,8 +655,27 @@ fn game_play(
         } else {
             Actor::Seat(seat_of(&g, seat.as_deref().unwrap_or_default())?)
         };
-        let res = gm::play(tx, &mut g, actor, ply, ctx.now, None, None)?;
-        if let Ok(played) = &res {
+        let mut res = gm::play(tx, &mut g, actor, ply, ctx.now, None, None)?;
+        if let Ok(played) = &mut res {
+            // The players are told it was the GM's doing, not an agreement or their move.
+            let said = match actor {
+                Actor::Seat(s) => format!("The GM played {ply} for {}.", g.game.seat_name(s)),
+                _ if played.finished && ply.trim().eq_ignore_ascii_case("draw") => {
+                    let result = "drawn: declared by the GM";
+                    tx.set_game_status(id, GameStatus::Finished, Some(result), ctx.now)?;
+                    g.row.result = Some(result.into());
+                    // The shared draw's own report speaks of an agreement: not this one.
+                    played
+                        .reports
+                        .retain(|r| !r.starts_with("The players agreed"));
+                    "The GM declared the game drawn.".into()
+                }
+                _ if matches!(g.start.to_act(), crate::games::ToAct::Orders(_)) => {
+                    "The GM adjudicated the turn.".into()
+                }
+                _ => format!("The GM played {ply}."),
+            };
+            played.reports.insert(0, said);
             compose::announce(tx, ctx, &g, played, None)?;
         }
         Ok((res, g))

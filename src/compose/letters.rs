@@ -62,12 +62,12 @@ impl GameVars {
             } else {
                 None
             },
-            // A game the GM cancelled has no outcome; its stored result says why it ended.
-            result: g.game.outcome_text().or_else(|| {
-                (g.row.status == GameStatus::Finished)
-                    .then(|| g.row.result.clone())
-                    .flatten()
-            }),
+            // The stored result says how it ended, in words (a game the GM cancelled or
+            // declared drawn has no outcome of its own that says so).
+            result: match g.row.status {
+                GameStatus::Finished => g.row.result.clone().or_else(|| g.game.outcome_text()),
+                _ => g.game.outcome_text(),
+            },
         }
     }
 }
@@ -78,9 +78,10 @@ pub fn headline(g: &Loaded, seat: usize) -> String {
     match g.row.status {
         GameStatus::Finished => {
             let result = g
-                .game
-                .outcome_text()
-                .or_else(|| g.row.result.clone())
+                .row
+                .result
+                .clone()
+                .or_else(|| g.game.outcome_text())
                 .unwrap_or_else(|| "it has ended".into());
             return format!("The game is over: {result}.");
         }

@@ -233,3 +233,47 @@ fn the_gm_runs_a_game_from_the_command_line_and_every_player_is_told() {
         "{text}"
     );
 }
+
+#[test]
+fn a_move_the_gm_plays_for_a_seat_says_so_and_a_draw_the_gm_declares_is_not_an_agreement() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let o = pbem_in(dir.path(), args);
+        (o.status.code(), output_text(&o))
+    };
+    assert_eq!(run(&["init"]).0, Some(0));
+    let new = [
+        "game",
+        "new",
+        "dicerink",
+        "--player",
+        "A=alice@example.org",
+        "--player",
+        "B=bob@example.org",
+    ];
+    assert_eq!(run(&new).0, Some(0));
+    let newest = || {
+        let mut files: Vec<_> = std::fs::read_dir(dir.path().join("out"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        files
+            .iter()
+            .rev()
+            .take(2)
+            .map(|f| std::fs::read_to_string(f).unwrap())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        run(&["game", "play", "1", "--seat", "A", "a1 1/2"]).0,
+        Some(0)
+    );
+    let mail = newest();
+    assert!(mail.contains("The GM played a1 1/2 for A."), "{mail}");
+    assert_eq!(run(&["game", "play", "1", "--gm", "draw"]).0, Some(0));
+    let mail = newest();
+    assert!(mail.contains("drawn: declared by the GM"), "{mail}");
+    assert!(!mail.contains("agreed"), "{mail}");
+}
