@@ -1104,12 +1104,24 @@ fn play_first_move(
     dice: &mut Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<()> {
     let mut tried = false;
+    // The position the mail's lines were written against (a later line is read on it).
+    let before = (lines.len() > 1).then(|| g.game.clone());
     for line in lines {
         if tried || s.moved {
-            s.lines.push(Line::no(
-                line,
-                "not played: one move per mail (only the first move counts)",
-            ));
+            let reads_as_move = before.as_ref().is_none_or(|b| {
+                !matches!(
+                    b.clone().play(Actor::Seat(mover.seat), line),
+                    Err(PlyError::Syntax(_))
+                )
+            });
+            s.lines.push(if reads_as_move {
+                Line::no(
+                    line,
+                    "not played: one move per mail (only the first move counts)",
+                )
+            } else {
+                Line::with(Fate::Ignored, line, None, Some(not_a_move(line, None)))
+            });
             continue;
         }
         // A whole move or a conditional on one line (Siberian Dice: `H d4`, `c3: 1>a1 *>e5`);
@@ -1139,7 +1151,7 @@ fn play_first_move(
                 Fate::Ignored,
                 line,
                 None,
-                Some(format!("not a move or command ({e})")),
+                Some(not_a_move(line, Some(&e))),
             )),
             Err(e) => {
                 s.lines.push(Line::no(line, e.to_string()));
@@ -1148,6 +1160,18 @@ fn play_first_move(
         }
     }
     Ok(())
+}
+
+/// Why a line was ignored: prose (a greeting, a sign-off: no digit, as every move of every
+/// game has one) is simply not a move; a line that may be a mistyped move gets the reader's
+/// reason.
+fn not_a_move(line: &str, why: Option<&PlyError>) -> String {
+    match why {
+        Some(e) if line.chars().any(|c| c.is_ascii_digit()) => {
+            format!("not a move or command ({e})")
+        }
+        _ => "not a move or command".into(),
+    }
 }
 
 /// After a seat's move: what followed it (rolls, forced plies) and its reports go into the

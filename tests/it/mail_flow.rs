@@ -531,3 +531,37 @@ fn a_player_sent_too_much_mail_gets_the_rest_later_and_is_told_once() {
     let due_later = w.store.tx(|tx| tx.outbox_due(later, 100)).unwrap();
     assert!(mail.iter().all(|m| due_later.iter().any(|d| d.id == m.id)));
 }
+
+#[test]
+fn greetings_and_a_sign_off_around_a_move_are_ignored_without_parser_talk() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", ALICE), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
+    w.new_mail();
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(ALICE, &to, "Re: move", "Hello Bob!\na1 1/2\nCheers, Alice");
+    w.deliver(&raw).unwrap();
+    assert_eq!(w.load(id).moves.len(), 1, "the move is played");
+    let mail = w.new_mail();
+    let reply = &only_to(&mail, ALICE).body;
+    assert!(
+        reply.contains("ignored: Hello Bob!\n    not a move or command\n"),
+        "{reply}"
+    );
+    assert!(
+        reply.contains("ignored: Cheers, Alice\n    not a move or command\n"),
+        "{reply}"
+    );
+    assert!(!reply.contains("one move per mail"), "{reply}");
+    // A second move is still refused as one.
+    let to_b = w.seat_address(id, 1);
+    let raw = w.mail(BOB, &to_b, "Re: move", "a4 3/6\nb4 3/6");
+    w.deliver(&raw).unwrap();
+    let mail = w.new_mail();
+    assert!(only_to(&mail, BOB).body.contains("one move per mail"));
+}
