@@ -732,6 +732,7 @@ pub(crate) fn game_replace(
             &g,
             s,
             &compose::Welcome {
+                settings: compose::settings(&g),
                 players: vec![],
                 rules: crate::help::summary(g.kind()).to_string(),
             },

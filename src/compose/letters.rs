@@ -138,6 +138,8 @@ pub struct PlayerVars {
 pub struct Welcome {
     pub players: Vec<PlayerVars>,
     pub rules: String,
+    /// The game's settings in words, one per line ("setup = fixed: A on b1 and c1, ...").
+    pub settings: Vec<String>,
 }
 
 impl Letter for Welcome {

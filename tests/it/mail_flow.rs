@@ -565,3 +565,23 @@ fn greetings_and_a_sign_off_around_a_move_are_ignored_without_parser_talk() {
     let mail = w.new_mail();
     assert!(only_to(&mail, BOB).body.contains("one move per mail"));
 }
+
+#[test]
+fn the_welcome_says_the_games_settings_in_words() {
+    let mut w = World::new();
+    w.game(
+        GameKind::DiceRink,
+        &[("A", ALICE), ("B", BOB)],
+        &[("setup", "fixed")],
+        None,
+        Some(3 * 86_400),
+    );
+    let mail = w.new_mail();
+    let welcome = &only_to(&mail, ALICE).body;
+    assert!(welcome.starts_with("Your move.\n"), "{welcome}");
+    assert!(welcome.contains("time per move: 3d"), "{welcome}");
+    assert!(
+        welcome.contains("setup = fixed: A on b1 and c1, B on b4 and c4"),
+        "{welcome}"
+    );
+}
