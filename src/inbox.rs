@@ -1648,6 +1648,20 @@ fn reply(
             Ok(())
         }
         None => {
+            // A seated player who wrote to the plain address is answered from their seat's
+            // secret address (it goes only to the address on record): replying plays.
+            let home = match confirm {
+                None => home_seat(tx, from, s.subject_game)?,
+                Some(_) => None,
+            };
+            let mut letter = letter;
+            if let Some((g, _)) = &home {
+                letter.extra.push_str(&format!(
+                    "\n\nTo play in game #{}, reply to this mail: its reply address is your \
+                     secret address for that game.",
+                    g.row.id
+                ));
+            }
             let body = compose::render(ctx, &letter)?;
             let mut draft = Draft {
                 kind: letter.kind(),
@@ -1666,9 +1680,44 @@ fn reply(
                 draft.reply_to = c.reply_to;
                 draft.subject = c.subject;
             }
+            if let Some((g, token)) = home {
+                draft.reply_to = Some(ctx.cfg.seat_address(&token));
+                draft.subject = format!("Re: {}", compose::game_subject(&g));
+                draft.game = Some(g.row.id);
+                draft.refs = vec![compose::thread_root(ctx.cfg, g.row.id)];
+            }
             compose::enqueue(tx, ctx, draft)
         }
     }
+}
+
+/// The game (and the seat's secret token) a seated player's unauthenticated mail is about:
+/// the game its subject names, else their only game still on.
+fn home_seat(
+    tx: &Tx,
+    from: &str,
+    subject_game: Option<i64>,
+) -> anyhow::Result<Option<(Loaded, String)>> {
+    let mut live = Vec::new();
+    for (game, seat) in tx.seats_of(from)? {
+        if tx
+            .game(game)?
+            .is_some_and(|r| r.status != GameStatus::Finished)
+        {
+            live.push((game, seat));
+        }
+    }
+    let pick = match subject_game {
+        Some(n) => live.iter().find(|(g, _)| *g == n).copied(),
+        None if live.len() == 1 => live.first().copied(),
+        None => None,
+    };
+    let Some((game, seat)) = pick else {
+        return Ok(None);
+    };
+    let g = gamelog::load(tx, game)?;
+    let token = g.seat(seat).and_then(|s| s.token.clone());
+    Ok(token.map(|t| (g, t)))
 }
 
 /// At most `max` characters of `text`, with "..." when cut.

@@ -585,3 +585,40 @@ fn the_welcome_says_the_games_settings_in_words() {
         "{welcome}"
     );
 }
+
+#[test]
+fn a_seated_player_who_writes_to_the_plain_address_is_answered_from_the_seats_address() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", ALICE), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
+    w.new_mail();
+    let raw = w.mail(ALICE, "gm@pbem.example", "my move", "a1 1/2");
+    w.deliver(&raw).unwrap();
+    assert!(w.load(id).moves.is_empty(), "no proof, no move");
+    let mail = w.new_mail();
+    let answer = only_to(&mail, ALICE);
+    assert_eq!(
+        answer.reply_to.as_deref(),
+        Some(w.seat_address(id, 0).as_str())
+    );
+    assert!(
+        answer.subject.contains(&format!("[pbem #{id}]")),
+        "{}",
+        answer.subject
+    );
+    assert!(
+        answer.body.contains("reply to this mail"),
+        "{}",
+        answer.body
+    );
+    // Replying to it plays.
+    let to = answer.reply_to.clone().unwrap();
+    let raw = w.mail(ALICE, &to, &format!("Re: {}", answer.subject), "a1 1/2");
+    w.deliver(&raw).unwrap();
+    assert_eq!(w.load(id).moves.len(), 1);
+}
