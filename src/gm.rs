@@ -516,9 +516,27 @@ fn try_plan(
     let Some(first) = values.first() else {
         return Ok(());
     };
+    // The roll's report offered a choice; a planned move that is played makes it moot.
+    let roll_report = played.reports.len().checked_sub(1);
     for outcome in plan.iter().filter(|o| o.rolls.contains(first)) {
-        if try_ply(tx, g, Actor::Seat(seat), &outcome.ply, now, message, played)?.is_ok() {
-            return Ok(());
+        match try_ply(tx, g, Actor::Seat(seat), &outcome.ply, now, message, played)? {
+            Ok(_) => {
+                if let Some(r) = roll_report.and_then(|i| played.reports.get_mut(i)) {
+                    if let Some(cut) = r.find(" Legal: ") {
+                        r.truncate(cut);
+                    }
+                    r.push_str(&format!(
+                        " The move planned for it, {}, is played.",
+                        outcome.ply
+                    ));
+                }
+                return Ok(());
+            }
+            // Said, so that a plan line confirmed when it was sent is not silently dropped.
+            Err(e) => played.reports.push(format!(
+                "The move planned for this roll, {}, cannot be played: {e}.",
+                outcome.ply
+            )),
         }
     }
     Ok(())

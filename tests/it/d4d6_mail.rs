@@ -83,6 +83,17 @@ fn a_conditional_turn_in_one_message() {
     let texts: Vec<&str> = g.moves.iter().map(|m| m.text.as_str()).collect();
     assert_eq!(texts, ["Gad8:d4", "roll 2", "d8xc7"]);
     assert_eq!(g.game.to_act(), ToAct::Seat(1));
+    // Neither player is offered a choice the plan already made.
+    let mail = w.new_mail();
+    for to in [WHITE, BLACK] {
+        let body = &only_to(&mail, to).body;
+        assert!(!body.contains("Legal:"), "{body}");
+        assert!(!body.contains("A special move may follow"), "{body}");
+        assert!(
+            body.contains("The move planned for it, d8xc7, is played."),
+            "{body}"
+        );
+    }
     // A roll the plan does not cover falls back to asking.
     let id = example_game(&mut w);
     send(&mut w, id, 0, "Fo b6\n2-6: b6-a6", &[1]);
