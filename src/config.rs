@@ -200,7 +200,9 @@ pub fn load(
             .or(fc.name)
             .unwrap_or_else(|| "pbem game master".into()),
         maildir: env("PBEM_MAILDIR").map(PathBuf::from).or(fc.maildir),
-        imap: env("PBEM_IMAP").or(fc.imap).filter(|u| !u.trim().is_empty()),
+        imap: env("PBEM_IMAP")
+            .or(fc.imap)
+            .filter(|u| !u.trim().is_empty()),
         imap_user: env("PBEM_IMAP_USER").or(fc.imap_user),
         imap_password: env("PBEM_IMAP_PASSWORD").or(fc.imap_password).map(Secret),
         imap_move_to: env("PBEM_IMAP_MOVE_TO").or(fc.imap_move_to),
@@ -542,13 +544,19 @@ mod tests {
         )
         .unwrap();
         let a = c.imap_account().unwrap().unwrap();
-        assert_eq!(a.to_string(), "imaps://gm@example.org@imap.example.org:993/Games");
+        assert_eq!(
+            a.to_string(),
+            "imaps://gm@example.org@imap.example.org:993/Games"
+        );
         assert_eq!(a.move_to.as_deref(), Some("Done"));
         assert!(!format!("{c:?}").contains("app-password"));
         assert!(c.problems().is_empty(), "{:?}", c.problems());
         let (c, _) = load(None, &env_of(&[("PBEM_IMAP", "imap://gm:pw@host")])).unwrap();
         let problems = c.problems().join("\n");
-        assert!(problems.contains("imap = \"imap://gm:***@host\""), "{problems}");
+        assert!(
+            problems.contains("imap = \"imap://gm:***@host\""),
+            "{problems}"
+        );
         assert!(problems.contains("in clear"), "{problems}");
         let (c, _) = load(
             None,
@@ -559,7 +567,10 @@ mod tests {
         )
         .unwrap();
         let problems = c.problems().join("\n");
-        assert!(problems.contains("the password both in the URL"), "{problems}");
+        assert!(
+            problems.contains("the password both in the URL"),
+            "{problems}"
+        );
         let (c, _) = load(None, &env_of(&[("PBEM_IMAP", "imaps://host")])).unwrap();
         assert!(c.problems().join("\n").contains("no IMAP login"));
     }

@@ -133,7 +133,7 @@ fn connect_check(cfg: &Config) -> Result<Vec<String>, String> {
     let transport = cfg.transport().map_err(|e| e.to_string())?;
     let Transport::Smtp(relay) = &transport else {
         return Ok(vec![format!(
-            "transport {transport}: no server to connect to (--connect checks SMTP)"
+            "transport {transport}: no SMTP server to connect to"
         )]);
     };
     let to = cfg.admin_address.as_deref().unwrap_or(&cfg.address);

@@ -49,14 +49,15 @@ impl Conn {
     /// Connects, logs in and selects the mailbox; each error says which step failed.
     fn open(account: &ImapAccount, stop: Arc<AtomicBool>) -> anyhow::Result<Conn> {
         let client = wire::open(account, stop)?;
-        let mut session = client
-            .login(&account.user, account.password())
-            .map_err(|(e, _)| match e {
-                imap::Error::No(_) | imap::Error::Bad(_) => {
-                    anyhow!("login as {:?} refused: {e}", account.user)
-                }
-                e => anyhow!("login as {:?} failed: {e}", account.user),
-            })?;
+        let mut session =
+            client
+                .login(&account.user, account.password())
+                .map_err(|(e, _)| match e {
+                    imap::Error::No(_) | imap::Error::Bad(_) => {
+                        anyhow!("login as {:?} refused: {e}", account.user)
+                    }
+                    e => anyhow!("login as {:?} failed: {e}", account.user),
+                })?;
         let caps = session.capabilities().context("CAPABILITY failed")?;
         let (idle, moves, uidplus) = (
             caps.has_str("IDLE"),
@@ -157,7 +158,9 @@ impl Conn {
             true => format!("+FLAGS.SILENT (\\Seen {KEYWORD})"),
             false => "+FLAGS.SILENT (\\Seen)".into(),
         };
-        self.session.uid_store(&set, flags).context("STORE failed")?;
+        self.session
+            .uid_store(&set, flags)
+            .context("STORE failed")?;
         let Some(folder) = folder else {
             return Ok(());
         };
@@ -314,7 +317,8 @@ impl ImapSource {
     /// `pbem config check --connect`: connects, logs in, opens the mailbox and says what it
     /// found, line by line; or exactly which step failed.
     pub fn check(account: &ImapAccount) -> Result<Vec<String>, String> {
-        let mut conn = Conn::open(account, Arc::default()).map_err(|e| format!("{account}: {e:#}"))?;
+        let mut conn =
+            Conn::open(account, Arc::default()).map_err(|e| format!("{account}: {e:#}"))?;
         let waiting = conn.waiting().map_err(|e| format!("{account}: {e:#}"))?;
         let mut said = vec![
             format!(

@@ -75,9 +75,11 @@ pub fn parse_url(text: &str) -> Result<UrlParts, String> {
         "imaps" => (Security::Tls, 993),
         "imap+starttls" => (Security::StartTls, 143),
         "imap" => {
-            return Err("imap:// would send the password in clear: use imaps:// (TLS, port \
+            return Err(
+                "imap:// would send the password in clear: use imaps:// (TLS, port \
                         993) or imap+starttls:// (port 143)"
-                .into())
+                    .into(),
+            )
         }
         other => {
             return Err(format!(
@@ -130,9 +132,11 @@ impl ImapAccount {
         let user = parts.user.or(user.map(str::to_string));
         let password = parts.password.or(password.map(str::to_string));
         let (Some(user), Some(password)) = (user, password) else {
-            return Err("no IMAP login: set imap_user and imap_password (or PBEM_IMAP_USER \
+            return Err(
+                "no IMAP login: set imap_user and imap_password (or PBEM_IMAP_USER \
                         and PBEM_IMAP_PASSWORD, or user:password@ in the URL)"
-                .into());
+                    .into(),
+            );
         };
         let move_to = move_to.map(str::trim).filter(|m| !m.is_empty());
         if move_to.is_some_and(|m| m.eq_ignore_ascii_case(&parts.mailbox)) {

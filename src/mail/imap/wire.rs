@@ -36,8 +36,7 @@ impl Read for Stream {
         loop {
             match self.tls.read(buf) {
                 Err(e) if is_timeout(&e) => match self.idle_until {
-                    Some(until)
-                        if Instant::now() < until && !self.stop.load(Ordering::SeqCst) => {}
+                    Some(until) if Instant::now() < until && !self.stop.load(Ordering::SeqCst) => {}
                     _ => return Err(io::Error::new(io::ErrorKind::TimedOut, e)),
                 },
                 other => return other,
@@ -72,7 +71,10 @@ impl SetReadTimeout for Stream {
 
 /// A socket read timeout: `WouldBlock` on Unix, `TimedOut` elsewhere.
 fn is_timeout(e: &io::Error) -> bool {
-    matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut)
+    matches!(
+        e.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
 }
 
 /// rustls with Mozilla's roots (as lettre has for SMTP) and the CA file, if any.
