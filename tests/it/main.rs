@@ -34,6 +34,7 @@ mod gm_desk;
 mod gm_service;
 mod hostile_mail;
 mod imap_stack;
+mod install;
 mod isolation;
 mod mail_flow;
 mod mail_inbound;
