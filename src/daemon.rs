@@ -284,7 +284,9 @@ impl Daemon {
     fn wait(&mut self, secs: u64) {
         let started = std::time::Instant::now();
         if let Some(source) = self.imap.as_mut() {
-            let idle = std::time::Duration::from_secs(secs);
+            // RFC 2177: an IDLE is renewed within 29 minutes, or the server may log us out;
+            // a longer pause ends in a pass sooner, which costs nothing.
+            let idle = std::time::Duration::from_secs(secs.min(25 * 60));
             match unwind::catch(|| source.idle(idle)) {
                 Ok(true) => return,
                 Ok(false) => {}
