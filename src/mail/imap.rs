@@ -223,8 +223,7 @@ impl ImapSource {
 
     fn connected(&mut self) -> anyhow::Result<&mut Conn> {
         if self.conn.is_none() {
-            let conn = Conn::open(&self.account, Arc::clone(&self.stop))
-                .with_context(|| self.account.to_string())?;
+            let conn = Conn::open(&self.account, Arc::clone(&self.stop))?;
             tracing::debug!(mailbox = %self.account, idle = conn.idle, keywords = conn.keywords, "IMAP connected");
             self.conn = Some(conn);
         }
@@ -309,7 +308,7 @@ impl ImapSource {
             Ok(_) => Ok(true),
             Err(e) => {
                 self.disconnect();
-                Err(anyhow!("IMAP IDLE failed: {e}"))
+                Err(anyhow!("{}: IDLE failed: {e}", self.account))
             }
         }
     }
@@ -361,7 +360,7 @@ impl Source for ImapSource {
         if fetched.is_err() {
             self.disconnect();
         }
-        fetched
+        fetched.with_context(|| self.account.to_string())
     }
 
     fn ack(&mut self, stored: &[Fetched]) -> anyhow::Result<()> {
@@ -369,7 +368,7 @@ impl Source for ImapSource {
         if marked.is_err() {
             self.disconnect();
         }
-        marked
+        marked.with_context(|| self.account.to_string())
     }
 }
 

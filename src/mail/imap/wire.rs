@@ -183,12 +183,9 @@ pub fn open(account: &ImapAccount, stop: Arc<AtomicBool>) -> anyhow::Result<imap
         Security::StartTls => (handshake(account, starttls(sock)?)?, true),
     };
     let mut client = imap::Client::new(Stream { stop, ..stream });
-    match greeted {
-        // No second greeting after STARTTLS (RFC 3501, 6.2.1).
-        true => client.greeting_read = true,
-        false => {
-            client.read_greeting().context("no IMAP greeting")?;
-        }
+    // After STARTTLS there is no second greeting (RFC 3501, 6.2.1).
+    if !greeted {
+        client.read_greeting().context("no IMAP greeting")?;
     }
     Ok(client)
 }
