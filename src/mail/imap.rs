@@ -185,6 +185,18 @@ impl Conn {
     }
 }
 
+/// The UIDs of the fetched mails named under this UIDVALIDITY: a UID of another validity
+/// could be another mail.
+fn uids_of(stored: &[Fetched], uid_validity: u32) -> Vec<u32> {
+    let validity = uid_validity.to_string();
+    stored
+        .iter()
+        .filter_map(|f| f.name.split_once(':'))
+        .filter(|(v, _)| *v == validity)
+        .filter_map(|(_, uid)| uid.parse().ok())
+        .collect()
+}
+
 /// `1,2,5`: the UIDs as a set.
 fn uid_set(uids: &[u32]) -> String {
     uids.iter()
@@ -273,13 +285,7 @@ impl ImapSource {
         }
         let folder = self.account.move_to.clone();
         let conn = self.connected()?;
-        let validity = conn.uid_validity.to_string();
-        let uids: Vec<u32> = stored
-            .iter()
-            .filter_map(|f| f.name.split_once(':'))
-            .filter(|(v, _)| *v == validity)
-            .filter_map(|(_, uid)| uid.parse().ok())
-            .collect();
+        let uids = uids_of(stored, conn.uid_validity);
         if uids.len() < stored.len() {
             tracing::warn!(
                 count = stored.len() - uids.len(),
@@ -374,8 +380,21 @@ impl Source for ImapSource {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn uid_sets_list_each_uid() {
-        assert_eq!(super::uid_set(&[3, 4, 9]), "3,4,9");
+        assert_eq!(uid_set(&[3, 4, 9]), "3,4,9");
+    }
+
+    #[test]
+    fn only_mail_of_the_current_uidvalidity_is_marked() {
+        let f = |name: &str| Fetched {
+            name: name.into(),
+            raw: Vec::new(),
+        };
+        let stored = [f("7:10"), f("8:11"), f("7:12"), f("junk")];
+        assert_eq!(uids_of(&stored, 7), [10, 12]);
+        assert!(uids_of(&stored, 9).is_empty());
     }
 }

@@ -50,6 +50,14 @@ pub fn fresh_folder(s: &mut Session, folder: &str) {
     s.expunge().unwrap();
 }
 
+/// Deletes a folder of `user`'s; INBOX is selected first (Dovecot ends a session whose
+/// selected mailbox goes away).
+pub fn delete_folder(s: &mut Session, folder: &str) {
+    s.select("INBOX").unwrap();
+    s.delete(folder)
+        .unwrap_or_else(|e| panic!("DELETE {folder}: {e}"));
+}
+
 pub fn append(s: &mut Session, folder: &str, raw: &[u8]) {
     s.append(folder, raw)
         .finish()

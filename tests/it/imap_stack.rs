@@ -1,4 +1,4 @@
-//! IMAP intake on the loopback stack (scripts/mailstack.sh): a whole game where players send by SMTP, pbem reads its mailbox over IMAPS and then STARTTLS and answers by submission, and players read the answers over IMAP; a connection cut in the middle of a fetch; pbem killed mid-stream and restarted; `config check --connect`. Every mail is processed exactly once.
+//! IMAP intake on the loopback stack (scripts/mailstack.sh): a whole game where players send by SMTP, pbem reads its mailbox over IMAPS and then STARTTLS and answers by submission, and players read the answers over IMAP; a connection cut in the middle of a fetch; pbem killed mid-stream and restarted, then its folder made anew (a new UIDVALIDITY); `config check --connect`. Every mail is processed exactly once.
 //!
 //! Needs `PBEM_MAILSTACK_ROOT`; without it each test writes "skipped: <why>" and passes,
 //! unless `PBEM_REQUIRE_MAILSTACK` is set. The GM is the stack's user `imapgm` (its INBOX
@@ -207,7 +207,7 @@ fn a_connection_cut_in_the_middle_of_a_fetch_loses_and_repeats_nothing() {
     assert_each_once(dir.path(), 8);
     let text = std::fs::read_to_string(&log).unwrap();
     assert!(text.contains("pass failed; retrying"), "{text}");
-    s.delete(&folder).unwrap();
+    imap_box::delete_folder(&mut s, &folder);
 }
 
 #[test]
@@ -260,7 +260,21 @@ fn pbem_killed_mid_stream_and_restarted_reads_every_mail_once() {
     std::thread::sleep(Duration::from_secs(2));
     serve.stop();
     assert_each_once(d, 12);
-    s.delete(&folder).unwrap();
+    // The folder made anew with the same mails: a new UIDVALIDITY, every mail unmarked. They
+    // are read again and the store's Message-ID key finds each a duplicate: none is
+    // answered twice.
+    let before = s.select(&folder).unwrap().uid_validity;
+    imap_box::delete_folder(&mut s, &folder);
+    imap_box::fresh_folder(&mut s, &folder);
+    assert_ne!(s.select(&folder).unwrap().uid_validity, before);
+    append_helps(&folder, &tag, 0..12, 0);
+    let serve = Serve::start(pbem(d, &root, &url), &log);
+    wait_until("the copies marked", &log, Duration::from_secs(60), || {
+        imap_box::unmarked(&mut s, &folder) == 0
+    });
+    serve.stop();
+    assert_each_once(d, 12);
+    imap_box::delete_folder(&mut s, &folder);
 }
 
 #[test]
@@ -473,5 +487,5 @@ fn a_game_by_mail_read_over_imaps_then_starttls() {
     assert_eq!(imap_box::unmarked(&mut gm, "INBOX"), 0);
     assert_eq!(imap_box::count(&mut gm, "INBOX"), half);
     assert_eq!(imap_box::count(&mut gm, &stored), plies.len() - half);
-    gm.delete(&stored).unwrap();
+    imap_box::delete_folder(&mut gm, &stored);
 }
