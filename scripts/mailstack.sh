@@ -7,9 +7,13 @@
 #                                to $ROOT/vmail/<name>/Maildir (catch-all, lower-cased)
 #   submission   127.0.0.1:2587  Dovecot: STARTTLS + AUTH, relays to :2525
 #   submissions  127.0.0.1:2465  Dovecot: implicit TLS + AUTH, relays to :2525
-#   IMAP         127.0.0.1:1143  Dovecot (plaintext LOGIN allowed); IMAPS 127.0.0.1:1993
+#   IMAP         127.0.0.1:1143  Dovecot (plaintext LOGIN allowed; STARTTLS offered); IMAPS
+#                127.0.0.1:1993
 #
-# Users (IMAP and SMTP AUTH): gm alice bob carol dave, password "<name>-secret".
+# Users (IMAP and SMTP AUTH): gm alice bob carol dave imapgm erin frank, password
+# "<name>-secret". The Maildir game test plays gm with alice and bob; the IMAP tests play
+# imapgm with erin and frank (their own folders of imapgm for the others), so that tests
+# running at once never read each other's mail.
 # TLS: self-signed certificate for localhost / 127.0.0.1 in $ROOT/etc/cert.pem; clients trust
 # that file as their CA. It is CA:FALSE (rustls rejects a CA:TRUE leaf) and carries
 # IP:127.0.0.1 in its SAN (rustls checks it when connecting by address).
@@ -33,7 +37,7 @@ SUBMISSION_PORT=${PBEM_MAILSTACK_SUBMISSION_PORT:-2587}
 SUBMISSIONS_PORT=${PBEM_MAILSTACK_SUBMISSIONS_PORT:-2465}
 IMAP_PORT=${PBEM_MAILSTACK_IMAP_PORT:-1143}
 IMAPS_PORT=${PBEM_MAILSTACK_IMAPS_PORT:-1993}
-USERS="gm alice bob carol dave"
+USERS="gm alice bob carol dave imapgm erin frank"
 PORTS="$SMTP_PORT $SUBMISSION_PORT $SUBMISSIONS_PORT $IMAP_PORT $IMAPS_PORT"
 PACKAGES="opensmtpd dovecot-imapd dovecot-submissiond swaks libnet-ssleay-perl openssl"
 

@@ -2,7 +2,8 @@
 # The test command: installs and starts the loopback mail server (OpenSMTPD + Dovecot) for the
 # end-to-end test, runs every test, and stops the server again.
 #   scripts/test.sh [cargo test arguments]
-# Without root (no apt-get) the mail-server test says it is skipped and the rest still run.
+# Without root (no apt-get) the mail-server and install tests say they are skipped and the rest
+# still run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,7 +16,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   eval "$(scripts/mailstack.sh env)"
   export PBEM_REQUIRE_MAILSTACK=1
 else
-  echo "test.sh: not root, so no local mail server: the end-to-end mail test is skipped" >&2
+  echo "test.sh: not root, so no local mail server: the mail-server and install tests are skipped" >&2
 fi
 
 cargo test --all-targets "$@"

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context};
 
 use crate::duration::Range;
+use crate::mail::imap::ImapAccount;
 use crate::mail::outbound::{self, ENV_SMTP_PASSWORD, ENV_SMTP_USER};
 use serde::Deserialize;
 
@@ -28,9 +29,19 @@ pub struct Config {
     pub name: String,
     /// Where inbound mail arrives for `pbem serve` (a Maildir with new/ cur/ tmp/).
     pub maildir: Option<PathBuf>,
+    /// A mailbox `pbem serve` reads over IMAP: `imaps://host[:port][/MAILBOX]` or
+    /// `imap+starttls://...` (`imap`, `PBEM_IMAP`).
+    pub imap: Option<String>,
+    /// The IMAP login when the URL has none (`imap_user`, `PBEM_IMAP_USER`).
+    pub imap_user: Option<String>,
+    /// Its password (`imap_password`, `PBEM_IMAP_PASSWORD`); never printed.
+    pub imap_password: Option<Secret>,
+    /// A folder stored IMAP mail is moved to (`imap_move_to`, `PBEM_IMAP_MOVE_TO`); without
+    /// it, stored mail stays where it is, flagged.
+    pub imap_move_to: Option<String>,
     /// Outbound transport URL: `dir:/path`, `smtp://...`, `smtps://...`, `sendmail:/usr/sbin/sendmail`.
     pub transport: String,
-    /// A PEM certificate to trust for SMTP TLS in addition to the system roots.
+    /// A PEM certificate to trust for SMTP and IMAP TLS in addition to Mozilla's roots.
     pub tls_ca_file: Option<PathBuf>,
     /// The SMTP login when the transport URL has none (`smtp_user`, `PBEM_SMTP_USER`).
     pub smtp_user: Option<String>,
@@ -91,6 +102,10 @@ struct FileConfig {
     name: Option<String>,
     db: Option<PathBuf>,
     maildir: Option<PathBuf>,
+    imap: Option<String>,
+    imap_user: Option<String>,
+    imap_password: Option<String>,
+    imap_move_to: Option<String>,
     transport: Option<String>,
     tls_ca_file: Option<PathBuf>,
     smtp_user: Option<String>,
@@ -185,6 +200,12 @@ pub fn load(
             .or(fc.name)
             .unwrap_or_else(|| "pbem game master".into()),
         maildir: env("PBEM_MAILDIR").map(PathBuf::from).or(fc.maildir),
+        imap: env("PBEM_IMAP")
+            .or(fc.imap)
+            .filter(|u| !u.trim().is_empty()),
+        imap_user: env("PBEM_IMAP_USER").or(fc.imap_user),
+        imap_password: env("PBEM_IMAP_PASSWORD").or(fc.imap_password).map(Secret),
+        imap_move_to: env("PBEM_IMAP_MOVE_TO").or(fc.imap_move_to),
         transport,
         tls_ca_file: env("PBEM_TLS_CA_FILE")
             .map(PathBuf::from)
@@ -292,6 +313,56 @@ impl Config {
         .map_err(|e| anyhow!("transport = \"{}\": {e}", hide_password(&self.transport)))
     }
 
+    /// The IMAP account `imap` names, if any (the password never appears in an error).
+    pub fn imap_account(&self) -> anyhow::Result<Option<ImapAccount>> {
+        let Some(url) = &self.imap else {
+            return Ok(None);
+        };
+        ImapAccount::new(
+            url,
+            self.imap_user.as_deref().filter(|u| !u.is_empty()),
+            self.imap_password
+                .as_ref()
+                .map(|p| p.0.as_str())
+                .filter(|p| !p.is_empty()),
+            self.tls_ca_file.clone(),
+            self.imap_move_to.as_deref(),
+        )
+        .map(Some)
+        .map_err(|e| anyhow!("imap = \"{}\": {e}", hide_password(url)))
+    }
+
+    /// What is wrong with the IMAP settings: an account that does not build, a login given
+    /// both in the URL and in the keys (the URL's would win, silently).
+    fn imap_problems(&self) -> Vec<String> {
+        let Some(url) = &self.imap else {
+            return Vec::new();
+        };
+        if let Err(e) = self.imap_account() {
+            return vec![e.to_string()];
+        }
+        let parts = crate::mail::imap::account::parse_url(url).expect("parsed above");
+        let twice: Vec<&str> = [
+            (parts.user.is_some() && self.imap_user.is_some(), "the user"),
+            (
+                parts.password.is_some() && self.imap_password.is_some(),
+                "the password",
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(both, what)| both.then_some(what))
+        .collect();
+        match twice.is_empty() {
+            true => Vec::new(),
+            false => vec![format!(
+                "imap = \"{}\": {} both in the URL and in imap_user/imap_password (or \
+                 PBEM_IMAP_USER/PBEM_IMAP_PASSWORD); the URL's would be used: keep one",
+                hide_password(url),
+                twice.join(" and ")
+            )],
+        }
+    }
+
     /// The GM address split into local part and domain.
     pub fn address_parts(&self) -> (&str, &str) {
         self.address
@@ -387,6 +458,7 @@ impl Config {
             ));
         }
         out.extend(self.login_problems());
+        out.extend(self.imap_problems());
         if let Some(ca) = &self.tls_ca_file {
             if !ca.exists() {
                 out.push(format!("tls_ca_file = \"{}\": no such file", ca.display()));
@@ -457,6 +529,50 @@ mod tests {
         assert_eq!(c.token_in("gm@example.org"), None);
         assert!(c.is_ours("gm@example.org"));
         assert!(!c.is_ours("alice@example.org"));
+    }
+
+    #[test]
+    fn imap_keys_make_an_account_and_their_problems_are_named() {
+        let (c, _) = load(
+            None,
+            &env_of(&[
+                ("PBEM_IMAP", "imaps://imap.example.org/Games"),
+                ("PBEM_IMAP_USER", "gm@example.org"),
+                ("PBEM_IMAP_PASSWORD", "app-password"),
+                ("PBEM_IMAP_MOVE_TO", "Done"),
+            ]),
+        )
+        .unwrap();
+        let a = c.imap_account().unwrap().unwrap();
+        assert_eq!(
+            a.to_string(),
+            "imaps://gm@example.org@imap.example.org:993/Games"
+        );
+        assert_eq!(a.move_to.as_deref(), Some("Done"));
+        assert!(!format!("{c:?}").contains("app-password"));
+        assert!(c.problems().is_empty(), "{:?}", c.problems());
+        let (c, _) = load(None, &env_of(&[("PBEM_IMAP", "imap://gm:pw@host")])).unwrap();
+        let problems = c.problems().join("\n");
+        assert!(
+            problems.contains("imap = \"imap://gm:***@host\""),
+            "{problems}"
+        );
+        assert!(problems.contains("in clear"), "{problems}");
+        let (c, _) = load(
+            None,
+            &env_of(&[
+                ("PBEM_IMAP", "imaps://gm:pw@host"),
+                ("PBEM_IMAP_PASSWORD", "other"),
+            ]),
+        )
+        .unwrap();
+        let problems = c.problems().join("\n");
+        assert!(
+            problems.contains("the password both in the URL"),
+            "{problems}"
+        );
+        let (c, _) = load(None, &env_of(&[("PBEM_IMAP", "imaps://host")])).unwrap();
+        assert!(c.problems().join("\n").contains("no IMAP login"));
     }
 
     #[test]

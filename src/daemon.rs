@@ -1,4 +1,4 @@
-//! The daemon: the one place that reads the clock and sleeps; Maildir intake, timers and the outbox sender in a loop.
+//! The daemon: the one place that reads the clock and sleeps; Maildir and IMAP intake, timers and the outbox sender in a loop.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,6 +9,7 @@ use crate::compose::Ctx;
 use crate::config::Config;
 use crate::edge;
 use crate::inbox;
+use crate::mail::imap::ImapSource;
 use crate::mail::intake::{MaildirSource, Source};
 use crate::mail::outbound::Transport;
 use crate::sender;
@@ -41,6 +42,8 @@ pub struct Daemon {
     pub templates: Templates,
     pub transport: Transport,
     pub stop: Arc<AtomicBool>,
+    /// The IMAP mailbox, when the config names one: kept between passes with its connection.
+    imap: Option<ImapSource>,
     /// When expired NEW/JOIN requests and old throttle counts were last forgotten.
     pruned: Option<std::time::Instant>,
 }
@@ -54,13 +57,18 @@ impl Daemon {
             None => Templates::load(None)?,
         };
         let transport = cfg.transport()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let imap = cfg
+            .imap_account()?
+            .map(|a| ImapSource::new(a, cfg.max_message_bytes, Arc::clone(&stop)));
         Ok(Daemon {
             db: db.to_path_buf(),
             store,
             cfg,
             templates,
             transport,
-            stop: Arc::new(AtomicBool::new(false)),
+            stop,
+            imap,
             pruned: None,
         })
     }
@@ -105,9 +113,9 @@ impl Daemon {
         Ok(pass)
     }
 
-    /// A pass that leaves the outbox to a `BackgroundSender`. Its three parts (the Maildir,
-    /// stored messages, the timers) each run even when one before failed or panicked: a
-    /// broken Maildir must not stop the clocks. Only the store's own trouble (a lock held
+    /// A pass that leaves the outbox to a `BackgroundSender`. Its parts (the Maildir, the IMAP
+    /// mailbox, stored messages, the timers) each run even when one before failed or
+    /// panicked: a broken Maildir or an unreachable IMAP server must not stop the clocks. Only the store's own trouble (a lock held
     /// past the busy timeout) skips the parts after it, which would wait for it in vain. The
     /// error is every failed part's.
     pub fn pass_without_sending(&mut self) -> anyhow::Result<Pass> {
@@ -115,6 +123,16 @@ impl Daemon {
         let mut failed = Failed::default();
         if let Some(dir) = self.cfg.maildir.clone() {
             failed.note("Maildir", unwind::catch(|| self.intake(&dir, &mut pass)));
+        }
+        if let Some(mut source) = self.imap.take() {
+            source.new_pass();
+            let read = unwind::catch(|| self.drain_source(&mut source, &mut pass));
+            if read.is_err() {
+                // Whatever the error left on the wire, the next pass starts on a new connection.
+                source.disconnect();
+            }
+            self.imap = Some(source);
+            failed.note("IMAP", read);
         }
         let ctx = Ctx::new(&self.cfg, &self.templates, edge::now());
         if !failed.store_down {
@@ -217,7 +235,7 @@ impl Daemon {
             };
             // Whatever committed, even in a pass that failed in part, goes out now.
             sender.wake();
-            self.sleep(pause);
+            self.wait(pause);
         }
         match sender.finish() {
             Ok(d) => {
@@ -235,9 +253,16 @@ impl Daemon {
     /// The start-up line: what this daemon reads, writes and sends through (the transport as
     /// it prints itself: a user, never a password).
     fn log_start(&self) {
-        let intake = match &self.cfg.maildir {
-            Some(m) => format!("Maildir {}", m.display()),
-            None => "no Maildir (mail comes by pbem ingest)".into(),
+        let mut intake: Vec<String> = Vec::new();
+        if let Some(m) = &self.cfg.maildir {
+            intake.push(format!("Maildir {}", m.display()));
+        }
+        if let Some(source) = &self.imap {
+            intake.push(format!("IMAP {}", source.account()));
+        }
+        let intake = match intake.is_empty() {
+            true => "no Maildir nor IMAP (mail comes by pbem ingest)".into(),
+            false => intake.join(" and "),
         };
         let admin = self
             .cfg
@@ -251,6 +276,27 @@ impl Daemon {
             self.db.display(),
             self.transport,
         );
+    }
+
+    /// Waits `secs` seconds before the next pass: with IDLE on the IMAP connection of a pass
+    /// that worked (new mail ends the wait at once), else asleep. A failed IDLE is logged and
+    /// the rest of the pause slept; the next pass connects anew.
+    fn wait(&mut self, secs: u64) {
+        let started = std::time::Instant::now();
+        if let Some(source) = self.imap.as_mut() {
+            // RFC 2177: an IDLE is renewed within 29 minutes, or the server may log us out;
+            // a longer pause ends in a pass sooner, which costs nothing.
+            let idle = std::time::Duration::from_secs(secs.min(25 * 60));
+            match unwind::catch(|| source.idle(idle)) {
+                Ok(true) => return,
+                Ok(false) => {}
+                Err(e) => {
+                    source.disconnect();
+                    tracing::warn!(error = %format!("{e:#}"), "IMAP IDLE failed; polling until the next pass")
+                }
+            }
+        }
+        self.sleep(secs.saturating_sub(started.elapsed().as_secs()));
     }
 
     /// Sleeps `secs` seconds, waking early for a signal.

@@ -1,4 +1,4 @@
-//! `pbem config check [--connect]`: what is wrong with the configuration, whether the user running it can write the database, the Maildir and an outbox folder, and (with `--connect`) whether the SMTP server takes pbem's login and mail.
+//! `pbem config check [--connect]`: what is wrong with the configuration, whether the user running it can write the database, the Maildir and an outbox folder, and (with `--connect`) whether the SMTP server takes pbem's login and mail and the IMAP server its login and mailbox.
 
 use std::path::Path;
 
@@ -6,14 +6,16 @@ use clap::Subcommand;
 
 use super::{say, Exit};
 use crate::config::{self, Config};
+use crate::mail::imap::ImapSource;
 use crate::mail::outbound::Transport;
 
 #[derive(Debug, Subcommand)]
 pub enum ConfigCmd {
     /// Check the configuration and say exactly what is wrong (exit 1 if anything is).
     Check {
-        /// Also connect to the SMTP server: TLS, the login, and whether it would take a mail
-        /// from `address` to `admin_address` (nothing is sent).
+        /// Also connect to the SMTP server (TLS, the login, and whether it would take a mail
+        /// from `address` to `admin_address`; nothing is sent) and to the IMAP server (TLS,
+        /// the login, the mailbox; nothing is marked).
         #[arg(long)]
         connect: bool,
     },
@@ -31,6 +33,14 @@ pub fn run(cfg: &Config, db: &Path, cmd: ConfigCmd) -> anyhow::Result<Exit> {
             Err(e) => problems.push(e),
         }
     }
+    if connect {
+        if let Ok(Some(account)) = cfg.imap_account() {
+            match ImapSource::check(&account) {
+                Ok(said) => said.iter().for_each(|l| println!("IMAP: {l}")),
+                Err(e) => problems.push(format!("IMAP: {e}")),
+            }
+        }
+    }
     if !problems.is_empty() {
         for p in problems {
             say(&p);
@@ -38,12 +48,16 @@ pub fn run(cfg: &Config, db: &Path, cmd: ConfigCmd) -> anyhow::Result<Exit> {
         return Ok(1);
     }
     println!(
-        "configuration ok: address {}, transport {}, maildir {}, database {}",
+        "configuration ok: address {}, transport {}, maildir {}, imap {}, database {}",
         cfg.address,
         config::hide_password(&cfg.transport),
         cfg.maildir
             .as_ref()
             .map_or("(none)".into(), |m| m.display().to_string()),
+        cfg.imap_account()
+            .ok()
+            .flatten()
+            .map_or("(none)".into(), |a| a.to_string()),
         db.display()
     );
     Ok(0)
@@ -119,7 +133,7 @@ fn connect_check(cfg: &Config) -> Result<Vec<String>, String> {
     let transport = cfg.transport().map_err(|e| e.to_string())?;
     let Transport::Smtp(relay) = &transport else {
         return Ok(vec![format!(
-            "transport {transport}: no server to connect to (--connect checks SMTP)"
+            "transport {transport}: no SMTP server to connect to"
         )]);
     };
     let to = cfg.admin_address.as_deref().unwrap_or(&cfg.address);

@@ -146,6 +146,24 @@ impl Store {
                 path.display()
             );
         }
+        if create && !path.exists() {
+            // Made here, empty (an empty file is an empty database), so that the umask alone
+            // says who may write it: SQLite would make it 0644, and an MTA's `pbem ingest` in
+            // the service's group (README, "Install") could not write it. SQLite gives the
+            // -wal and -shm files the database's mode.
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+            {
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => {
+                    return Err(anyhow::Error::new(e)
+                        .context(format!("cannot create the database {}", path.display())))
+                }
+            }
+        }
         let mut conn = Connection::open(path)
             .with_context(|| format!("cannot open the database {}", path.display()))?;
         Self::configure(&mut conn)?;

@@ -29,6 +29,16 @@ pub fn root(test: &str) -> Option<PathBuf> {
     }
 }
 
+/// A test that cannot run here (`why`): "skipped: ..." on stderr, or a failure when
+/// `PBEM_REQUIRE_MAILSTACK` is set (the run that starts the stack must run everything).
+pub fn skip(test: &str, why: &str) {
+    assert!(
+        !required(),
+        "PBEM_REQUIRE_MAILSTACK is set, but {test} cannot run: {why}"
+    );
+    let _ = writeln!(std::io::stderr(), "skipped: {test}: {why}");
+}
+
 /// Whether the tests must not skip (`PBEM_REQUIRE_MAILSTACK` set, and not to `0`).
 fn required() -> bool {
     std::env::var_os("PBEM_REQUIRE_MAILSTACK").is_some_and(|v| !v.is_empty() && v != "0")

@@ -1,9 +1,11 @@
-//! The application's integration tests, one test binary: one module per subject, with the shared harness (`common`, `lcg`, `mailstack`).
+//! The application's integration tests, one test binary: one module per subject, with the shared harness (`common`, `lcg`, `mailstack`, and for the IMAP tests `imap_box` and `cut_proxy`).
 //!
 //! The modules share one process, so none changes the process's environment or current
 //! folder: what a `pbem` child process needs is given to its `Command`.
 
 mod common;
+mod cut_proxy;
+mod imap_box;
 mod lcg;
 mod mailstack;
 
@@ -32,6 +34,8 @@ mod gm_desk;
 mod gm_service;
 mod guides;
 mod hostile_mail;
+mod imap_stack;
+mod install;
 mod isolation;
 mod mail_flow;
 mod mail_inbound;
