@@ -51,6 +51,16 @@ fn run(
         compose::announce(tx, ctx, &g, &played, None)?;
         Ok(Ok(told.done))
     })?;
+    outcome(store, ctx, id, res)
+}
+
+/// Done: the mail goes and the GM reads what was done; refused: the reason, exit 1.
+fn outcome(
+    store: &mut Store,
+    ctx: &Ctx,
+    id: i64,
+    res: Result<String, impl std::fmt::Display>,
+) -> anyhow::Result<Exit> {
     match res {
         Ok(done) => {
             send_now(store, ctx.cfg);
@@ -297,15 +307,5 @@ pub fn resend(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyhow::Resu
             last.subject, last.kind
         )))
     })?;
-    match res {
-        Ok(done) => {
-            send_now(store, ctx.cfg);
-            println!("game {id}: {done}");
-            Ok(0)
-        }
-        Err(why) => {
-            say(&format!("refused: {why}"));
-            Ok(1)
-        }
-    }
+    outcome(store, ctx, id, res)
 }
