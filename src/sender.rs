@@ -56,7 +56,7 @@ pub fn drain(
     // Mails that wait for their HTML part get it first (a failure sends them as text).
     if let Err(e) = crate::compose::illustrate::run(store, cfg) {
         tracing::error!(error = %format!("{e:#}"), "HTML parts not made; the mail goes as text");
-        store.tx_lazy(|tx| tx.give_up_pictures())?;
+        store.tx_lazy(|tx| tx.give_up_pictures(None))?;
     }
     let mut out = Drained::default();
     loop {

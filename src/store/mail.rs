@@ -270,11 +270,13 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// Every mail still waiting for its HTML part goes as text (making them failed).
-    pub fn give_up_pictures(&self) -> anyhow::Result<()> {
+    /// Mails still waiting for their HTML part (all, or those queued before `before`) go as
+    /// text.
+    pub fn give_up_pictures(&self, before: Option<DateTime<Utc>>) -> anyhow::Result<()> {
         self.exec(
-            "UPDATE outbox SET picture = NULL WHERE picture IS NOT NULL",
-            [],
+            "UPDATE outbox SET picture = NULL WHERE picture IS NOT NULL \
+             AND (?1 IS NULL OR created_at <= ?1)",
+            [before.map(ts)],
         )?;
         Ok(())
     }
