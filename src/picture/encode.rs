@@ -1,9 +1,8 @@
 //! The rendered pixels as a small PNG: no alpha channel (every picture is opaque) and a palette of 256 colours.
 
-use std::collections::HashMap;
-
 use png::{BitDepth, ColorType, Compression, Encoder, Filter};
 use resvg::tiny_skia::Pixmap;
+use rustc_hash::FxHashMap;
 
 use super::PictureError;
 
@@ -38,22 +37,28 @@ pub fn png(pixmap: &Pixmap) -> Result<Vec<u8>, PictureError> {
 /// each other colour (a blend at the edge of a shape or a letter, never a flat area) shown as
 /// the nearest of them, which the eye does not tell apart at an edge.
 fn palette(pixels: &[[u8; 3]]) -> (Vec<u8>, Vec<u8>) {
-    let mut counts: HashMap<[u8; 3], u32> = HashMap::new();
-    for p in pixels {
-        *counts.entry(*p).or_default() += 1;
+    // A picture is mostly runs of one colour: each run is counted with one lookup (and Fx,
+    // not SipHash: the keys are our own pixels, and hashing was most of the drawing's time).
+    let mut counts: FxHashMap<[u8; 3], u32> = FxHashMap::default();
+    for run in pixels.chunk_by(|a, b| a == b) {
+        *counts.entry(run[0]).or_default() += run.len() as u32;
     }
     let mut by_count: Vec<([u8; 3], u32)> = counts.into_iter().collect();
     // Most common first; equal counts by colour, so the same picture gives the same bytes.
     by_count.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     let kept: Vec<[u8; 3]> = by_count.iter().take(256).map(|(c, _)| *c).collect();
-    let mut index: HashMap<[u8; 3], u8> = HashMap::with_capacity(by_count.len());
+    let mut index: FxHashMap<[u8; 3], u8> = FxHashMap::default();
+    index.reserve(by_count.len());
     for (i, c) in kept.iter().enumerate() {
         index.insert(*c, i as u8);
     }
     for (c, _) in by_count.iter().skip(256) {
         index.insert(*c, nearest(&kept, *c));
     }
-    let indices = pixels.iter().map(|p| index[p]).collect();
+    let mut indices = Vec::with_capacity(pixels.len());
+    for run in pixels.chunk_by(|a, b| a == b) {
+        indices.resize(indices.len() + run.len(), index[&run[0]]);
+    }
     (kept.concat(), indices)
 }
 
