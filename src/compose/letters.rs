@@ -9,6 +9,11 @@ use crate::store::GameStatus;
 /// A mail kind's variables; `kind` names its template (and the outbox row's kind).
 pub trait Letter: Serialize {
     fn kind(&self) -> &'static str;
+
+    /// Text the mail carries as it is, never refilled (`template::wrap`): a record, boards.
+    fn verbatim(&self) -> Vec<&str> {
+        Vec::new()
+    }
 }
 
 /// How dates read in mail.
@@ -167,6 +172,10 @@ pub struct GameOver {
 impl Letter for GameOver {
     fn kind(&self) -> &'static str {
         "game_over"
+    }
+
+    fn verbatim(&self) -> Vec<&str> {
+        vec![&self.record]
     }
 }
 
@@ -423,5 +432,9 @@ pub struct Digest {
 impl Letter for Digest {
     fn kind(&self) -> &'static str {
         "digest"
+    }
+
+    fn verbatim(&self) -> Vec<&str> {
+        self.games.iter().map(|g| g.board.as_str()).collect()
     }
 }

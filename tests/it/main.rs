@@ -32,6 +32,7 @@ mod gm_desk;
 mod gm_service;
 mod guides;
 mod hostile_mail;
+mod html_mail;
 mod isolation;
 mod mail_flow;
 mod mail_inbound;
