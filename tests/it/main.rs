@@ -7,6 +7,7 @@ mod common;
 mod lcg;
 mod mailstack;
 
+mod browser;
 mod cli;
 mod concurrency;
 mod crash_safety;
