@@ -31,6 +31,7 @@ mod e2e_mailstack;
 mod fuzz_ingest;
 mod gm_desk;
 mod gm_service;
+mod golden;
 mod guides;
 mod hostile_mail;
 mod html_mail;
