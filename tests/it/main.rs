@@ -16,6 +16,7 @@ mod d4d6_mail;
 mod d4d6_playout;
 mod d4d6_rules;
 mod d4d6_tablebase;
+mod demo;
 mod desk;
 mod desk_config;
 mod dice;
