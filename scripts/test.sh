@@ -1,11 +1,27 @@
 #!/usr/bin/env bash
 # The test command: installs and starts the loopback mail server (OpenSMTPD + Dovecot) for the
-# end-to-end test, runs every test, and stops the server again.
+# end-to-end test, installs headless Chromium for the HTML mail's browser test, runs every
+# test, and stops the server again.
 #   scripts/test.sh [cargo test arguments]
-# Without root (no apt-get) the mail-server and install tests say they are skipped and the rest
-# still run.
+# Without root (no apt-get) the mail-server, install and browser tests say they are skipped
+# and the rest still run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Debian's Chromium (and a font for its text) for tests/it/browser.rs.
+install_browser() {
+  local missing="" pkg
+  for pkg in chromium fonts-dejavu-core; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing="$missing $pkg"
+  done
+  [ -z "$missing" ] && return 0
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  # shellcheck disable=SC2086
+  apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>"${TMPDIR:-/tmp}/pbem-browser-apt.err" \
+    || { cat "${TMPDIR:-/tmp}/pbem-browser-apt.err" >&2; exit 1; }
+  echo "test.sh: installed$missing"
+}
 
 stack=0
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -15,8 +31,11 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   trap 'scripts/mailstack.sh stop >/dev/null 2>&1 || true' EXIT
   eval "$(scripts/mailstack.sh env)"
   export PBEM_REQUIRE_MAILSTACK=1
+  install_browser
+  export PBEM_REQUIRE_BROWSER=1
 else
-  echo "test.sh: not root, so no local mail server: the mail-server and install tests are skipped" >&2
+  echo "test.sh: not root, so no local mail server and no Chromium: the mail-server, install" \
+    "and browser tests are skipped" >&2
 fi
 
 cargo test --all-targets "$@"

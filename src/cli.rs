@@ -154,6 +154,10 @@ pub enum Command {
         /// Where the demo's database goes (default: a new temporary folder).
         #[arg(long)]
         dir: Option<PathBuf>,
+        /// Also write every mail to this folder as files: its text (.txt), its HTML part
+        /// (.html) and the board pictures it shows (.png).
+        #[arg(long, value_name = "DIR")]
+        html: Option<PathBuf>,
     },
 }
 
@@ -491,7 +495,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             Ok(0)
         }
         Command::Replay { file, json } => replay(&file, json),
-        Command::Demo { dir } => crate::demo::run(dir.as_deref()),
+        Command::Demo { dir, html } => crate::demo::run(dir.as_deref(), html.as_deref()),
     }
 }
 

@@ -372,7 +372,9 @@ pub fn to_seat(
         board: g.board(),
         letter,
     };
-    let body = ctx.templates.render(kind, &vars)?;
+    let mut keep = letter.verbatim();
+    keep.push(vars.board);
+    let body = crate::template::wrap(&ctx.templates.render(kind, &vars)?, &keep);
     let subject = match (&in_reply_to, kind) {
         (Some(_), _) => format!("Re: {}", game_subject(g)),
         (None, "reminder") => format!("{}: reminder", game_subject(g)),
@@ -653,9 +655,11 @@ pub fn settings(g: &Loaded) -> Vec<String> {
     out
 }
 
-/// A letter's body from its template (mails that are not about one seat's game).
+/// A letter's body from its template (mails that are not about one seat's game), its long
+/// lines refilled (`template::wrap`).
 pub fn render(ctx: &Ctx, letter: &impl Letter) -> anyhow::Result<String> {
-    ctx.templates.render(letter.kind(), letter)
+    let body = ctx.templates.render(letter.kind(), letter)?;
+    Ok(crate::template::wrap(&body, &letter.verbatim()))
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! `pbem demo`: a fresh database and mail folder where two players play the seed's Illustrative Game 2 by email.
 
+mod html;
+
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context};
@@ -16,8 +18,9 @@ use crate::store::Store;
 /// The seed's Illustrative Game 2, the demo's script.
 const GAME2: &str = include_str!("../tests/data/dicerink/game2.pgn");
 
-/// Runs the demo in `dir` (a new temporary folder when `None`), printing every mail.
-pub fn run(dir: Option<&Path>) -> anyhow::Result<i32> {
+/// Runs the demo in `dir` (a new temporary folder when `None`), printing every mail; with
+/// `html`, writes every mail's text, HTML part and pictures there too.
+pub fn run(dir: Option<&Path>, html: Option<&Path>) -> anyhow::Result<i32> {
     let dir: PathBuf = match dir {
         Some(d) => d.to_path_buf(),
         None => std::env::temp_dir().join(format!("pbem-demo-{}", std::process::id())),
@@ -85,6 +88,15 @@ pub fn run(dir: Option<&Path>) -> anyhow::Result<i32> {
         dir.join("pbem.sqlite").display(),
         gm::export(&g)?
     );
+    if let Some(out) = html {
+        let pages = html::write_all(&mut daemon.store, &cfg, out)?;
+        println!(
+            "The mails as a browser shows them: {} HTML files (with their text and pictures) \
+             in {}",
+            pages.len(),
+            out.display()
+        );
+    }
     Ok(0)
 }
 

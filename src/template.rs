@@ -97,6 +97,49 @@ impl Templates {
     }
 }
 
+/// The widest a line of mail text is: a longer line is refilled to this width.
+pub const WIDTH: usize = 76;
+
+/// Refills every line of `text` longer than `WIDTH` characters to `WIDTH`, each continuation
+/// indented as its line was, words never broken; a line of `keep` (boards, records: text
+/// whose columns or tokens mean something) stays as it is. Shorter lines are untouched, so
+/// the templates' own text and lists already laid out keep their breaks.
+pub fn wrap(text: &str, keep: &[&str]) -> String {
+    let long = |l: &str| l.chars().count() > WIDTH;
+    let kept: std::collections::HashSet<&str> = keep
+        .iter()
+        .flat_map(|k| k.lines())
+        .map(str::trim_end)
+        .filter(|l| long(l))
+        .collect();
+    if !text
+        .lines()
+        .any(|l| long(l) && !kept.contains(l.trim_end()))
+    {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 64);
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        if !long(body) || kept.contains(body.trim_end()) {
+            out.push_str(line);
+            continue;
+        }
+        let words = body.trim_start();
+        let indent = &body[..body.len() - words.len()];
+        let options = textwrap::Options::new(WIDTH)
+            .initial_indent(indent)
+            .subsequent_indent(indent)
+            .break_words(false);
+        out.push_str(&textwrap::fill(words.trim_end(), options));
+        out.push_str(end);
+    }
+    out
+}
+
 /// Collapses runs of blank lines that optional template sections leave behind.
 fn tidy(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -120,6 +163,32 @@ fn tidy(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_lines_are_refilled_with_their_indent_and_kept_lines_stay() {
+        let prose = "word ".repeat(30);
+        let board = format!("  {}|", "=".repeat(90));
+        let text = format!("short line\n    {}\n{board}\nend\n", prose.trim_end());
+        let out = wrap(&text, &[&board]);
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "short line");
+        assert!(
+            lines[1..3].iter().all(|l| l.starts_with("    word")),
+            "{out}"
+        );
+        assert!(
+            lines.iter().all(|l| l.len() <= WIDTH || *l == board),
+            "{out}"
+        );
+        assert!(out.ends_with(&format!("{board}\nend\n")), "{out}");
+        assert_eq!(out.split_whitespace().filter(|w| *w == "word").count(), 30);
+        // A word longer than the width is not broken.
+        let hex = "ab".repeat(50);
+        assert_eq!(
+            wrap(&format!("seed: {hex}\n"), &[]),
+            format!("seed:\n{hex}\n")
+        );
+    }
 
     #[test]
     fn every_default_renders_and_a_folder_overrides() {

@@ -9,6 +9,11 @@ use crate::store::GameStatus;
 /// A mail kind's variables; `kind` names its template (and the outbox row's kind).
 pub trait Letter: Serialize {
     fn kind(&self) -> &'static str;
+
+    /// Text the mail carries as it is, never refilled (`template::wrap`): a record, boards.
+    fn verbatim(&self) -> Vec<&str> {
+        Vec::new()
+    }
 }
 
 /// How dates read in mail.
@@ -174,6 +179,8 @@ impl PlyVars {
 /// told as what happened, never in the record's syntax.
 pub fn said(g: &Loaded, actor: Actor, text: &str) -> String {
     match actor {
+        // A resignation is told by its report ("B resigns; A wins"), not as a move.
+        Actor::Seat(_) if text.eq_ignore_ascii_case("resign") => String::new(),
         Actor::Seat(s) => format!("{} played {text}", g.game.seat_name(s)),
         Actor::Chance => {
             let values: Vec<String> = crate::gamelog::chance_values(text)
@@ -217,6 +224,10 @@ pub struct GameOver {
 impl Letter for GameOver {
     fn kind(&self) -> &'static str {
         "game_over"
+    }
+
+    fn verbatim(&self) -> Vec<&str> {
+        vec![&self.record]
     }
 }
 
@@ -474,5 +485,9 @@ pub struct Digest {
 impl Letter for Digest {
     fn kind(&self) -> &'static str {
         "digest"
+    }
+
+    fn verbatim(&self) -> Vec<&str> {
+        self.games.iter().map(|g| g.board.as_str()).collect()
     }
 }

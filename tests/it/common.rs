@@ -187,6 +187,13 @@ impl World {
     }
 }
 
+/// Whether `body` says `needle`, wherever the mail's lines break (long lines are refilled, so
+/// a sentence may be split across lines): every run of white space reads as one space.
+pub fn says(body: &str, needle: &str) -> bool {
+    let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
+    flat(body).contains(&flat(needle))
+}
+
 /// The one mail to `to` among `mail`, failing clearly otherwise.
 pub fn only_to<'a>(mail: &'a [OutboxRow], to: &str) -> &'a OutboxRow {
     let to_them: Vec<&OutboxRow> = mail.iter().filter(|m| m.to_addr == to).collect();

@@ -1,7 +1,7 @@
 //! d4 d6 chess by email: the GM's roll, a two-phase choice, a forced outcome, a one-message
 //! conditional turn, and dice that `pbem verify` checks against the revealed seed.
 
-use crate::common::{only_to, World};
+use crate::common::{only_to, says, World};
 use pbem::games::{GameKind, ToAct};
 
 const WHITE: &str = "white@example.org";
@@ -65,7 +65,8 @@ fn a_forced_outcome_is_played_without_asking() {
     for to in [WHITE, BLACK] {
         let body = &only_to(&mail, to).body;
         assert!(
-            body.contains(
+            says(
+                body,
                 "rolled 3 (d4) for the Cavalo on e5. The only legal move, e5xc7/S, is played."
             ),
             "{body}"
@@ -90,7 +91,7 @@ fn a_conditional_turn_in_one_message() {
         assert!(!body.contains("Legal:"), "{body}");
         assert!(!body.contains("A special move may follow"), "{body}");
         assert!(
-            body.contains("The move planned for it, d8xc7, is played."),
+            crate::common::says(body, "The move planned for it, d8xc7, is played."),
             "{body}"
         );
     }

@@ -3,7 +3,7 @@
 //! captures with support, a promotion, refusals that name the failing step, `MOVES`, a star
 //! win whose game-over mail reveals the dice seed, and an export that `pbem verify` accepts.
 
-use crate::common::{only_to, output_text, pbem_command, World};
+use crate::common::{only_to, output_text, pbem_command, says, World};
 use pbem::dice::{self, Seed};
 use pbem::games::{GameKind, ToAct};
 
@@ -51,7 +51,7 @@ fn accepted(w: &mut World, id: i64, seat: usize, ply: &str) -> (String, String) 
         only_to(&mail, address(seat)),
         only_to(&mail, address(1 - seat)),
     );
-    assert!(mine.body.contains(&format!("ok: {ply}")), "{}", mine.body);
+    assert!(says(&mine.body, &format!("ok: {ply}")), "{}", mine.body);
     let g = w.load(id);
     assert_eq!(g.moves.len(), before + 1, "{ply}: one ply logged");
     assert_eq!(g.moves.last().unwrap().text, ply);
@@ -63,7 +63,7 @@ fn refused(w: &mut World, id: i64, seat: usize, line: &str) -> String {
     let before = w.load(id).moves.len();
     send(w, id, seat, line);
     let body = reply(w, address(seat));
-    assert!(body.contains(&format!("refused: {line}\n")), "{body}");
+    assert!(says(&body, &format!("refused: {line}\n")), "{body}");
     assert_eq!(w.load(id).moves.len(), before, "{line}: nothing logged");
     body
 }
@@ -112,20 +112,23 @@ fn the_set_up_roll_is_mailed_to_both_players_and_each_places_its_own_numbers() {
     for to in [LIGHT, DARK] {
         let body = &only_to(&welcome, to).body;
         for needle in ["SALT <any text>", "send START", "R1: ", "the GM rolls 32d6"] {
-            assert!(body.contains(needle), "{needle}: {body}");
+            assert!(says(body, needle), "{needle}: {body}");
         }
     }
 
     // LIGHT salts and is ready; the roll waits for DARK.
     send(&mut w, id, 0, "SALT light's pebble\nSTART");
     let body = reply(&mut w, LIGHT);
-    assert!(body.contains("salt recorded (1 of at most 32)"), "{body}");
-    assert!(body.contains("still to come from DARK"), "{body}");
+    assert!(says(&body, "salt recorded (1 of at most 32)"), "{body}");
+    assert!(says(&body, "still to come from DARK"), "{body}");
     assert!(w.load(id).moves.is_empty());
     // Placing before the roll is refused, saying what the game waits for.
     let body = refused(&mut w, id, 0, LIGHT_SETUP);
     assert!(
-        body.contains("not your turn (the GM rolls 32d6 once the salts are fixed"),
+        says(
+            &body,
+            "not your turn (the GM rolls 32d6 once the salts are fixed"
+        ),
         "{body}"
     );
 
@@ -160,54 +163,53 @@ fn the_set_up_roll_is_mailed_to_both_players_and_each_places_its_own_numbers() {
             "LIGHT places first, on ranks 1 and 2 (R1: ... / R2: ...)",
             "Dicess, set-up: LIGHT places its 16 dice on ranks 1 and 2.",
         ] {
-            assert!(body.contains(needle), "{needle}: {body}");
+            assert!(says(body, needle), "{needle}: {body}");
         }
     }
-    assert!(
-        to_light.body.contains("It is your move"),
-        "{}",
-        to_light.body
-    );
-    assert!(
-        !to_dark.body.contains("It is your move"),
-        "{}",
-        to_dark.body
-    );
+    assert!(says(&to_light.body, "It is your move"), "{}", to_light.body);
+    assert!(!says(&to_dark.body, "It is your move"), "{}", to_dark.body);
 
     // MOVES during the set-up says what to write.
     send(&mut w, id, 0, "MOVES");
     let body = reply(&mut w, LIGHT);
     assert!(
-        body.contains("Sorted, they are 1 1 2 2 3 4 5 5 5 5 6 6 6 6 6 6."),
+        says(&body, "Sorted, they are 1 1 2 2 3 4 5 5 5 5 6 6 6 6 6 6."),
         "{body}"
     );
     assert!(
-        body.contains("R1: 6 2 6 5 1 5 6 4 / R2: 6 5 6 5 2 1 3 6"),
+        says(&body, "R1: 6 2 6 5 1 5 6 4 / R2: 6 5 6 5 2 1 3 6"),
         "{body}"
     );
     // A placement that is not a permutation of LIGHT's roll, DARK placing out of turn, and
     // LIGHT writing DARK's ranks are refused, each with its reason.
     let body = refused(&mut w, id, 0, "R1: 6 6 6 6 6 6 6 6 / R2: 1 1 2 2 3 4 5 5");
     assert!(
-        body.contains(
+        says(
+            &body,
             "LIGHT must place exactly the numbers it rolled (1 1 2 2 3 4 5 5 5 5 6 6 6 6 6 6): \
              5s: 2 placed, 4 rolled, 6s: 8 placed, 6 rolled"
         ),
         "{body}"
     );
     let body = refused(&mut w, id, 1, DARK_SETUP);
-    assert!(body.contains("not your turn (LIGHT to move)"), "{body}");
+    assert!(says(&body, "not your turn (LIGHT to move)"), "{body}");
     let body = refused(&mut w, id, 0, "R8: 6 6 5 3 4 5 6 6 / R7: 6 5 2 1 1 2 5 6");
     assert!(
-        body.contains("LIGHT places its dice on ranks 1 and 2: write R1: ... / R2: ..."),
+        says(
+            &body,
+            "LIGHT places its dice on ranks 1 and 2: write R1: ... / R2: ..."
+        ),
         "{body}"
     );
     // Half a placement is not read as one; the reply quotes it as written.
     send(&mut w, id, 0, "R1: 6 6 5 3 4 5 6 6");
     let body = reply(&mut w, LIGHT);
     assert!(
-        body.contains("ignored: R1: 6 6 5 3 4 5 6 6\n")
-            && body.contains("'R1: 6 6 5 3 4 5 6 6': a set-up is two rows separated by '/'"),
+        says(&body, "ignored: R1: 6 6 5 3 4 5 6 6\n")
+            && says(
+                &body,
+                "'R1: 6 6 5 3 4 5 6 6': a set-up is two rows separated by '/'"
+            ),
         "{body}"
     );
 
@@ -219,7 +221,7 @@ fn the_set_up_roll_is_mailed_to_both_players_and_each_places_its_own_numbers() {
         "  1  L6   L6   L5   L3*  L4*  L5   L6   L6   1",
         "It is your move",
     ] {
-        assert!(to_dark.contains(needle), "{needle}: {to_dark}");
+        assert!(says(&to_dark, needle), "{needle}: {to_dark}");
     }
     assert_eq!(w.load(id).game.to_act(), ToAct::Seat(1));
     // DARK places; the set-up is complete and LIGHT moves first.
@@ -232,7 +234,7 @@ fn the_set_up_roll_is_mailed_to_both_players_and_each_places_its_own_numbers() {
         "Scores: LIGHT 184, DARK 184.",
         "It is your move",
     ] {
-        assert!(to_light.contains(needle), "{needle}: {to_light}");
+        assert!(says(&to_light, needle), "{needle}: {to_light}");
     }
     assert_eq!(w.load(id).game.to_act(), ToAct::Seat(0));
 }
@@ -245,7 +247,8 @@ fn a_dicess_game_by_mail_ends_with_a_star_win_and_its_record_verifies() {
     // Round 1. A turn over budget is refused at the step that breaks it, with the cost so far.
     let body = refused(&mut w, id, 0, "b2-b3-b4; c2-c3");
     assert!(
-        body.contains(
+        says(
+            &body,
             "b3-b4: the die shows 5, and a step of it costs 5: that makes 10, more than 6 \
              (5 of 6 points spent before it)"
         ),
@@ -254,17 +257,23 @@ fn a_dicess_game_by_mail_ends_with_a_star_win_and_its_record_verifies() {
     // Two paths in one line; the report says what it cost.
     let (_, to_dark) = accepted(&mut w, id, 0, "d2-d3-d4-d5; e2-e3-e4");
     assert!(
-        to_dark.contains("LIGHT played d2-d3-d4-d5; e2-e3-e4 (5 of 6 points)."),
+        says(
+            &to_dark,
+            "LIGHT played d2-d3-d4-d5; e2-e3-e4 (5 of 6 points)."
+        ),
         "{to_dark}"
     );
-    assert!(to_dark.contains("It is your move"), "{to_dark}");
+    assert!(says(&to_dark, "It is your move"), "{to_dark}");
     assert_eq!(w.load(id).game.to_act(), ToAct::Seat(1));
     accepted(&mut w, id, 1, "h7-h6-h5; g7-g6");
 
     // Round 2: steps, then a capture that ends the turn.
     let (_, to_dark) = accepted(&mut w, id, 0, "d5-d6xd7");
     assert!(
-        to_dark.contains("LIGHT played d5-d6xd7 (2 of 6 points). d6xd7 took DARK's 1 with 1."),
+        says(
+            &to_dark,
+            "LIGHT played d5-d6xd7 (2 of 6 points). d6xd7 took DARK's 1 with 1."
+        ),
         "{to_dark}"
     );
     accepted(&mut w, id, 1, "h5-h4");
@@ -272,7 +281,7 @@ fn a_dicess_game_by_mail_ends_with_a_star_win_and_its_record_verifies() {
     // Round 3: a capture with support from the die on d7.
     let (mine, _) = accepted(&mut w, id, 0, "e4-e5-e6xe7");
     assert!(
-        mine.contains("e6xe7 took DARK's 2 with 1 + 1 (d7) = 2."),
+        says(&mine, "e6xe7 took DARK's 2 with 1 + 1 (d7) = 2."),
         "{mine}"
     );
     accepted(&mut w, id, 1, "h4-h3");
@@ -291,13 +300,14 @@ fn a_dicess_game_by_mail_ends_with_a_star_win_and_its_record_verifies() {
         "  d7xd8: 1 against a 5\n",
         "  e7xe8: 1 against a 5\n",
     ] {
-        assert!(body.contains(needle), "{needle}: {body}");
+        assert!(says(&body, needle), "{needle}: {body}");
     }
     assert_eq!(w.load(id).moves.len(), 9, "MOVES plays nothing");
     // A capture too weak, after a first path: the step, why, and the points spent before it.
     let body = refused(&mut w, id, 0, "e7-e6; d7xd8");
     assert!(
-        body.contains(
+        says(
+            &body,
             "d7xd8: your 1 alone, not enough to take a 5 (1 of 6 points spent before it)"
         ),
         "{body}"
@@ -308,10 +318,13 @@ fn a_dicess_game_by_mail_ends_with_a_star_win_and_its_record_verifies() {
     // Round 5: a capture into the last row promotes the 1 to a 6.
     let (_, to_dark) = accepted(&mut w, id, 0, "c7xc8=6");
     assert!(
-        to_dark.contains("c7xc8 took DARK's 1 with 1. Promotion: the 1 on c8 became a 6."),
+        says(
+            &to_dark,
+            "c7xc8 took DARK's 1 with 1. Promotion: the 1 on c8 became a 6."
+        ),
         "{to_dark}"
     );
-    assert!(to_dark.contains("  8  D5   D5  [L6 ] D5*"), "{to_dark}");
+    assert!(says(&to_dark, "  8  D5   D5  [L6 ] D5*"), "{to_dark}");
     accepted(&mut w, id, 1, "g3-f3");
 
     // Round 6: the 6 takes the 5 on the star square d8 and wins.
@@ -362,12 +375,12 @@ fn a_dicess_game_by_mail_ends_with_a_star_win_and_its_record_verifies() {
             // The first move starts a line: it does not read as a ninth number of R7.
             &format!("{DARK_SETUP}\n1. d2-d3-d4-d5; e2-e3-e4"),
         ] {
-            assert!(over.body.contains(needle), "{needle}: {}", over.body);
+            assert!(says(&over.body, needle), "{needle}: {}", over.body);
         }
     }
     // A move after the end is refused.
     let body = refused(&mut w, id, 1, "g6-g5");
-    assert!(body.contains("the game is finished"), "{body}");
+    assert!(says(&body, "the game is finished"), "{body}");
 
     // The GM exports the game; `pbem verify` checks the 32 dice against the revealed seed.
     let d = w.dir.path();

@@ -4,7 +4,7 @@
 
 use chrono::Duration;
 
-use crate::common::{only_to, World};
+use crate::common::{only_to, says, World};
 use pbem::games::GameKind;
 
 const A: &str = "alice@example.org";
@@ -43,7 +43,7 @@ fn news_of_a_day_comes_as_one_mail_listing_every_game_waiting() {
     // Bob asks for the digest by mail (from his seat's secret address).
     play(&mut w, B, g1, 1, "DIGEST ON");
     let reply = only_to(&w.new_mail(), B).body.clone();
-    assert!(reply.contains("one mail a day"), "{reply}");
+    assert!(says(&reply, "one mail a day"), "{reply}");
     // Alice moves in game 1: she gets her reply, Bob's report waits for his digest.
     let m = any_move(&mut w, g1);
     play(&mut w, A, g1, 0, &m);

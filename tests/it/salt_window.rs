@@ -3,7 +3,7 @@
 //! START, when the window closes, or when the GM starts it; a standard game's first
 //! declaration waits for its roll the same way.
 
-use crate::common::{only_to, World};
+use crate::common::{only_to, says, World};
 use chrono::Duration;
 use pbem::dice::{self, ScriptedDice, Seed};
 use pbem::games::{GameKind, ToAct};
@@ -76,7 +76,10 @@ fn a_rinoceronte_game_opens_with_its_roll_once_every_player_sent_start() {
     let body = reply_body(&mut w, WHITE);
     assert!(body.contains("refused: Ra a2"), "{body}");
     assert!(
-        body.contains("not your turn (the GM rolls d4 d4 once the salts are fixed"),
+        says(
+            &body,
+            "not your turn (the GM rolls d4 d4 once the salts are fixed"
+        ),
         "{body}"
     );
     send(&mut w, id, 0, "START", &[]);

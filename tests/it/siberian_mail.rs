@@ -4,7 +4,7 @@
 //! seats to agree a draw (or the last seat to win), and variants whose opening roll waits
 //! for the salts. Every move goes through a delivered raw mail.
 
-use crate::common::{only_to, World};
+use crate::common::{only_to, says, World};
 use pbem::games::{GameKind, ToAct};
 use pbem::store::OutboxRow;
 
@@ -44,7 +44,7 @@ fn reply_to(w: &mut World, to: &str) -> String {
 
 fn has(body: &str, needles: &[&str]) {
     for n in needles {
-        assert!(body.contains(n), "{n:?} not in:\n{body}");
+        assert!(says(body, n), "{n:?} not in:\n{body}");
     }
 }
 

@@ -1,0 +1,259 @@
+//! The HTML part in a real browser (Debian's headless Chromium): each game's turn report, its picture by file instead of `cid:`, shows the picture at its own width and lays the board's `<pre>` out in aligned columns (measured per character with DOM Ranges; a proportional font, forced, fails that check); a screenshot per game goes to `target/screenshots/<game>.png` for people to look at. Without Chromium the test says it is skipped, and fails instead when `PBEM_REQUIRE_BROWSER` is set (as `scripts/test.sh` does once it installed it).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::html_mail::{illustrated, parts, png_size, turn_report, Parts};
+
+/// The most one Chromium run may take (it usually takes a second or two).
+const TIMEOUT: Duration = Duration::from_secs(90);
+
+/// How far apart (CSS pixels) two characters of one column may start and still line up.
+const TOLERANCE: f64 = 0.5;
+
+/// Measures, once the page has loaded, the picture and the columns of every `<pre>`, and
+/// writes the result as JSON into the document's title. With `FORCE_FONT` set, the `<pre>`s
+/// get that font first.
+const MEASURE: &str = r#"<script>
+window.addEventListener('load', function () {
+  var out = {img: 0, shown: 0, pres: 0, columns: 0, worst: 0, aligned: false};
+  var img = document.querySelector('img');
+  if (img && img.complete) {
+    out.img = img.naturalWidth;
+    out.shown = img.getBoundingClientRect().width;
+  }
+  var pres = document.querySelectorAll('pre');
+  var plain = true;
+  pres.forEach(function (pre) {
+    if (typeof FORCE_FONT === 'string') pre.style.fontFamily = FORCE_FONT;
+    var node = pre.firstChild;
+    if (!node || node.nodeType !== 3 || pre.childNodes.length !== 1) { plain = false; return; }
+    out.pres++;
+    var text = node.data, xs = [], start = 0, range = document.createRange();
+    text.split('\n').forEach(function (line) {
+      for (var c = 0; c < line.length; c++) {
+        range.setStart(node, start + c);
+        range.setEnd(node, start + c + 1);
+        var x = range.getBoundingClientRect().left;
+        if (xs[c] === undefined) {
+          xs[c] = x;
+          out.columns = Math.max(out.columns, c + 1);
+        } else {
+          out.worst = Math.max(out.worst, Math.abs(xs[c] - x));
+        }
+      }
+      start += line.length + 1;
+    });
+  });
+  out.aligned = plain && out.pres > 0 && out.worst <= TOLERANCE;
+  document.title = JSON.stringify(out);
+});
+</script>
+"#;
+
+/// A proportional font for the `<pre>`s, to show that the measure can fail.
+const PROPORTIONAL: &str = "'DejaVu Sans', 'Liberation Sans', Arial, sans-serif";
+
+/// The Chromium to run: `PBEM_CHROMIUM`, else Debian's `/usr/bin/chromium`, if it is there.
+fn chromium() -> Option<PathBuf> {
+    let exe = match std::env::var_os("PBEM_CHROMIUM").filter(|v| !v.is_empty()) {
+        Some(v) => PathBuf::from(v),
+        None => PathBuf::from("/usr/bin/chromium"),
+    };
+    exe.is_file().then_some(exe)
+}
+
+/// Runs headless Chromium on `page` with a fresh profile and `args`; returns its standard
+/// output, failing with its error output when it fails or takes too long.
+fn headless(exe: &Path, page: &Path, args: &[String]) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let mut child = Command::new(exe)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--allow-file-access-from-files",
+            "--virtual-time-budget=3000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(args)
+        .arg(format!("file://{}", page.display()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("Chromium starts");
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("Chromium took more than {TIMEOUT:?} on {}", page.display());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "Chromium failed ({}) on {}:\n{}",
+        out.status,
+        page.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The title of a dumped DOM, its text unescaped.
+fn title(dom: &str) -> String {
+    let start = dom.find("<title>").expect("a title") + "<title>".len();
+    let end = start + dom[start..].find("</title>").expect("the title's end");
+    dom[start..end]
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// What the measuring script found.
+#[derive(Debug)]
+struct Measured {
+    img: f64,
+    shown: f64,
+    pres: f64,
+    columns: f64,
+    worst: f64,
+    aligned: bool,
+}
+
+/// Writes `html` with the measuring script (and the forced font, if any) beside the picture,
+/// loads it and reads the measure from the title.
+fn measure(exe: &Path, dir: &Path, html: &str, font: Option<&str>) -> Measured {
+    let mut script = format!("<script>var TOLERANCE = {TOLERANCE};</script>\n");
+    if let Some(f) = font {
+        script.push_str(&format!("<script>var FORCE_FONT = {f:?};</script>\n"));
+    }
+    script.push_str(MEASURE);
+    let at = html.rfind("</body>").expect("a body");
+    let page = dir.join(if font.is_some() {
+        "forced.html"
+    } else {
+        "measure.html"
+    });
+    std::fs::write(&page, format!("{}{script}{}", &html[..at], &html[at..])).unwrap();
+    let dom = headless(exe, &page, &["--dump-dom".to_string()]);
+    let json: serde_json::Value = serde_json::from_str(&title(&dom))
+        .unwrap_or_else(|e| panic!("no measure in the title ({e}):\n{dom}"));
+    let n = |k: &str| json[k].as_f64().unwrap_or_else(|| panic!("{k} in {json}"));
+    Measured {
+        img: n("img"),
+        shown: n("shown"),
+        pres: n("pres"),
+        columns: n("columns"),
+        worst: n("worst"),
+        aligned: json["aligned"].as_bool().expect("aligned"),
+    }
+}
+
+/// Where the screenshots go: `target/screenshots/` of the workspace (or of
+/// `CARGO_TARGET_DIR`).
+fn screenshots() -> PathBuf {
+    let target = match option_env!("CARGO_TARGET_DIR") {
+        Some(t) => PathBuf::from(t),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
+    };
+    target.join("screenshots")
+}
+
+/// The mail's HTML as a page in `dir`, its picture a file beside it.
+fn page(dir: &Path, p: &Parts) -> String {
+    std::fs::write(dir.join("board.png"), &p.png).unwrap();
+    let cid = format!("cid:{}", p.content_id);
+    assert!(p.html.contains(&cid), "{}", p.html);
+    p.html.replace(&cid, "board.png")
+}
+
+fn check(game: &str) {
+    let Some(exe) = chromium() else {
+        assert!(
+            std::env::var_os("PBEM_REQUIRE_BROWSER").is_none(),
+            "PBEM_REQUIRE_BROWSER is set but there is no chromium (or PBEM_CHROMIUM)"
+        );
+        eprintln!("browser test skipped: no chromium");
+        return;
+    };
+    let (mut w, row) = turn_report(game);
+    let p = parts(&illustrated(&mut w, row.id));
+    let (width, _) = png_size(&p.png);
+    let dir = tempfile::tempdir().unwrap();
+    let html = page(dir.path(), &p);
+
+    let m = measure(&exe, dir.path(), &html, None);
+    eprintln!("{game}, monospace: {m:?}");
+    assert_eq!(
+        m.img,
+        f64::from(width),
+        "{game}: the picture did not load: {m:?}"
+    );
+    assert!(m.shown > 0.0, "{game}: the picture is not shown: {m:?}");
+    assert!(
+        m.pres >= 1.0 && m.columns > 10.0,
+        "{game}: no board measured: {m:?}"
+    );
+    assert!(
+        m.aligned,
+        "{game}: the board's columns do not line up: {m:?}"
+    );
+
+    let m = measure(&exe, dir.path(), &html, Some(PROPORTIONAL));
+    eprintln!("{game}, proportional: {m:?}");
+    assert!(
+        !m.aligned && m.worst > TOLERANCE,
+        "{game}: a proportional font should break the columns: {m:?}"
+    );
+
+    let shots = screenshots();
+    std::fs::create_dir_all(&shots).unwrap();
+    let shot = shots.join(format!("{game}.png"));
+    let _ = std::fs::remove_file(&shot);
+    let plain = dir.path().join("mail.html");
+    std::fs::write(&plain, &html).unwrap();
+    let args = [
+        format!("--screenshot={}", shot.display()),
+        "--window-size=640,1400".to_string(),
+    ];
+    headless(&exe, &plain, &args);
+    let bytes = std::fs::read(&shot).unwrap_or_else(|e| panic!("{}: {e}", shot.display()));
+    assert_eq!(png_size(&bytes).0, 640, "{}", shot.display());
+}
+
+#[test]
+fn dice_rink_in_a_browser() {
+    check("dicerink");
+}
+
+#[test]
+fn d4d6_in_a_browser() {
+    check("d4d6");
+}
+
+#[test]
+fn diptactoe_in_a_browser() {
+    check("diptactoe");
+}
+
+#[test]
+fn dicess_in_a_browser() {
+    check("dicess");
+}
+
+#[test]
+fn siberian_in_a_browser() {
+    check("siberian");
+}
