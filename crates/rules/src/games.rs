@@ -251,6 +251,10 @@ pub trait Rules: Clone + Sized {
     fn retired(&self) -> Vec<Seat> {
         Vec::new()
     }
+
+    /// The game ended by a ply every game shares (a resignation, an agreed draw): its board
+    /// must name nobody to move and mark no obligation. Default: nothing to change.
+    fn conclude(&mut self) {}
 }
 
 /// What a game states once about itself: its names, whether it rolls dice, its options
@@ -639,6 +643,9 @@ impl AnyGame {
         let (rule, named) = dispatch_type!(&self.engine, T => (T::LEAVING, T::RESIGN_NAMES_SEAT));
         let canonical = self.standing.resign(seat, rule, names, named)?;
         dispatch!(&mut self.engine, g => g.retire(seat));
+        if self.standing.ended().is_some() {
+            dispatch!(&mut self.engine, g => g.conclude());
+        }
         Ok(canonical)
     }
     /// Every seat still playing agreed a draw. Returns the ply to log.
@@ -646,7 +653,9 @@ impl AnyGame {
         if self.outcome().is_some() {
             return Err(PlyError::NotYourTurn("the game is over".into()));
         }
-        Ok(self.standing.agree_draw())
+        let canonical = self.standing.agree_draw();
+        dispatch!(&mut self.engine, g => g.conclude());
+        Ok(canonical)
     }
     pub fn outcome(&self) -> Option<Outcome> {
         match self.standing.ended() {

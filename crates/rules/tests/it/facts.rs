@@ -1,6 +1,6 @@
-//! What each game states about itself (`GameFacts`) agrees with the game it makes: its seats, how many play, its options' defaults.
+//! What each game states about itself (`GameFacts`) agrees with the game it makes: its seats, how many play, its options' defaults; and a game ended by a shared ply shows nobody to move.
 
-use pbem_rules::games::{AnyGame, GameKind, Options};
+use pbem_rules::games::{Actor, AnyGame, GameKind, Options};
 
 #[test]
 fn every_game_plays_the_seats_and_player_counts_it_states() {
@@ -39,5 +39,17 @@ fn every_game_starts_without_options_and_its_defaults_are_allowed_values() {
                 spec.values
             );
         }
+    }
+}
+
+#[test]
+fn a_game_ended_by_resignation_shows_nobody_to_move_on_its_board() {
+    for kind in [GameKind::DiceRink, GameKind::Siberian] {
+        let mut game = AnyGame::new(kind, &Options::new()).unwrap();
+        game.play(Actor::Seat(1), "resign").unwrap();
+        assert!(game.outcome().is_some(), "{kind:?}");
+        let board = game.board();
+        assert!(!board.contains("to move"), "{kind:?}:\n{board}");
+        assert!(board.contains("over"), "{kind:?}:\n{board}");
     }
 }

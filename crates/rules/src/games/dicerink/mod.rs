@@ -47,6 +47,8 @@ pub struct DiceRink {
     /// What the last move touched: a placement's or rotation's square, a roll's start and
     /// end, nothing after a pass (the board picture marks them).
     last_squares: Vec<Square>,
+    /// Ended by a resignation or an agreed draw (`Rules::conclude`): nobody is to move.
+    concluded: bool,
 }
 
 /// Reads and checks the options (the move cap is free text, checked here).
@@ -177,6 +179,7 @@ impl DiceRink {
                 }
                 Outcome::Draw { reason, .. } => format!("Dice Rink: game over, drawn ({reason})"),
             },
+            (None, _) if self.concluded => "Dice Rink: game over".to_string(),
             (None, None) => format!(
                 "Dice Rink: set-up, {} places a die on rank {}",
                 SEAT_NAMES[self.pos.to_move],
@@ -189,7 +192,9 @@ impl DiceRink {
             ),
         };
         lines.push(head);
-        lines.extend(self.situation());
+        if !self.concluded {
+            lines.extend(self.situation());
+        }
         lines
     }
 }
@@ -222,6 +227,7 @@ impl Rules for DiceRink {
             outcome: None,
             report: None,
             last_squares: Vec::new(),
+            concluded: false,
         })
     }
 
@@ -246,6 +252,7 @@ impl Rules for DiceRink {
             outcome: None,
             report: None,
             last_squares: Vec::new(),
+            concluded: false,
         })
     }
 
@@ -307,8 +314,12 @@ impl Rules for DiceRink {
             .collect()
     }
 
+    fn conclude(&mut self) {
+        self.concluded = true;
+    }
+
     fn board(&self) -> String {
-        if self.outcome.is_some() {
+        if self.outcome.is_some() || self.concluded {
             // Once the game is over no die must move: the final board marks none.
             let mut pos = self.pos.clone();
             pos.forced = None;

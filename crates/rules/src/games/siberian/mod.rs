@@ -62,9 +62,16 @@ pub struct Siberian {
     move_no: u32,
     last: Option<Last>,
     report: Option<String>,
+    /// Ended by resignations or an agreed draw (`Rules::conclude`): nobody is to move.
+    concluded: bool,
 }
 
 impl Siberian {
+    /// Whether a resignation or an agreed draw ended the game (its board names nobody to move).
+    pub fn concluded(&self) -> bool {
+        self.concluded
+    }
+
     fn with(cfg: Config, pos: Position, phase: Phase) -> Siberian {
         Siberian {
             cfg,
@@ -74,6 +81,7 @@ impl Siberian {
             move_no: 1,
             last: None,
             report: None,
+            concluded: false,
         }
     }
 
@@ -300,6 +308,10 @@ impl Rules for Siberian {
 
     fn retire(&mut self, seat: Seat) {
         self.retire_seat(seat);
+    }
+
+    fn conclude(&mut self) {
+        self.concluded = true;
     }
 
     /// The seats a `[Position]` says have left (`retired=GREEN`).
