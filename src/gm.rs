@@ -522,8 +522,9 @@ fn try_plan(
         match try_ply(tx, g, Actor::Seat(seat), &outcome.ply, now, message, played)? {
             Ok(_) => {
                 if let Some(r) = roll_report.and_then(|i| played.reports.get_mut(i)) {
-                    if let Some(cut) = r.find(" Legal: ") {
-                        r.truncate(cut);
+                    // Only what was rolled: the rest offered a choice the plan made.
+                    if let Some(cut) = r.find(". ") {
+                        r.truncate(cut + 1);
                     }
                     r.push_str(&format!(
                         " The move planned for it, {}, is played.",
