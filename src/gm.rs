@@ -518,6 +518,9 @@ fn try_plan(
     };
     // The roll's report offered a choice; a planned move that is played makes it moot.
     let roll_report = played.reports.len().checked_sub(1);
+    // Planned moves that could not be played are said, so that a plan line confirmed when it
+    // was sent is not silently dropped.
+    let mut skipped = String::new();
     for outcome in plan.iter().filter(|o| o.rolls.contains(first)) {
         match try_ply(tx, g, Actor::Seat(seat), &outcome.ply, now, message, played)? {
             Ok(_) => {
@@ -526,6 +529,7 @@ fn try_plan(
                     if let Some(cut) = r.find(". ") {
                         r.truncate(cut + 1);
                     }
+                    r.push_str(&skipped);
                     r.push_str(&format!(
                         " The move planned for it, {}, is played.",
                         outcome.ply
@@ -533,12 +537,13 @@ fn try_plan(
                 }
                 return Ok(());
             }
-            // Said, so that a plan line confirmed when it was sent is not silently dropped.
-            Err(e) => played.reports.push(format!(
-                "The move planned for this roll, {}, cannot be played: {e}.",
-                outcome.ply
-            )),
+            Err(e) => skipped.push_str(&format!(" {} cannot be played: {e}.", outcome.ply)),
         }
+    }
+    if !skipped.is_empty() {
+        played
+            .reports
+            .push(format!("None of the planned moves can be played:{skipped}"));
     }
     Ok(())
 }

@@ -1068,7 +1068,13 @@ fn play_plan(
             refuse_all(s, &lines[1..], "not played: the declaration was refused");
         }
         Ok(played) => {
-            let first = played.plies.first().map(|p| p.1.clone());
+            // A one-line plan (`H d4`, `c3: 1>a1 *>e5`) is not echoed as its declaration
+            // alone: what it played follows in the reply.
+            let first = played
+                .plies
+                .first()
+                .map(|p| p.1.clone())
+                .filter(|_| lines.len() > 1);
             s.lines.push(Line::played(&lines[0], first));
             for l in &lines[1..] {
                 s.lines.push(Line::with(Fate::Planned, l, None, None));
@@ -1437,6 +1443,7 @@ fn cmd_resign(
             s.lines
                 .push(Line::ok(text, played.plies.first().map(|p| p.1.clone())));
             s.note_plies(&g, &played);
+            s.ended |= played.finished;
             let except = if played.finished { None } else { Some(seat) };
             compose::announce(tx, ctx, &g, &played, except)?;
         }
@@ -1461,6 +1468,7 @@ fn cmd_draw_offer(
             let note = "draw agreed by all: the game is over";
             s.lines.push(Line::ok(text, Some(note.into())));
             s.note_plies(&g, &played);
+            s.ended = true;
             compose::announce(tx, ctx, &g, &played, None)?;
         }
         Ok(gm::DrawOffer::Waiting(waiting)) => {

@@ -367,7 +367,7 @@ fn a_dicess_game_by_mail_ends_with_a_star_win_and_its_record_verifies() {
     for to in [LIGHT, DARK] {
         let over = overs.iter().find(|m| m.to_addr == to).unwrap();
         for needle in [
-            "Game #1, Dicess is over: LIGHT wins: entered the star square d8.",
+            "The game is over: LIGHT wins: entered the star square d8.",
             "c8xd8 took DARK's 5 with 6. LIGHT entered the star square d8 and wins.",
             &format!("The dice seed is now revealed: {seed}") as &str,
             &format!("[DiceSeed \"{seed}\"]"),

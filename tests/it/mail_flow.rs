@@ -376,6 +376,8 @@ fn resignation_and_agreed_draw_end_the_game_with_the_record() {
     let mail = w.new_mail();
     let over = only_to(&mail, ALICE);
     assert_eq!(over.kind, "game_over");
+    // The one who resigned gets one mail too: the game-over, not also an "ok".
+    assert_eq!(only_to(&mail, BOB).kind, "game_over");
     assert!(over.body.contains("A wins"), "{}", over.body);
     assert!(over.body.contains("[Result \"A\"]"), "{}", over.body);
     // Dice Rink rolls no dice: no seed is revealed, no dice tag recorded.
