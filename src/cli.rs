@@ -446,10 +446,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             let email = email.trim().to_ascii_lowercase();
             let until = store.tx(|tx| gm::set_vacation(tx, &email, days, edge::now()))?;
             match until {
-                Some(u) => println!(
-                    "{email}: clocks paused until {}",
-                    u.format("%Y-%m-%d %H:%M UTC")
-                ),
+                Some(u) => println!("{email}: clocks paused until {}", crate::template::date(u)),
                 None => println!("{email}: clocks run again"),
             }
             Ok(0)

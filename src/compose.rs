@@ -152,7 +152,7 @@ fn hold_until(tx: &Tx, ctx: &Ctx, to: &str) -> anyhow::Result<Option<DateTime<Ut
             ctx,
             &Held {
                 limit: ctx.cfg.replies_per_hour,
-                until: until.format("%Y-%m-%d %H:%M UTC").to_string(),
+                until: crate::template::date(until),
             },
         )?;
         let notice = Draft {

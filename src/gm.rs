@@ -210,7 +210,7 @@ fn orders_text(g: &Loaded, seats: &[usize]) -> String {
     match g.row.deadline {
         Some(d) => format!(
             "all orders are in: the turn is adjudicated at {}",
-            d.format("%Y-%m-%d %H:%M UTC")
+            crate::template::date(d)
         ),
         None => "all orders are in: the turn is adjudicated shortly".into(),
     }

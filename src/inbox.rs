@@ -1319,10 +1319,7 @@ fn cmd_vacation(
     s.lines.push(Line::ok(
         text,
         Some(match until {
-            Some(u) => format!(
-                "your clocks are paused until {}",
-                u.format("%Y-%m-%d %H:%M UTC")
-            ),
+            Some(u) => format!("your clocks are paused until {}", crate::template::date(u)),
             None => "vacation ended: your clocks run again".into(),
         }),
     ));
@@ -1440,8 +1437,8 @@ fn cmd_resign(
     match gm::resign(tx, &mut g, seat, ctx.now)? {
         Err(why) => s.lines.push(Line::no(text, why.to_string())),
         Ok(played) => {
-            s.lines
-                .push(Line::ok(text, played.plies.first().map(|p| p.1.clone())));
+            // RESIGN needs no reading: what it did follows.
+            s.lines.push(Line::ok(text, None));
             s.note_plies(&g, &played);
             s.ended |= played.finished;
             let except = if played.finished { None } else { Some(seat) };

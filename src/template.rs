@@ -35,6 +35,11 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("digest", include_str!("../templates/digest.txt")),
 ];
 
+/// How a point in time reads in every mail and command output: `2026-12-01 18:00 UTC`.
+pub fn date(d: chrono::DateTime<chrono::Utc>) -> String {
+    d.format("%Y-%m-%d %H:%M UTC").to_string()
+}
+
 /// The loaded templates.
 pub struct Templates {
     env: Environment<'static>,

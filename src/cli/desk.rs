@@ -9,6 +9,7 @@ use crate::duration::{self, Range};
 use crate::gamelog::{self, Loaded};
 use crate::gm::{self, life, Refusal};
 use crate::store::{Store, Tx};
+use crate::template::date as when;
 
 /// What an operation changed: the news every player is mailed (with the board as it now
 /// stands), and the line the GM reads.
@@ -72,10 +73,6 @@ fn outcome(
             Ok(1)
         }
     }
-}
-
-fn when(d: DateTime<Utc>) -> String {
-    d.format("%Y-%m-%d %H:%M UTC").to_string()
 }
 
 /// `game pause ID [--reason]`.

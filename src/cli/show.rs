@@ -1,6 +1,6 @@
 //! `pbem game show ID`: everything the GM needs to know about a game at a glance: who plays, who has ordered or planned, the salts, the options in words, and what the next timer will do.
 
-use chrono::{DateTime, Duration, Utc};
+use chrono::Duration;
 
 use super::Exit;
 use crate::compose::Ctx;
@@ -9,10 +9,7 @@ use crate::gamelog::{self, Loaded};
 use crate::games::{TimeoutAction, ToAct, COMMON_OPTIONS};
 use crate::gm;
 use crate::store::{GameStatus, PendingKind, PlannedOutcome, Store};
-
-fn when(d: DateTime<Utc>) -> String {
-    d.format("%Y-%m-%d %H:%M UTC").to_string()
-}
+use crate::template::date as when;
 
 /// Prints the game's sheet.
 pub fn show(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {

@@ -5,6 +5,7 @@ use serde::Serialize;
 use crate::gamelog::Loaded;
 use crate::games::Actor;
 use crate::store::GameStatus;
+use crate::template::date as when;
 
 /// A mail kind's variables; `kind` names its template (and the outbox row's kind).
 pub trait Letter: Serialize {
@@ -14,11 +15,6 @@ pub trait Letter: Serialize {
     fn verbatim(&self) -> Vec<&str> {
         Vec::new()
     }
-}
-
-/// How dates read in mail.
-fn when(d: chrono::DateTime<chrono::Utc>) -> String {
-    d.format("%Y-%m-%d %H:%M UTC").to_string()
 }
 
 /// The game as every template about a game sees it (`game.*`).

@@ -76,7 +76,7 @@ pub fn set_deadline(
     if when <= now {
         return Ok(Err(Refusal::BadOptions(format!(
             "{} is not in the future",
-            when.format("%Y-%m-%d %H:%M UTC")
+            crate::template::date(when)
         ))));
     }
     if matches!(g.game.to_act(), ToAct::Nobody) {

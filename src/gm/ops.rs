@@ -129,9 +129,7 @@ pub fn add_salt(
     }
     if !salts_open(&g.row, now) {
         return Ok(Err(match (g.row.salts_fixed, g.row.salts_until) {
-            (false, Some(until)) => {
-                Refusal::WindowClosed(until.format("%Y-%m-%d %H:%M UTC").to_string())
-            }
+            (false, Some(until)) => Refusal::WindowClosed(crate::template::date(until)),
             _ => Refusal::SaltsFixed,
         }));
     }

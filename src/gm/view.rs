@@ -47,7 +47,7 @@ impl fmt::Display for Status {
         }
         writeln!(f, ". {}.", self.to_act)?;
         if let Some(d) = self.deadline {
-            writeln!(f, "Deadline: {}", d.format("%Y-%m-%d %H:%M UTC"))?;
+            writeln!(f, "Deadline: {}", crate::template::date(d))?;
         }
         for (name, email) in &self.seats {
             writeln!(f, "  {name}: {}", email.as_deref().unwrap_or("(open)"))?;

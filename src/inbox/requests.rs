@@ -155,7 +155,7 @@ fn file(
                 Request::Join { seat, .. } => seat.clone(),
                 _ => None,
             },
-            expires: expires.format("%Y-%m-%d %H:%M UTC").to_string(),
+            expires: crate::template::date(expires),
         },
     )?;
     s.confirm = Some((code, body));

@@ -87,10 +87,7 @@ fn waiting(
             since: since[skip..].to_vec(),
             board: g.board().to_string(),
             to_act: crate::gm::to_act_text(&g),
-            deadline: g
-                .row
-                .deadline
-                .map(|d| d.format("%Y-%m-%d %H:%M UTC").to_string()),
+            deadline: g.row.deadline.map(crate::template::date),
             reply_to: ctx.cfg.seat_address(&token),
         });
     }
