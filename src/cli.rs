@@ -656,27 +656,24 @@ fn game_play(
         } else {
             Actor::Seat(seat_of(&g, seat.as_deref().unwrap_or_default())?)
         };
-        let mut res = gm::play(tx, &mut g, actor, ply, ctx.now, None, None)?;
+        let declared = gm && is_draw(&g, ply);
+        let mut res = if declared {
+            gm::life::declare_draw(tx, &mut g, ctx.now)?.map_err(|r| match r {
+                gm::Refusal::Rules(e) => e,
+                other => crate::games::PlyError::NotYourTurn(other.to_string()),
+            })
+        } else {
+            gm::play(tx, &mut g, actor, ply, ctx.now, None, None)?
+        };
         if let Ok(played) = &mut res {
-            // The players are told it was the GM's doing, not an agreement or their move.
+            // The players are told it was the GM's doing, not their move.
             let said = match actor {
-                Actor::Seat(s) => format!("The GM played {ply} for {}.", g.game.seat_name(s)),
-                _ if played.finished && ply.trim().eq_ignore_ascii_case("draw") => {
-                    let result = "drawn: declared by the GM";
-                    tx.set_game_status(id, GameStatus::Finished, Some(result), ctx.now)?;
-                    g.row.result = Some(result.into());
-                    // The shared draw's own report speaks of an agreement: not this one.
-                    played
-                        .reports
-                        .retain(|r| !r.starts_with("The players agreed"));
-                    "The GM declared the game drawn.".into()
-                }
-                _ if matches!(g.start.to_act(), crate::games::ToAct::Orders(_)) => {
-                    "The GM adjudicated the turn.".into()
-                }
-                _ => format!("The GM played {ply}."),
+                Actor::Seat(s) => Some(format!("The GM played {ply} for {}.", g.game.seat_name(s))),
+                _ if declared => None,
+                _ if g.kind().facts().simultaneous => Some("The GM adjudicated the turn.".into()),
+                _ => Some(format!("The GM played {ply}.")),
             };
-            played.reports.insert(0, said);
+            played.reports.splice(0..0, said);
             compose::announce(tx, ctx, &g, played, None)?;
         }
         Ok((res, g))
@@ -694,6 +691,15 @@ fn game_play(
             Ok(1)
         }
     }
+}
+
+/// Whether the GM's ply is the game's shared draw (`draw`, read as the rules read it).
+fn is_draw(g: &gamelog::Loaded, ply: &str) -> bool {
+    let by_name = |n: &str| g.game.seat_by_name(n);
+    matches!(
+        crate::games::standing::read(Actor::Gm, ply, by_name),
+        Some(Ok(crate::games::standing::Shared::Draw))
+    )
 }
 
 /// `game start`: the salts are fixed now, and the roll that waited is made.

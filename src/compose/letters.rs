@@ -174,9 +174,12 @@ impl PlyVars {
 /// A ply in a player's words: the GM's own plies (rolls, a turn's adjudication, a draw) are
 /// told as what happened, never in the record's syntax.
 pub fn said(g: &Loaded, actor: Actor, text: &str) -> String {
+    // A resignation or a draw is told by its report ("B resigns; A wins"), not as a move.
+    let by_name = |n: &str| g.game.seat_by_name(n);
+    if let Some(Ok(_)) = crate::games::standing::read(actor, text, by_name) {
+        return String::new();
+    }
     match actor {
-        // A resignation is told by its report ("B resigns; A wins"), not as a move.
-        Actor::Seat(_) if text.eq_ignore_ascii_case("resign") => String::new(),
         Actor::Seat(s) => format!("{} played {text}", g.game.seat_name(s)),
         Actor::Chance => {
             let values: Vec<String> = crate::gamelog::chance_values(text)
@@ -185,13 +188,9 @@ pub fn said(g: &Loaded, actor: Actor, text: &str) -> String {
                 .collect();
             format!("The GM rolled {}.", values.join(" "))
         }
-        Actor::Gm if text.eq_ignore_ascii_case("draw") => "The game is drawn.".into(),
         // A turn's adjudication: its report (which follows) says it all.
-        Actor::Gm if matches!(g.start.to_act(), crate::games::ToAct::Orders(_)) => String::new(),
-        Actor::Gm => match text.split_once(':') {
-            Some((seat, r)) if r.eq_ignore_ascii_case("resign") => format!("{seat} resigns."),
-            _ => format!("The GM played {text}."),
-        },
+        Actor::Gm if g.kind().facts().simultaneous => String::new(),
+        Actor::Gm => format!("The GM played {text}."),
     }
 }
 

@@ -2,10 +2,10 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::{close, Refusal};
+use super::{close, play_with, Played, Refusal};
 use crate::duration::{self, Range};
 use crate::gamelog::{self, Loaded};
-use crate::games::{ToAct, COMMON_OPTIONS};
+use crate::games::{Actor, ToAct, COMMON_OPTIONS};
 use crate::store::{GameStatus, PendingKind, Tx};
 
 /// The options a GM may change once a game has begun: its clocks and its press. Everything
@@ -234,6 +234,27 @@ fn rest_point(g: &Loaded, mut wanted: usize) -> anyhow::Result<usize> {
         wanted -= 1;
     }
     Ok(wanted)
+}
+
+/// The GM declares the game drawn (an abandoned game, a dispute): the game's shared draw,
+/// with a result and news that say whose decision it was, not the players' agreement.
+pub fn declare_draw(
+    tx: &Tx,
+    g: &mut Loaded,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Result<Played, Refusal>> {
+    if let Err(r) = must_be(g, GameStatus::Active) {
+        return Ok(Err(r));
+    }
+    let mut played = match play_with(tx, g, Actor::Gm, now, |game| game.agree_draw())? {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(Refusal::Rules(e))),
+    };
+    close(tx, g, "drawn: declared by the GM", now)?;
+    // The shared draw reports an agreement; this was the GM's decision.
+    played.reports = vec!["The GM declared the game drawn.".into()];
+    tx.log_event(Some(g.row.id), now, "the GM declared the game drawn")?;
+    Ok(Ok(played))
 }
 
 /// Ends the game with no result (`Result "*"`), for a reason the players are told; the dice

@@ -267,6 +267,9 @@ pub struct GameFacts {
     pub title: &'static str,
     /// Whether the GM rolls dice in this game: it then has a salt window before the first roll.
     pub rolls_dice: bool,
+    /// Whether every seat orders each turn at once and the GM's ply adjudicates the turn
+    /// (Dip-Tac-Toe), rather than the seats moving one after another.
+    pub simultaneous: bool,
     /// Every seat's name, in seat order; a game of fewer players than seats named uses the
     /// first ones (an option says how many play).
     pub seats: &'static [&'static str],

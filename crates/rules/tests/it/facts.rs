@@ -53,3 +53,12 @@ fn a_game_ended_by_resignation_shows_nobody_to_move_on_its_board() {
         assert!(board.contains("over"), "{kind:?}:\n{board}");
     }
 }
+
+#[test]
+fn a_game_states_simultaneous_turns_exactly_when_its_seats_order_together() {
+    for kind in GameKind::ALL {
+        let game = AnyGame::new(*kind, &Options::new()).unwrap();
+        let orders = matches!(game.to_act(), pbem_rules::games::ToAct::Orders(_));
+        assert_eq!(kind.facts().simultaneous, orders, "{kind:?}");
+    }
+}

@@ -521,6 +521,7 @@ impl Rules for D4d6 {
         name: "d4d6",
         title: "d4 d6 chess",
         rolls_dice: true,
+        simultaneous: false,
         seats: SEATS,
         players: (2, 2),
         options: OPTIONS,

@@ -204,6 +204,7 @@ impl Rules for DiceRink {
         name: "dicerink",
         title: "Dice Rink",
         rolls_dice: false,
+        simultaneous: false,
         seats: &SEAT_NAMES,
         players: (2, 2),
         options: OPTION_SPECS,

@@ -281,6 +281,7 @@ impl Rules for Dicess {
         name: "dicess",
         title: "Dicess",
         rolls_dice: true,
+        simultaneous: false,
         seats: &["LIGHT", "DARK"],
         players: (2, 2),
         options: &[],

@@ -321,6 +321,7 @@ impl Rules for DipTacToe {
         name: "diptactoe",
         title: "Dip-Tac-Toe",
         rolls_dice: false,
+        simultaneous: true,
         seats: &SEATS,
         players: (4, 4),
         options: OPTIONS,

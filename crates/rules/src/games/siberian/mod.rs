@@ -153,6 +153,7 @@ impl Rules for Siberian {
         name: "siberian",
         title: "Siberian Dice",
         rolls_dice: true,
+        simultaneous: false,
         seats: &["BLUE", "RED", "GREEN"],
         players: (2, 3),
         options: OPTIONS,
