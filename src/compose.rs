@@ -114,7 +114,7 @@ pub struct Draft {
     pub html: Option<Html>,
     /// An HTML part to make after the commit (`compose::illustrate`): the position whose
     /// board it shows as a picture (`{"game": 3, "plies": 12}`), or `{}` for none.
-    pub picture: Option<String>,
+    pub picture: Option<illustrate::Wanted>,
 }
 
 /// Queues a draft in this transaction (it is sent only after commit). Nothing is dropped for
@@ -204,7 +204,8 @@ fn queue(tx: &Tx, ctx: &Ctx, d: Draft, due: Option<DateTime<Utc>>) -> anyhow::Re
         in_reply_to,
         refs: (!refs.is_empty()).then(|| refs.join(" ")),
         next_try_at: due,
-        picture: d.picture,
+        // Stored as the `picture` column's JSON (`{"game": 3, "plies": 12}`).
+        picture: d.picture.and_then(|w| serde_json::to_string(&w).ok()),
         ..Default::default()
     };
     let html = html_within(tx, ctx, &row, d.html)?;

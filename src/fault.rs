@@ -9,7 +9,8 @@
 //! - `<point>:<N>`: die the Nth time (`send:after-send:5`: after the fifth mail went out);
 //! - `<fault>:<key>` for the keyed faults that test failure isolation (`process:panic:<text>`
 //!   panics while processing a mail whose subject holds the text; `timer:panic:<game>` and
-//!   `timer:error:<game>` make that game's timer panic or fail).
+//!   `timer:error:<game>` make that game's timer panic or fail; `picture:panic:<game>` makes
+//!   drawing that game's board panic).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;

@@ -54,7 +54,7 @@ pub fn drain(
     let mut turn = store.send_turn()?;
     finish_noted(store, &mut turn, now)?;
     // Mails that wait for their HTML part get it first (a failure sends them as text).
-    if let Err(e) = crate::compose::illustrate::run(store, cfg) {
+    if let Err(e) = crate::unwind::catch(|| crate::compose::illustrate::run(store, cfg)) {
         tracing::error!(error = %format!("{e:#}"), "HTML parts not made; the mail goes as text");
         store.tx_lazy(|tx| tx.give_up_pictures(None))?;
     }

@@ -275,3 +275,47 @@ fn a_game_whose_timer_panics_is_quarantined_until_the_gm_clears_it() {
     assert!(pbem(d, &["serve", "--once"], None, None).status.success());
     assert_eq!(moves("1"), 1, "released, its deadline is adjudicated");
 }
+
+#[test]
+fn a_board_picture_that_panics_sends_its_mail_as_text_and_holds_no_other() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |fault: Option<&str>, args: &[&str]| {
+        let mut cmd = crate::common::pbem_command(dir.path(), "g.sqlite");
+        if let Some(f) = fault {
+            cmd.env("PBEM_FAULT", f);
+        }
+        let o = cmd.args(args).output().unwrap();
+        assert!(o.status.success(), "{}", crate::common::output_text(&o));
+    };
+    run(None, &["init"]);
+    let new = [
+        "game",
+        "new",
+        "dicerink",
+        "--player",
+        "A=a@example.org",
+        "--player",
+        "B=b@example.org",
+    ];
+    // Game 1's drawing panics; game 2, made in the same process run after it, is fine.
+    run(Some("picture:panic:1"), &new);
+    run(Some("picture:panic:1"), &new);
+    let mut mails: Vec<String> = std::fs::read_dir(dir.path().join("out"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    mails.sort_by_key(|m| m.contains("[pbem #2]"));
+    assert_eq!(mails.len(), 4, "every welcome went");
+    for m in &mails[..2] {
+        assert!(
+            m.contains("[pbem #1]") && !m.contains("image/png"),
+            "game 1 as text: {m}"
+        );
+    }
+    for m in &mails[2..] {
+        assert!(
+            m.contains("[pbem #2]") && m.contains("image/png"),
+            "game 2 with its picture"
+        );
+    }
+}
