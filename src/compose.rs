@@ -359,7 +359,7 @@ pub fn to_seat(
     let Some(email) = row.email.clone() else {
         return Ok(());
     };
-    if kind == "turn_report" && row.digest && !urgent(g, ctx) {
+    if letter.may_wait() && row.digest && !urgent(g, ctx) {
         if let Some(player) = row.player_id {
             // The news waits for the player's daily digest (which shows the game as it then
             // stands and the plies played since).
@@ -501,6 +501,7 @@ pub fn tell_seats(
                 plies: vec![],
                 reports: vec![news.to_string()],
                 your_turn: false,
+                orders: false,
             },
             None,
         )?;
@@ -595,16 +596,16 @@ pub fn announce(
         if Some(s.seat) == except {
             continue;
         }
-        let your_turn = live
-            && match &to_act {
-                crate::games::ToAct::Seat(x) => *x == s.seat,
-                crate::games::ToAct::Orders(xs) => xs.contains(&s.seat),
-                _ => false,
-            };
+        let (your_turn, orders) = match &to_act {
+            crate::games::ToAct::Seat(x) => (*x == s.seat, false),
+            crate::games::ToAct::Orders(xs) => (xs.contains(&s.seat), true),
+            _ => (false, false),
+        };
         let report = TurnReport {
             plies: plies.clone(),
             reports: played.reports.clone(),
-            your_turn,
+            your_turn: live && your_turn,
+            orders,
         };
         to_seat(tx, ctx, g, s.seat, &report, None)?;
     }

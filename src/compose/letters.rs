@@ -15,6 +15,12 @@ pub trait Letter: Serialize {
     fn verbatim(&self) -> Vec<&str> {
         Vec::new()
     }
+
+    /// Whether a player who takes the daily digest may get this as part of it instead of at
+    /// once: only news of plies, which the digest lists (never a reply, an offer or notice).
+    fn may_wait(&self) -> bool {
+        false
+    }
 }
 
 /// The game as every template about a game sees it (`game.*`).
@@ -200,11 +206,17 @@ pub struct TurnReport {
     pub plies: Vec<PlyVars>,
     pub reports: Vec<String>,
     pub your_turn: bool,
+    /// The reader's turn is a turn of orders (not a move).
+    pub orders: bool,
 }
 
 impl Letter for TurnReport {
     fn kind(&self) -> &'static str {
         "turn_report"
+    }
+
+    fn may_wait(&self) -> bool {
+        !self.plies.is_empty()
     }
 }
 
@@ -415,6 +427,7 @@ mod tests {
             }],
             reports: vec!["a report".into()],
             your_turn: true,
+            orders: false,
         };
         let mail = SeatMail {
             game: game(),

@@ -114,3 +114,21 @@ fn an_urgent_deadline_goes_at_once_and_digest_off_restores_each_mail() {
         .body
         .contains("a mail for each move"));
 }
+
+#[test]
+fn news_that_is_not_a_move_goes_at_once_and_digest_off_brings_each_move_again() {
+    let mut w = World::new();
+    let id = rink(&mut w, A, B);
+    play(&mut w, B, id, 1, "DIGEST ON");
+    w.new_mail();
+    // A draw offer is news Bob must answer: it does not wait for the digest.
+    play(&mut w, A, id, 0, "DRAW OFFER");
+    let mail = w.new_mail();
+    assert!(only_to(&mail, B).body.contains("offers a draw"), "{mail:#?}");
+    play(&mut w, B, id, 1, "DIGEST OFF");
+    w.new_mail();
+    let m = any_move(&mut w, id);
+    play(&mut w, A, id, 0, &m);
+    let mail = w.new_mail();
+    assert_eq!(only_to(&mail, B).kind, "turn_report", "each move mailed again");
+}
