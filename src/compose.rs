@@ -417,6 +417,14 @@ pub fn digest(tx: &Tx, ctx: &Ctx, to: &str, games: Vec<DigestGame>) -> anyhow::R
         ),
         n => format!("[pbem] your daily digest: your turn in {n} games"),
     };
+    // One game: replying to the digest plays in it, from the seat's secret address.
+    let (reply_to, refs) = match games.as_slice() {
+        [one] => (
+            Some(one.reply_to.clone()),
+            vec![thread_root(ctx.cfg, one.id)],
+        ),
+        _ => (None, vec![]),
+    };
     let body = render(ctx, &Digest { games })?;
     queue(
         tx,
@@ -425,11 +433,11 @@ pub fn digest(tx: &Tx, ctx: &Ctx, to: &str, games: Vec<DigestGame>) -> anyhow::R
             kind: "digest",
             game: None,
             to: to.to_string(),
-            reply_to: None,
+            reply_to,
             subject,
             body,
             in_reply_to: None,
-            refs: vec![],
+            refs,
             html: None,
             picture: illustrate::wanted(None),
         },

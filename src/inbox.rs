@@ -9,6 +9,7 @@ use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, GameKind, PlyError, ToAct};
 use crate::gm::{self, reborrow};
 use crate::mail::inbound::{self, Inbound};
+use crate::quote::shorten;
 use crate::store::{GameStatus, MessageStatus, Store, Tx};
 use crate::{edge, fault, help, orders, password};
 
@@ -307,11 +308,13 @@ impl Line {
         Line::with(Fate::Refused, text, None, Some(reason.into()))
     }
     fn with(fate: Fate, text: &str, canonical: Option<String>, reason: Option<String>) -> Line {
+        // A reason may quote the line (the rules' refusals do): never more than a screenful of
+        // it goes into the reply, the stored note or the log.
         Line {
             fate,
             text: text.to_string(),
-            canonical,
-            reason,
+            canonical: canonical.map(|c| shorten(&c, 200)),
+            reason: reason.map(|r| shorten(&r, 300)),
         }
     }
     fn vars(&self) -> LineVars {
@@ -347,11 +350,14 @@ fn handle(
     ctx.budget.stop();
     let (mut h, game) = result?;
     if ctx.budget.refused() > 0 {
-        h.note.push_str(&format!(
+        // Said in the stored note too: the GM's listing shows the summary.
+        let more = format!(
             "; {} mails not queued (at most {} per mail)",
             ctx.budget.refused(),
             ctx.cfg.max_mails_per_message
-        ));
+        );
+        h.detail.summary.push_str(&more);
+        h.note.push_str(&more);
     }
     Ok((h, game))
 }
@@ -1619,10 +1625,7 @@ fn reply(
     if s.ended && nothing_else {
         return Ok(());
     }
-    let refused_only = !s.lines.is_empty()
-        && s.lines
-            .iter()
-            .all(|l| l.fate.reply_status() != LineStatus::Ok);
+    let refused_only = Fate::nothing_done(s.lines.iter().map(|l| l.fate));
     let mut extra = s.extra.clone();
     if let Some(h) = &s.help {
         extra.push(h.clone());
@@ -1661,9 +1664,21 @@ fn reply(
             };
             let mut letter = letter;
             if let Some((g, _)) = &home {
+                // Anyone can forge a player's From: this answer, in the game's thread with a
+                // Reply-To that plays, quotes no line it did not run.
+                let before = letter.lines.len();
+                letter.lines.retain(|l| l.status == LineStatus::Ok);
+                let n = before - letter.lines.len();
+                let said = match n {
+                    0 => String::new(),
+                    n => format!(
+                        "{n} line(s) of your mail were not played: mail about a game must \
+                         come from its secret reply address. "
+                    ),
+                };
                 letter.extra.push_str(&format!(
-                    "\n\nTo play in game #{}, reply to this mail: its reply address is your \
-                     secret address for that game.",
+                    "\n\n{said}To play in game #{}, reply to this mail: its reply address is \
+                     your secret address for that game.",
                     g.row.id
                 ));
             }
@@ -1723,12 +1738,4 @@ fn home_seat(
     let g = gamelog::load(tx, game)?;
     let token = g.seat(seat).and_then(|s| s.token.clone());
     Ok(token.map(|t| (g, t)))
-}
-
-/// At most `max` characters of `text`, with "..." when cut.
-fn shorten(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_string(),
-        Some((i, _)) => format!("{}...", &text[..i]),
-    }
 }

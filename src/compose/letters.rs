@@ -480,7 +480,9 @@ pub struct DigestGame {
     pub board: String,
     pub to_act: String,
     pub deadline: Option<String>,
-    /// The seat's secret address (the digest goes only to the address on record).
+    /// The seat's secret address: the digest's Reply-To when it lists this game alone, never
+    /// in its body (a secret is never in a mail body).
+    #[serde(skip)]
     pub reply_to: String,
 }
 

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::compose::LineStatus;
+use crate::quote::shorten;
 use crate::store::MessageStatus;
 
 /// A mail as a whole, as `pbem inbox --status` filters it (stored in the note as `fate`).
@@ -101,6 +102,20 @@ impl Fate {
         }
     }
 
+    /// Whether a mail of lines with these fates had no effect at all: the one rule for its
+    /// reply ("Nothing was played from your mail") and its note (`refused`). A void order
+    /// counts (it is recorded, and holds); a mail of greetings alone does not.
+    pub fn nothing_done(fates: impl IntoIterator<Item = Fate>) -> bool {
+        let mut any = false;
+        for f in fates {
+            if f.counts() {
+                return false;
+            }
+            any = true;
+        }
+        any
+    }
+
     /// Whether the line had an effect (a refused, ignored or unread one had none).
     fn counts(self) -> bool {
         matches!(
@@ -156,8 +171,7 @@ pub struct MailNote {
 impl MailNote {
     /// A mail answered line by line: refused when every line that counts was refused.
     pub fn answered(summary: String, lines: Vec<LineFate>, plies: Vec<String>) -> MailNote {
-        let refused_only =
-            lines.iter().any(|l| l.fate == Fate::Refused) && !lines.iter().any(|l| l.fate.counts());
+        let refused_only = Fate::nothing_done(lines.iter().map(|l| l.fate));
         MailNote {
             fate: if refused_only {
                 MailFate::Refused
@@ -250,14 +264,6 @@ pub fn summary(lines: &[LineFate]) -> String {
         0 => main,
         1 => format!("{main}; 1 line refused"),
         n => format!("{main}; {n} lines refused"),
-    }
-}
-
-/// At most `max` characters of `text`, with "..." when cut.
-fn shorten(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_string(),
-        Some((i, _)) => format!("{}...", &text[..i]),
     }
 }
 

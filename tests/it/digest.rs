@@ -64,8 +64,10 @@ fn news_of_a_day_comes_as_one_mail_listing_every_game_waiting() {
         "{}",
         digest.body
     );
+    // One game waits: replying to the digest plays there; the secret is never in the body.
     let token = w.load(g1).seat(1).unwrap().token.clone().unwrap();
-    assert!(digest.body.contains(&w.cfg.seat_address(&token)));
+    assert_eq!(digest.reply_to, Some(w.cfg.seat_address(&token)));
+    assert!(!digest.body.contains(&token), "{}", digest.body);
     assert!(
         !digest.body.contains(&format!("Game #{g2}")),
         "not Bob's game"
@@ -124,11 +126,18 @@ fn news_that_is_not_a_move_goes_at_once_and_digest_off_brings_each_move_again() 
     // A draw offer is news Bob must answer: it does not wait for the digest.
     play(&mut w, A, id, 0, "DRAW OFFER");
     let mail = w.new_mail();
-    assert!(only_to(&mail, B).body.contains("offers a draw"), "{mail:#?}");
+    assert!(
+        only_to(&mail, B).body.contains("offers a draw"),
+        "{mail:#?}"
+    );
     play(&mut w, B, id, 1, "DIGEST OFF");
     w.new_mail();
     let m = any_move(&mut w, id);
     play(&mut w, A, id, 0, &m);
     let mail = w.new_mail();
-    assert_eq!(only_to(&mail, B).kind, "turn_report", "each move mailed again");
+    assert_eq!(
+        only_to(&mail, B).kind,
+        "turn_report",
+        "each move mailed again"
+    );
 }

@@ -317,7 +317,7 @@ fn diptactoe_mail_matches_its_golden_text() {
     w.new_mail();
     remind(&mut w);
     c.take(&mut w, blue, "reminder");
-    deliver(&mut w, blue, id, 0, "I.Z.9 - I.A.1");
+    deliver(&mut w, blue, id, 0, "SALT pebble");
     c.take(&mut w, blue, "order_refused");
     send(&mut w, blue, id, 0, "R-I.A.2", &[]);
     c.take(&mut w, blue, "move_accepted");

@@ -578,3 +578,28 @@ fn expired_requests_and_old_throttles_are_pruned() {
         .unwrap();
     assert_eq!((alice, bob), (0, 1));
 }
+
+/// A refusal that quotes its line (the rules' readers do) keeps no more than the start of a
+/// hundred-thousand-character line: in the reply, the stored note and the log alike.
+#[test]
+fn a_huge_line_is_quoted_by_its_start_in_the_reason_and_the_note() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::Siberian,
+        &[("BLUE", ALICE), ("RED", BOB)],
+        &[("salt_window", "0")],
+        None,
+        None,
+    );
+    w.new_mail();
+    let to = w.seat_address(id, 0);
+    let line = format!("a1 {}", "9".repeat(100_000));
+    let raw = w.mail(ALICE, &to, "Re: move", &line);
+    let handled = w.deliver(&raw).unwrap();
+    let note = handled.detail.to_json();
+    assert!(note.len() < 2_000, "a {}-byte note", note.len());
+    let mail = w.new_mail();
+    let reply = &only_to(&mail, ALICE).body;
+    assert!(reply.len() < 4_000, "a {}-byte reply", reply.len());
+    assert_bounded(&w, &mail);
+}

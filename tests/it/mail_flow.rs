@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use crate::common::{only_to, World};
+use crate::common::{only_to, says, World};
 use chrono::Duration;
 use pbem::games::{Actor, AnyGame, GameKind, Options};
 
@@ -615,6 +615,13 @@ fn a_seated_player_who_writes_to_the_plain_address_is_answered_from_the_seats_ad
     );
     assert!(
         answer.body.contains("reply to this mail"),
+        "{}",
+        answer.body
+    );
+    // It quotes nothing of the mail: a stranger forging Alice's From could write anything.
+    assert!(!answer.body.contains("a1 1/2"), "{}", answer.body);
+    assert!(
+        says(&answer.body, "1 line(s) of your mail were not played"),
         "{}",
         answer.body
     );

@@ -133,13 +133,13 @@ pub fn format_secs(secs: i64) -> String {
     out.join(" ")
 }
 
-/// The start of a long input, so a refusal never repeats a whole hostile line.
+/// The start of a long input (40 characters at most), so a refusal never repeats a whole
+/// hostile line.
 fn shorten(t: &str) -> String {
     if t.chars().count() <= 40 {
         t.to_string()
     } else {
-        let head: String = t.chars().take(37).collect();
-        format!("{head}...")
+        crate::quote::shorten(t, 37)
     }
 }
 

@@ -108,6 +108,20 @@ pub enum PlyError {
     NotYourTurn(String),
 }
 
+impl PlyError {
+    /// The same refusal with its words cut to `max` characters: a reader may quote the line it
+    /// refuses, and a hostile line can be as long as a mail.
+    pub fn shortened(self, max: usize) -> PlyError {
+        let cut = |s: String| crate::quote::shorten(&s, max);
+        match self {
+            PlyError::Syntax(s) => PlyError::Syntax(cut(s)),
+            PlyError::Illegal(s) => PlyError::Illegal(cut(s)),
+            PlyError::Ambiguous(s) => PlyError::Ambiguous(cut(s)),
+            PlyError::NotYourTurn(s) => PlyError::NotYourTurn(cut(s)),
+        }
+    }
+}
+
 impl fmt::Display for PlyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -630,7 +644,9 @@ impl AnyGame {
             Some(Ok(Shared::Draw)) => self.agree_draw(),
             Some(Err(e)) => Err(e),
             None => {
-                let canonical = dispatch!(&mut self.engine, g => g.play(actor, text))?;
+                // Every game's refusal, however much of the line it quotes, stays short.
+                let canonical = dispatch!(&mut self.engine, g => g.play(actor, text))
+                    .map_err(|e| e.shortened(300))?;
                 self.standing.game_played();
                 Ok(canonical)
             }

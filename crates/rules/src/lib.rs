@@ -3,4 +3,5 @@
 pub mod dice;
 pub mod duration;
 pub mod games;
+pub mod quote;
 pub mod records;

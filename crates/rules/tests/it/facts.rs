@@ -62,3 +62,17 @@ fn a_game_states_simultaneous_turns_exactly_when_its_seats_order_together() {
         assert_eq!(kind.facts().simultaneous, orders, "{kind:?}");
     }
 }
+
+#[test]
+fn a_refusal_never_repeats_a_whole_hostile_line() {
+    let line = format!("a1 {}", "9".repeat(100_000));
+    for kind in GameKind::ALL {
+        let mut game = AnyGame::new(*kind, &Options::new()).unwrap();
+        let err = game.play(Actor::Seat(0), &line).unwrap_err();
+        assert!(
+            err.to_string().len() < 400,
+            "{kind:?}: {} bytes",
+            err.to_string().len()
+        );
+    }
+}
