@@ -431,12 +431,17 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Player(PlayerCmd::Digest { email, state }) => {
             let mut store = Store::open(&db, false)?;
             let on = state == "on";
-            store.tx(|tx| tx.set_digest(&email, on, edge::now()))?;
-            println!(
-                "{}: daily digest {state}",
-                email.trim().to_ascii_lowercase()
-            );
-            Ok(0)
+            let email = email.trim().to_ascii_lowercase();
+            match store.tx(|tx| gm::set_digest(tx, &email, on, edge::now()))? {
+                Ok(()) => {
+                    println!("{email}: daily digest {state}");
+                    Ok(0)
+                }
+                Err(why) => {
+                    say(&format!("refused: {why}"));
+                    Ok(1)
+                }
+            }
         }
         Command::Player(PlayerCmd::Vacation { email, days, off }) => {
             if days.is_none() && !off {
@@ -717,34 +722,28 @@ fn game_start(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
 }
 
 /// `game replace`: a seat is given to another address, which gets a welcome.
-pub(crate) fn game_replace(
+fn game_replace(
     store: &mut Store,
     ctx: &Ctx,
     id: i64,
     seat: &str,
     email: &str,
 ) -> anyhow::Result<Exit> {
+    let email =
+        crate::mail::address(email).ok_or_else(|| anyhow!("'{email}' is not a mail address"))?;
+    let email = email.as_str();
     let token = edge::new_token()?;
     store.tx(|tx| {
         let g = gamelog::load(tx, id)?;
         let s = seat_of(&g, seat)?;
         let player = tx.player_id(email)?;
+        // Whatever the seat had ordered or planned this turn was its old player's.
+        tx.clear_pending_of(id, s)?;
         tx.fill_seat(id, s, player, &token)?;
         tx.set_missed(id, s, 0)?;
         tx.log_event(Some(id), ctx.now, &format!("seat {seat} given to {email}"))?;
         let g = gamelog::load(tx, id)?;
-        compose::to_seat(
-            tx,
-            ctx,
-            &g,
-            s,
-            &compose::Welcome {
-                settings: compose::settings(&g),
-                players: vec![],
-                rules: crate::help::summary(g.kind()).to_string(),
-            },
-            None,
-        )
+        compose::welcome(tx, ctx, &g, [s])
     })?;
     send_now(store, ctx.cfg);
     println!("seat {seat} of game {id} is now played by {email}");

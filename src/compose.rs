@@ -622,6 +622,16 @@ pub fn announce(
 
 /// The welcome mail to every seat: rules summary, players, board, the seat's Reply-To.
 pub fn welcome_all(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
+    welcome(tx, ctx, g, g.seats.iter().map(|s| s.seat))
+}
+
+/// The welcome mail to these seats (a whole game's, or a player who takes over a seat).
+pub fn welcome(
+    tx: &Tx,
+    ctx: &Ctx,
+    g: &Loaded,
+    seats: impl IntoIterator<Item = usize>,
+) -> anyhow::Result<()> {
     let welcome = Welcome {
         players: g
             .seats
@@ -634,8 +644,8 @@ pub fn welcome_all(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
         rules: crate::help::summary(g.kind()).to_string(),
         settings: settings(g),
     };
-    for s in &g.seats {
-        to_seat(tx, ctx, g, s.seat, &welcome, None)?;
+    for s in seats {
+        to_seat(tx, ctx, g, s, &welcome, None)?;
     }
     Ok(())
 }

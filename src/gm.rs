@@ -18,7 +18,8 @@ mod seats;
 mod turn;
 pub mod view;
 pub use ops::{
-    add_salt, decline_draw, offer_draw, press_targets, resign, set_vacation, DrawOffer, Refusal,
+    add_salt, decline_draw, offer_draw, press_targets, resign, set_digest, set_vacation, DrawOffer,
+    Refusal,
 };
 pub use seats::{join, open_new, seat_open_to, Seated};
 pub use turn::{play_planned, start, submit_orders, Checked, LineCheck, Started};
@@ -84,10 +85,10 @@ pub fn create_game(
         if filled[s].is_some() {
             anyhow::bail!("seat {} is given twice", names[s]);
         }
-        if !email.contains('@') {
+        let Some(email) = crate::mail::address(email) else {
             anyhow::bail!("'{email}' is not a mail address");
-        }
-        filled[s] = Some(email.trim().to_ascii_lowercase());
+        };
+        filled[s] = Some(email);
     }
     if secrets.tokens.len() < names.len() {
         anyhow::bail!("not enough reply tokens for {} seats", names.len());

@@ -1349,7 +1349,10 @@ fn cmd_digest(
         ));
         return Ok(());
     }
-    tx.set_digest(from, on, ctx.now)?;
+    if let Err(why) = gm::set_digest(tx, from, on, ctx.now)? {
+        s.lines.push(Line::no(text, why.to_string()));
+        return Ok(());
+    }
     let said = if on {
         "from now on, news of your games comes as one mail a day, listing every game \
          where it is your turn; a deadline within the day is still mailed at once"

@@ -103,7 +103,7 @@ fn one(
     }
     if !g.row.graced {
         let grace = g.common.grace_secs;
-        if grace > 0 && !owing(tx, &g)?.0.is_empty() {
+        if grace > 0 && !owing(&g).0.is_empty() {
             tx.grant_grace(id, deadline + Duration::seconds(grace))?;
             let g = gamelog::load(tx, id)?;
             remind(tx, ctx, &g)?;
@@ -192,7 +192,7 @@ fn one(
 
 /// A reminder to every seat that still owes a move or orders.
 fn remind(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
-    let (seats, orders) = owing(tx, g)?;
+    let (seats, orders) = owing(g);
     for s in seats {
         compose::to_seat(tx, ctx, g, s, &compose::Reminder { orders }, None)?;
     }
@@ -200,21 +200,18 @@ fn remind(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
 }
 
 /// The seats that still owe a move or orders, and whether it is orders.
-fn owing(tx: &Tx, g: &Loaded) -> anyhow::Result<(Vec<usize>, bool)> {
-    Ok(match g.game.to_act() {
+fn owing(g: &Loaded) -> (Vec<usize>, bool) {
+    match g.game.to_act() {
         ToAct::Seat(s) => (vec![s], false),
-        ToAct::Orders(seats) => {
-            let sent = tx.pending(g.row.id, PendingKind::Orders)?;
-            (
-                seats
-                    .into_iter()
-                    .filter(|s| !sent.iter().any(|(p, _)| p == s))
-                    .collect(),
-                true,
-            )
-        }
+        ToAct::Orders(seats) => (
+            seats
+                .into_iter()
+                .filter(|s| !g.ordered.contains(s))
+                .collect(),
+            true,
+        ),
         _ => (vec![], false),
-    })
+    }
 }
 
 /// The deadline of a simultaneous turn: adjudicate what was ordered; seats that sent nothing

@@ -3,7 +3,7 @@
 use anyhow::anyhow;
 use chrono::{DateTime, NaiveDateTime, Utc};
 
-use super::{game_replace, say, seat_of, send_now, Exit};
+use super::{say, seat_of, send_now, Exit};
 use crate::compose::{self, Ctx};
 use crate::duration::{self, Range};
 use crate::gamelog::{self, Loaded};
@@ -225,7 +225,7 @@ pub fn cancel(store: &mut Store, ctx: &Ctx, id: i64, reason: &str) -> anyhow::Re
 }
 
 /// `game eject ID --seat S [--replace ADDR]`: the player leaves the seat; the game waits,
-/// paused, for a new player, or the new one is seated at once.
+/// paused, for a new player, or the new one is seated at once (one transaction).
 pub fn eject(
     store: &mut Store,
     ctx: &Ctx,
@@ -233,46 +233,38 @@ pub fn eject(
     seat: &str,
     replace: Option<&str>,
 ) -> anyhow::Result<Exit> {
+    let token = replace.map(|_| crate::edge::new_token()).transpose()?;
     let res = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
         let s = seat_of(&g, seat)?;
-        let note = format!("The GM has taken you out of {seat}: you no longer play in this game.");
-        if g.seat(s).is_some_and(|r| r.email.is_some()) {
-            compose::tell_seats(tx, ctx, &g, [s], &note)?;
-        }
-        let Ok(email) = life::eject(tx, &mut g, s, ctx.now)? else {
-            return Ok(Err(format!("{seat} has no player")));
+        // The one who leaves is told from the game as it was (their seat and address).
+        let before = g.clone();
+        let email = match life::eject(tx, &mut g, s, replace.zip(token.as_deref()), ctx.now)? {
+            Ok(e) => e,
+            Err(why) => return Ok(Err(why)),
         };
-        if replace.is_none() {
-            let news = format!(
+        let note = format!("The GM has taken you out of {seat}: you no longer play in this game.");
+        compose::tell_seats(tx, ctx, &before, [s], &note)?;
+        let others: Vec<usize> = g.seats.iter().map(|x| x.seat).filter(|x| *x != s).collect();
+        let news = match replace {
+            Some(_) => {
+                compose::welcome(tx, ctx, &g, [s])?;
+                format!("{seat} has a new player.")
+            }
+            None => format!(
                 "{seat}'s player has left the game. It is paused until the GM seats a new player."
-            );
-            let others = g
-                .seats
-                .iter()
-                .map(|x| x.seat)
-                .filter(|x| *x != s)
-                .collect::<Vec<_>>();
-            compose::tell_seats(tx, ctx, &g, others, &news)?;
-        }
-        Ok(Ok(email.unwrap_or_default()))
+            ),
+        };
+        compose::tell_seats(tx, ctx, &g, others, &news)?;
+        Ok(Ok(match replace {
+            Some(addr) => format!("{email} is out of {seat}, now played by {addr}"),
+            None => format!(
+                "{email} is out of {seat}; the game is paused: seat a player with \
+                 `pbem game replace {id} --seat {seat} ADDRESS`, then `pbem game resume {id}`"
+            ),
+        }))
     })?;
-    let email = match res {
-        Ok(e) => e,
-        Err(why) => {
-            say(&format!("refused: {why}"));
-            return Ok(1);
-        }
-    };
-    send_now(store, ctx.cfg);
-    println!("game {id}: {email} is out of {seat}");
-    match replace {
-        Some(addr) => game_replace(store, ctx, id, seat, addr),
-        None => {
-            println!("game {id} is paused: seat a player with `pbem game replace {id} --seat {seat} ADDRESS`, then `pbem game resume {id}`");
-            Ok(0)
-        }
-    }
+    outcome(store, ctx, id, res)
 }
 
 /// `game message ID TEXT`: a message from the GM to every player.

@@ -8,20 +8,13 @@ use crate::duration;
 use crate::gamelog::{self, Loaded};
 use crate::games::{TimeoutAction, ToAct, COMMON_OPTIONS};
 use crate::gm;
-use crate::store::{GameStatus, PendingKind, PlannedOutcome, Store};
+use crate::store::{GameStatus, PlannedOutcome, Store};
 use crate::template::date as when;
 
 /// Prints the game's sheet.
 pub fn show(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
-    let (g, ordered, plans) = store.tx(|tx| {
-        let g = gamelog::load(tx, id)?;
-        let ordered: Vec<usize> = tx
-            .pending(id, PendingKind::Orders)?
-            .into_iter()
-            .map(|(s, _)| s)
-            .collect();
-        Ok((g, ordered, tx.plans(id)?))
-    })?;
+    let (g, plans) = store.tx(|tx| Ok((gamelog::load(tx, id)?, tx.plans(id)?)))?;
+    let ordered = g.ordered.clone();
     println!(
         "Game #{id}: {} ({}), {}",
         g.kind().title(),

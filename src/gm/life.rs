@@ -79,6 +79,15 @@ pub fn set_deadline(
             crate::template::date(when)
         ))));
     }
+    // As far ahead as a move's time limit may reach, and no further (a stored date must read
+    // back, and a clock a year off is a typing error).
+    if when > now + Duration::seconds(Range::MOVE_TIME.max_secs) {
+        return Ok(Err(Refusal::BadOptions(format!(
+            "{} is more than {} away",
+            crate::template::date(when),
+            duration::format_secs(Range::MOVE_TIME.max_secs)
+        ))));
+    }
     if matches!(g.game.to_act(), ToAct::Nobody) {
         return Ok(Err(Refusal::BadOptions(
             "nobody is to act: there is no clock to set".into(),
@@ -187,6 +196,11 @@ pub fn rollback(
     }
     let len = g.moves.len();
     let wanted = match how {
+        Rollback::Plies(0) => {
+            return Ok(Err(Refusal::BadOptions(
+                "nothing to take back: say how many plies (1 or more)".into(),
+            )))
+        }
         Rollback::Plies(n) => len.checked_sub(n),
         Rollback::To(n) => (n < len).then_some(n),
     };
@@ -196,10 +210,15 @@ pub fn rollback(
         ))));
     };
     let keep = rest_point(g, wanted)?;
+    if keep >= len {
+        return Ok(Err(Refusal::BadOptions(
+            "nothing to take back before the opening roll".into(),
+        )));
+    }
     if g.row.seed_revealed && g.kind().rolls_dice() {
         return Ok(Err(Refusal::SeedPublic));
     }
-    let undone = g.moves[keep..]
+    let undone: Vec<(String, String)> = g.moves[keep..]
         .iter()
         .map(|m| (m.actor.clone(), m.text.clone()))
         .collect();
@@ -221,7 +240,15 @@ pub fn rollback(
 /// The latest point at or before `wanted` plies where a player acts: not before a roll or a
 /// ply the GM plays by itself (the game would play it again at once).
 fn rest_point(g: &Loaded, mut wanted: usize) -> anyhow::Result<usize> {
-    while wanted > 0 {
+    // The opening rolls (Dicess's set-up roll, Siberian's sequences) stand: taken back, the
+    // game would make them again at once, the same.
+    let opening = g
+        .moves
+        .iter()
+        .take_while(|m| m.actor == crate::records::actor_name(&g.start, Actor::Chance))
+        .count();
+    wanted = wanted.max(opening);
+    while wanted > opening {
         let (game, _) = gamelog::replay(&g.start, &g.moves[..wanted], g.row.id)?;
         let rests = match game.to_act() {
             ToAct::Seat(_) => game.auto_ply().is_none(),
@@ -250,7 +277,10 @@ pub fn declare_draw(
         Ok(p) => p,
         Err(e) => return Ok(Err(Refusal::Rules(e))),
     };
-    close(tx, g, "drawn: declared by the GM", now)?;
+    // The shared draw finished the game; its result says whose decision it was.
+    let result = "drawn: declared by the GM";
+    tx.set_game_status(g.row.id, GameStatus::Finished, Some(result), now)?;
+    g.row.result = Some(result.into());
     // The shared draw reports an agreement; this was the GM's decision.
     played.reports = vec!["The GM declared the game drawn.".into()];
     tx.log_event(Some(g.row.id), now, "the GM declared the game drawn")?;
@@ -277,31 +307,51 @@ pub fn cancel(
     Ok(Ok(()))
 }
 
-/// Takes a player out of their seat. Without a replacement the game is paused until the GM
-/// seats one (`pbem game replace`): a seat nobody plays must not run out of time.
+/// Takes a player out of their seat, and seats `replacement` there at once if given (with
+/// its own new secret `token`). The seat's orders and plan of this turn go with the player
+/// (never to the next one). Without a replacement the game is paused until the GM seats one
+/// (`pbem game replace`): a seat nobody plays must not run out of time. Returns the address
+/// that left.
 pub fn eject(
     tx: &Tx,
     g: &mut Loaded,
     seat: usize,
+    replacement: Option<(&str, &str)>,
     now: DateTime<Utc>,
-) -> anyhow::Result<Result<Option<String>, Refusal>> {
+) -> anyhow::Result<Result<String, Refusal>> {
     if g.row.status == GameStatus::Finished {
         return Ok(Err(Refusal::NotActive(g.row.status)));
     }
+    let name = g.game.seat_name(seat).to_string();
     let Some(email) = g.seat(seat).and_then(|s| s.email.clone()) else {
-        return Ok(Err(Refusal::SeatEmpty(g.game.seat_name(seat).to_string())));
+        return Ok(Err(Refusal::SeatEmpty(name)));
+    };
+    let new = match replacement {
+        Some((addr, token)) => match crate::mail::address(addr) {
+            Some(a) => Some((a, token)),
+            None => return Ok(Err(Refusal::BadAddress(addr.to_string()))),
+        },
+        None => None,
     };
     tx.empty_seat(g.row.id, seat)?;
-    let name = g.game.seat_name(seat);
+    tx.clear_pending_of(g.row.id, seat)?;
     tx.log_event(
         Some(g.row.id),
         now,
         &format!("the GM ejected {email} from {name}"),
     )?;
-    if g.row.status == GameStatus::Active {
-        let reason = format!("{name} needs a new player");
-        tx.set_paused(g.row.id, Some((&reason, now)), now)?;
+    match new {
+        Some((addr, token)) => {
+            let player = tx.player_id(&addr)?;
+            tx.fill_seat(g.row.id, seat, player, token)?;
+            tx.log_event(Some(g.row.id), now, &format!("seat {name} given to {addr}"))?;
+        }
+        None if g.row.status == GameStatus::Active => {
+            let reason = format!("{name} needs a new player");
+            tx.set_paused(g.row.id, Some((&reason, now)), now)?;
+        }
+        None => {}
     }
     *g = gamelog::load(tx, g.row.id)?;
-    Ok(Ok(Some(email)))
+    Ok(Ok(email))
 }

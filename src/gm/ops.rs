@@ -50,6 +50,10 @@ pub enum Refusal {
     SeatEmpty(String),
     #[error("the dice seed is already public: every roll to come would be known")]
     SeedPublic,
+    #[error("'{0}' is not a mail address")]
+    BadAddress(String),
+    #[error("{0} plays in no game")]
+    NotAPlayer(String),
 }
 
 /// What a draw offer did.
@@ -174,4 +178,19 @@ pub fn set_vacation(
     let until = days.map(|d| now + chrono::Duration::days(i64::from(d)));
     tx.set_vacation(email, until)?;
     Ok(until)
+}
+
+/// The player's news as one mail a day (`on`) or a mail per move; only for an address that
+/// plays (a mistyped one is refused, not made a player).
+pub fn set_digest(
+    tx: &Tx,
+    email: &str,
+    on: bool,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Result<(), Refusal>> {
+    if tx.seats_of(email)?.is_empty() {
+        return Ok(Err(Refusal::NotAPlayer(email.to_string())));
+    }
+    tx.set_digest(email, on, now)?;
+    Ok(Ok(()))
 }

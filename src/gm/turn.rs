@@ -77,8 +77,7 @@ pub fn submit_orders(
     if !g.ordered.contains(&seat) {
         g.ordered.push(seat);
     }
-    let pending = tx.pending(g.row.id, PendingKind::Orders)?;
-    if seats.iter().all(|x| pending.iter().any(|(p, _)| p == x)) {
+    if super::all_ordered(g) {
         let early = g.common.early_resolve_secs.map_or(early, Duration::seconds);
         let soon = now + early;
         if g.row.deadline.is_none_or(|d| d > soon) {

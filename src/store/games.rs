@@ -299,6 +299,15 @@ impl Tx<'_> {
         )?)
     }
 
+    /// A seat's orders and plan waiting in this turn are dropped (its player left).
+    pub fn clear_pending_of(&self, game: i64, seat: usize) -> anyhow::Result<()> {
+        self.exec(
+            "DELETE FROM pending WHERE game_id = ?1 AND seat = ?2",
+            params![game, seat as i64],
+        )?;
+        Ok(())
+    }
+
     /// Empties a seat (`pbem game eject`): no player, no secret address, nothing offered.
     pub fn empty_seat(&self, game: i64, seat: usize) -> anyhow::Result<()> {
         self.exec(

@@ -287,6 +287,10 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE outbox ADD COLUMN picture TEXT;
     CREATE INDEX outbox_picture ON outbox(picture) WHERE picture IS NOT NULL;
     "#,
+    // 11: the timers look for due digests at every pass: an index of the few that wait.
+    r#"
+    CREATE INDEX players_digest_due ON players(digest_due) WHERE digest_due IS NOT NULL;
+    "#,
 ];
 
 /// The schema version this build writes.

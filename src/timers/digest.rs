@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use crate::compose::{self, Ctx, DigestGame};
 use crate::gamelog;
 use crate::games::ToAct;
-use crate::store::{GameStatus, PendingKind, Store, Tx};
+use crate::store::{GameStatus, Store, Tx};
 
 /// How many plies of a game a digest lists at most (the board shows the rest).
 const MAX_SINCE: usize = 30;
@@ -50,19 +50,14 @@ fn waiting(
 ) -> anyhow::Result<Vec<DigestGame>> {
     let mut games = Vec::new();
     for (id, seat) in tx.seats_of(email)? {
-        let g = gamelog::load(tx, id)?;
-        if g.row.status != GameStatus::Active {
+        // Only a game still on is replayed: a player's finished games may be many.
+        if tx.game(id)?.is_none_or(|r| r.status != GameStatus::Active) {
             continue;
         }
+        let g = gamelog::load(tx, id)?;
         let turn = match g.game.to_act() {
             ToAct::Seat(s) => s == seat,
-            ToAct::Orders(seats) => {
-                seats.contains(&seat)
-                    && !tx
-                        .pending(id, PendingKind::Orders)?
-                        .iter()
-                        .any(|(s, _)| *s == seat)
-            }
+            ToAct::Orders(seats) => seats.contains(&seat) && !g.ordered.contains(&seat),
             _ => false,
         };
         let Some(token) = g.seat(seat).and_then(|s| s.token.clone()) else {

@@ -112,7 +112,7 @@ fn a_rollback_goes_back_to_where_a_player_acts_and_the_dice_roll_the_same() {
 }
 
 #[test]
-fn a_finished_game_with_a_public_seed_cannot_go_back_one_without_dice_can() {
+fn a_finished_game_without_dice_goes_back_and_is_on_again() {
     let mut w = World::new();
     let id = dicerink(&mut w);
     let to = w.seat_address(id, 0);
@@ -276,4 +276,130 @@ fn a_move_the_gm_plays_for_a_seat_says_so_and_a_draw_the_gm_declares_is_not_an_a
     let mail = newest();
     assert!(mail.contains("drawn: declared by the GM"), "{mail}");
     assert!(!mail.contains("agreed"), "{mail}");
+}
+
+#[test]
+fn a_rollback_to_the_start_keeps_the_opening_roll_and_nothing_is_refused_in_silence() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::Dicess,
+        &[("LIGHT", A), ("DARK", B)],
+        &[("salt_window", "0")],
+        None,
+        None,
+    );
+    let g = w.load(id);
+    assert_eq!(g.moves.len(), 1, "the opening roll");
+    for seat in [0, 1] {
+        let ply = w.load(id).game.legal_plies().into_iter().next().unwrap();
+        let to = w.seat_address(id, seat);
+        let from = if seat == 0 { A } else { B };
+        let raw = w.mail(from, &to, "Re: set-up", &ply);
+        w.deliver(&raw).unwrap();
+    }
+    assert_eq!(w.load(id).moves.len(), 3);
+    let roll = w.load(id).moves[0].text.clone();
+    let mut g = w.load(id);
+    let back = w
+        .store
+        .tx(|tx| life::rollback(tx, &mut g, Rollback::To(0), w.now))
+        .unwrap()
+        .unwrap();
+    assert_eq!(back.undone.len(), 2, "both placements, not the roll");
+    let g = w.load(id);
+    assert_eq!(g.moves.len(), 1);
+    assert_eq!(g.moves[0].text, roll);
+    assert_eq!(g.game.to_act(), ToAct::Seat(0), "LIGHT places again");
+    // Nothing before the opening roll can go, and zero plies is no rollback.
+    for how in [Rollback::To(0), Rollback::Plies(0)] {
+        let mut g = w.load(id);
+        let res = w
+            .store
+            .tx(|tx| life::rollback(tx, &mut g, how, w.now))
+            .unwrap();
+        assert!(res.is_err(), "{how:?}");
+    }
+}
+
+#[test]
+fn a_finished_game_whose_seed_is_public_cannot_go_back() {
+    let mut w = World::new();
+    let pos = std::fs::read_to_string("tests/data/d4d6/seed_example.pos").unwrap();
+    let id = w.game(
+        GameKind::D4D6,
+        &[("WHITE", A), ("BLACK", B)],
+        &[("salt_window", "0")],
+        Some(pos.trim()),
+        None,
+    );
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(A, &to, "Re: move", "Ca e5");
+    w.deliver(&raw).unwrap();
+    let to_b = w.seat_address(id, 1);
+    let raw = w.mail(B, &to_b, "Re: bye", "RESIGN");
+    w.deliver(&raw).unwrap();
+    let mut g = w.load(id);
+    assert!(g.row.seed_revealed);
+    let res = w
+        .store
+        .tx(|tx| life::rollback(tx, &mut g, Rollback::Plies(1), w.now))
+        .unwrap();
+    assert_eq!(res.unwrap_err(), pbem::gm::Refusal::SeedPublic);
+}
+
+#[test]
+fn eject_mails_only_what_it_did_and_a_replacement_is_seated_in_one_go() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let o = pbem_in(dir.path(), args);
+        (o.status.code(), output_text(&o))
+    };
+    let mails = || std::fs::read_dir(dir.path().join("out")).map_or(0, |d| d.count());
+    assert_eq!(run(&["init"]).0, Some(0));
+    let new = [
+        "game",
+        "new",
+        "dicerink",
+        "--player",
+        &format!("A={A}"),
+        "--player",
+        &format!("B={B}"),
+    ];
+    assert_eq!(run(&new).0, Some(0));
+    assert_eq!(run(&["game", "cancel", "1", "--reason", "test"]).0, Some(0));
+    let sent = mails();
+    let (code, out) = run(&["game", "eject", "1", "--seat", "B"]);
+    assert_eq!(code, Some(1), "a finished game keeps its players: {out}");
+    assert!(out.contains("the game is finished"), "{out}");
+    assert_eq!(mails(), sent, "a refused eject mails nobody");
+    assert_eq!(run(&new).0, Some(0));
+    let (code, out) = run(&[
+        "game",
+        "eject",
+        "2",
+        "--seat",
+        "B",
+        "--replace",
+        "not an address",
+    ]);
+    assert_eq!(code, Some(1), "{out}");
+    let (code, out) = run(&[
+        "game",
+        "eject",
+        "2",
+        "--seat",
+        "B",
+        "--replace",
+        "carol@example.org",
+    ]);
+    assert_eq!(code, Some(0), "{out}");
+    let (_, show) = run(&["game", "show", "2"]);
+    assert!(
+        show.contains("(active)") && show.contains("carol@example.org"),
+        "{show}"
+    );
+    // A deadline must be a date a stored clock can hold, and within a year.
+    let (code, out) = run(&["game", "deadline", "2", "9999-12-31 23:00"]);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("more than 365d away"), "{out}");
 }

@@ -263,6 +263,8 @@ fn no_function_outside_tests_is_longer_than_120_lines() {
     let mut files = Vec::new();
     rust_files(&root.join("src"), &mut files);
     rust_files(&root.join("crates/rules/src"), &mut files);
+    // A wrong path must not make the check pass on nothing.
+    assert!(files.len() > 100, "only {} source files found", files.len());
     let long: Vec<(usize, String)> = files
         .iter()
         .flat_map(|f| functions_longer_than(120, f))
