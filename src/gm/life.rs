@@ -273,16 +273,10 @@ pub fn declare_draw(
     if let Err(r) = must_be(g, GameStatus::Active) {
         return Ok(Err(r));
     }
-    let mut played = match play_with(tx, g, Actor::Gm, now, |game| game.agree_draw())? {
+    let played = match play_with(tx, g, Actor::Gm, now, |game| game.declare_draw())? {
         Ok(p) => p,
         Err(e) => return Ok(Err(Refusal::Rules(e))),
     };
-    // The shared draw finished the game; its result says whose decision it was.
-    let result = "drawn: declared by the GM";
-    tx.set_game_status(g.row.id, GameStatus::Finished, Some(result), now)?;
-    g.row.result = Some(result.into());
-    // The shared draw reports an agreement; this was the GM's decision.
-    played.reports = vec!["The GM declared the game drawn.".into()];
     tx.log_event(Some(g.row.id), now, "the GM declared the game drawn")?;
     Ok(Ok(played))
 }

@@ -126,8 +126,7 @@ fn panel(svg: &mut Svg, game: &Siberian) {
     let cfg = game.config();
     let pos = game.position();
     let counts = game.perfect_counts();
-    // Over by its own rules, or by a resignation or an agreed draw (`Rules::conclude`).
-    let over = game.outcome().is_some() || game.concluded();
+    let over = game.outcome().is_some();
     let x = PANEL + 32.0;
     let mut y = TOP + 10.0;
     for seat in 0..cfg.players {

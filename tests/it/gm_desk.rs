@@ -274,7 +274,7 @@ fn a_move_the_gm_plays_for_a_seat_says_so_and_a_draw_the_gm_declares_is_not_an_a
     assert!(mail.contains("The GM played a1 1/2 for A."), "{mail}");
     assert_eq!(run(&["game", "play", "1", "--gm", "draw"]).0, Some(0));
     let mail = newest();
-    assert!(mail.contains("drawn: declared by the GM"), "{mail}");
+    assert!(mail.contains("declared by the GM"), "{mail}");
     assert!(!mail.contains("agreed"), "{mail}");
 }
 

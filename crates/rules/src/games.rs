@@ -266,9 +266,10 @@ pub trait Rules: Clone + Sized {
         Vec::new()
     }
 
-    /// The game ended by a ply every game shares (a resignation, an agreed draw): its board
-    /// must name nobody to move and mark no obligation. Default: nothing to change.
-    fn conclude(&mut self) {}
+    /// The game ended by a ply every game shares (a resignation, an agreed draw): the game
+    /// keeps that outcome as its own, so its board, report and JSON say it is over and name
+    /// nobody to move, as for an ending by its own rules. Every game must.
+    fn conclude(&mut self, outcome: &Outcome);
 }
 
 /// What a game states once about itself: its names, whether it rolls dice, its options
@@ -662,9 +663,7 @@ impl AnyGame {
         let (rule, named) = dispatch_type!(&self.engine, T => (T::LEAVING, T::RESIGN_NAMES_SEAT));
         let canonical = self.standing.resign(seat, rule, names, named)?;
         dispatch!(&mut self.engine, g => g.retire(seat));
-        if self.standing.ended().is_some() {
-            dispatch!(&mut self.engine, g => g.conclude());
-        }
+        self.conclude();
         Ok(canonical)
     }
     /// Every seat still playing agreed a draw. Returns the ply to log.
@@ -673,8 +672,23 @@ impl AnyGame {
             return Err(PlyError::NotYourTurn("the game is over".into()));
         }
         let canonical = self.standing.agree_draw();
-        dispatch!(&mut self.engine, g => g.conclude());
+        self.conclude();
         Ok(canonical)
+    }
+    /// The GM declares the game drawn (see `Standing::declare_draw`). Returns the ply to log.
+    pub fn declare_draw(&mut self) -> Result<String, PlyError> {
+        if self.outcome().is_some() {
+            return Err(PlyError::NotYourTurn("the game is over".into()));
+        }
+        let canonical = self.standing.declare_draw();
+        self.conclude();
+        Ok(canonical)
+    }
+    /// Tells the game an ending ruled on here, if the last shared ply made one.
+    fn conclude(&mut self) {
+        if let Some(outcome) = self.standing.ended().cloned() {
+            dispatch!(&mut self.engine, g => g.conclude(&outcome));
+        }
     }
     pub fn outcome(&self) -> Option<Outcome> {
         match self.standing.ended() {

@@ -162,11 +162,24 @@ impl Standing {
 
     /// Every seat still playing agreed a draw; they share it.
     pub fn agree_draw(&mut self) -> String {
+        self.draw(
+            "agreed by all players",
+            "The players agreed a draw: the game is over.",
+        )
+    }
+
+    /// The GM declares the game drawn (an abandoned game): the same ply as an agreed draw
+    /// (a record cannot tell them apart, and replays it as agreed), told as the GM's.
+    pub fn declare_draw(&mut self) -> String {
+        self.draw("declared by the GM", "The GM declared the game drawn.")
+    }
+
+    fn draw(&mut self, reason: &str, report: &str) -> String {
         self.ended = Some(Outcome::Draw {
             seats: self.playing(),
-            reason: "agreed by all players".into(),
+            reason: reason.into(),
         });
-        self.report = Some("The players agreed a draw: the game is over.".into());
+        self.report = Some(report.into());
         "draw".into()
     }
 }

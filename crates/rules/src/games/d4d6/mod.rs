@@ -533,6 +533,10 @@ impl Rules for D4d6 {
         player_guide: include_str!("../../../../../help/d4d6.md"),
     };
 
+    fn conclude(&mut self, outcome: &Outcome) {
+        self.outcome = Some(outcome.clone());
+    }
+
     fn new(options: &Options) -> Result<Self, String> {
         let rinoceronte = options_get(OPTIONS, options, "variant") == "rinoceronte";
         if rinoceronte {
@@ -662,6 +666,11 @@ impl Rules for D4d6 {
                  (1 NE, 2 SE, 3 SW, 4 NW)."
                     .into(),
             );
+        }
+        if self.outcome.is_some() {
+            // Over (by its own rules, or a resignation or draw): nobody is to act.
+            notes.push(format!("Move {}: the game is over.", self.pos.fullmove));
+            return ascii::render(&self.shown_position(), &self.last_squares, &notes);
         }
         notes.push(format!(
             "Move {}, {} to {}; clock {}/{DRAW_CLOCK}{}",

@@ -47,8 +47,6 @@ pub struct DiceRink {
     /// What the last move touched: a placement's or rotation's square, a roll's start and
     /// end, nothing after a pass (the board picture marks them).
     last_squares: Vec<Square>,
-    /// Ended by a resignation or an agreed draw (`Rules::conclude`): nobody is to move.
-    concluded: bool,
 }
 
 /// Reads and checks the options (the move cap is free text, checked here).
@@ -179,7 +177,6 @@ impl DiceRink {
                 }
                 Outcome::Draw { reason, .. } => format!("Dice Rink: game over, drawn ({reason})"),
             },
-            (None, _) if self.concluded => "Dice Rink: game over".to_string(),
             (None, None) => format!(
                 "Dice Rink: set-up, {} places a die on rank {}",
                 SEAT_NAMES[self.pos.to_move],
@@ -192,7 +189,7 @@ impl DiceRink {
             ),
         };
         lines.push(head);
-        if !self.concluded {
+        if self.outcome.is_none() {
             lines.extend(self.situation());
         }
         lines
@@ -228,7 +225,6 @@ impl Rules for DiceRink {
             outcome: None,
             report: None,
             last_squares: Vec::new(),
-            concluded: false,
         })
     }
 
@@ -253,7 +249,6 @@ impl Rules for DiceRink {
             outcome: None,
             report: None,
             last_squares: Vec::new(),
-            concluded: false,
         })
     }
 
@@ -315,12 +310,12 @@ impl Rules for DiceRink {
             .collect()
     }
 
-    fn conclude(&mut self) {
-        self.concluded = true;
+    fn conclude(&mut self, outcome: &Outcome) {
+        self.outcome = Some(outcome.clone());
     }
 
     fn board(&self) -> String {
-        if self.outcome.is_some() || self.concluded {
+        if self.outcome.is_some() {
             // Once the game is over no die must move: the final board marks none.
             let mut pos = self.pos.clone();
             pos.forced = None;

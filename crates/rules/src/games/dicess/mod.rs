@@ -298,6 +298,10 @@ impl Rules for Dicess {
         player_guide: include_str!("../../../../../help/dicess.md"),
     };
 
+    fn conclude(&mut self, outcome: &Outcome) {
+        self.outcome = Some(outcome.clone());
+    }
+
     fn new(options: &Options) -> Result<Self, String> {
         check_options(&[], options)?;
         Ok(Dicess::with(Phase::Roll, Board::default(), None))

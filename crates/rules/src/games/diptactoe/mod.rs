@@ -332,6 +332,10 @@ impl Rules for DipTacToe {
         player_guide: include_str!("../../../../../help/diptactoe.md"),
     };
 
+    fn conclude(&mut self, outcome: &Outcome) {
+        self.outcome = Some(outcome.clone());
+    }
+
     fn new(options: &Options) -> Result<Self, String> {
         DipTacToe::with_options(options, Position::start())
     }

@@ -172,9 +172,6 @@ fn next_line(game: &Siberian) -> String {
     if let Some(end) = report::outcome_text(game) {
         return end;
     }
-    if game.concluded() {
-        return "The game is over.".into();
-    }
     let pos = game.position();
     let who = SEATS[pos.to_move];
     match game.phase() {

@@ -62,16 +62,9 @@ pub struct Siberian {
     move_no: u32,
     last: Option<Last>,
     report: Option<String>,
-    /// Ended by resignations or an agreed draw (`Rules::conclude`): nobody is to move.
-    concluded: bool,
 }
 
 impl Siberian {
-    /// Whether a resignation or an agreed draw ended the game (its board names nobody to move).
-    pub fn concluded(&self) -> bool {
-        self.concluded
-    }
-
     fn with(cfg: Config, pos: Position, phase: Phase) -> Siberian {
         Siberian {
             cfg,
@@ -81,7 +74,6 @@ impl Siberian {
             move_no: 1,
             last: None,
             report: None,
-            concluded: false,
         }
     }
 
@@ -311,8 +303,8 @@ impl Rules for Siberian {
         self.retire_seat(seat);
     }
 
-    fn conclude(&mut self) {
-        self.concluded = true;
+    fn conclude(&mut self, outcome: &Outcome) {
+        self.outcome = Some(outcome.clone());
     }
 
     /// The seats a `[Position]` says have left (`retired=GREEN`).
