@@ -248,9 +248,12 @@ pub trait Rules: Clone + Sized {
     /// A seat has left the game (it resigned or forfeited; `AnyGame` rules on what that ends,
     /// the same way for every game). A game whose turn order must skip the seat from now on,
     /// or whose own end rules must no longer count it as a possible winner (three-player
-    /// Siberian Dice), updates its state here. Default: nothing (two-player games end).
-    fn retire(&mut self, seat: Seat) {
+    /// Siberian Dice), updates its state here, and returns what the players should hear of
+    /// it beyond the resignation (a move under way dropped, who moves now). Default: nothing
+    /// (two-player games end).
+    fn retire(&mut self, seat: Seat) -> Option<String> {
         let _ = seat;
+        None
     }
 
     /// What a seat's resignation does in this game (`AnyGame` rules on it, the same way for
@@ -591,7 +594,13 @@ impl AnyGame {
 
     /// A game of this kind from a `[Position]` tag.
     pub fn from_position(kind: GameKind, options: &Options, tag: &str) -> Result<AnyGame, String> {
-        Ok(AnyGame::around(Engine::from_position(kind, options, tag)?))
+        let game = AnyGame::around(Engine::from_position(kind, options, tag)?);
+        // A game with one seat left would have ended when the last but one left: such a
+        // position never arises in play, and nothing could end it.
+        if game.playing().len() < 2 {
+            return Err("the position leaves fewer than two players in the game".into());
+        }
+        Ok(game)
     }
 
     fn around(engine: Engine) -> AnyGame {
@@ -641,7 +650,8 @@ impl AnyGame {
             return Err(PlyError::NotYourTurn("the game is over".into()));
         }
         match standing::read(actor, text, |n| self.seat_by_name(n)) {
-            Some(Ok(Shared::Resign(seat))) => self.resign(seat),
+            // The GM's resignation for a seat names the seat, so that it reads back as one.
+            Some(Ok(Shared::Resign(seat))) => self.resign_as(seat, actor == Actor::Gm),
             Some(Ok(Shared::Draw)) => self.agree_draw(),
             Some(Err(e)) => Err(e),
             None => {
@@ -656,13 +666,21 @@ impl AnyGame {
     /// The seat resigns (or forfeits): it leaves the game, and the game's `Leaving` rule says
     /// what that ends. Returns the ply to log.
     pub fn resign(&mut self, seat: Seat) -> Result<String, PlyError> {
+        self.resign_as(seat, false)
+    }
+    /// A resignation whose ply names the seat when `by_gm` or when the game's always do.
+    fn resign_as(&mut self, seat: Seat, by_gm: bool) -> Result<String, PlyError> {
         if self.outcome().is_some() {
             return Err(PlyError::NotYourTurn("the game is over".into()));
         }
         let names = self.seat_names();
         let (rule, named) = dispatch_type!(&self.engine, T => (T::LEAVING, T::RESIGN_NAMES_SEAT));
+        let named = named || by_gm;
         let canonical = self.standing.resign(seat, rule, names, named)?;
-        dispatch!(&mut self.engine, g => g.retire(seat));
+        let said = dispatch!(&mut self.engine, g => g.retire(seat));
+        if let (Some(said), None) = (said, self.standing.ended()) {
+            self.standing.add_to_report(&said);
+        }
         self.conclude();
         Ok(canonical)
     }

@@ -96,6 +96,15 @@ impl Standing {
         self.report.as_deref()
     }
 
+    /// What the game itself says of the last shared ply, told after it.
+    pub fn add_to_report(&mut self, more: &str) {
+        let report = self.report.get_or_insert_with(String::new);
+        if !report.is_empty() {
+            report.push(' ');
+        }
+        report.push_str(more);
+    }
+
     /// The next ply is the game's own: the report of the last shared one no longer applies.
     pub fn game_played(&mut self) {
         self.report = None;

@@ -84,3 +84,54 @@ fn a_refusal_never_repeats_a_whole_hostile_line() {
         );
     }
 }
+
+#[test]
+fn the_gms_resignation_for_a_seat_replays_in_every_game() {
+    for kind in GameKind::ALL {
+        let mut game = AnyGame::new(*kind, &Options::new()).unwrap();
+        let mut again = game.clone();
+        let name = game.seat_name(1);
+        let canonical = game.play(Actor::Gm, &format!("{name}:resign")).unwrap();
+        again
+            .play(Actor::Gm, &canonical)
+            .unwrap_or_else(|e| panic!("{kind:?}: the logged {canonical:?} does not replay: {e}"));
+        assert_eq!(again.playing(), game.playing(), "{kind:?}");
+    }
+}
+
+#[test]
+fn a_position_with_one_player_left_is_refused() {
+    let two = "BLUE:- RED:- move=BLUE retired=RED";
+    let three = "BLUE:- RED:- GREEN:- move=BLUE retired=RED,GREEN";
+    for (players, tag) in [("2", two), ("3", three)] {
+        let mut options = Options::new();
+        options.insert("players".into(), players.into());
+        let res = AnyGame::from_position(GameKind::Siberian, &options, tag);
+        assert!(res.is_err(), "{tag}");
+    }
+}
+
+#[test]
+fn a_seat_leaving_mid_move_is_told_what_the_game_made_of_it() {
+    let mut options = Options::new();
+    options.insert("players".into(), "3".into());
+    let mut game = AnyGame::new(GameKind::Siberian, &options).unwrap();
+    game.play(Actor::Seat(0), "H").unwrap();
+    let roll = game.chance_ply(&[3]);
+    game.play(Actor::Chance, &roll).unwrap();
+    game.play(Actor::Seat(0), "resign").unwrap();
+    let report = game.last_report().unwrap();
+    assert!(report.contains("BLUE resigns"), "{report}");
+    assert!(report.contains("Its move under way is dropped"), "{report}");
+    assert!(report.contains("RED to move"), "{report}");
+}
+
+#[test]
+fn a_position_cannot_carry_a_purity_sequence_longer_than_a_game_publishes() {
+    let mut options = Options::new();
+    options.insert("variant".into(), "purity".into());
+    let tag = |n: usize| format!("BLUE:e5=4 RED:- move=RED purity={}", "3".repeat(n));
+    assert!(AnyGame::from_position(GameKind::Siberian, &options, &tag(9999)).is_ok());
+    let refused = AnyGame::from_position(GameKind::Siberian, &options, &tag(1_200_000));
+    assert!(refused.unwrap_err().contains("longer than 9999"));
+}

@@ -546,8 +546,9 @@ impl Rules for DipTacToe {
     /// Its plies are the GM's, so a resignation names its seat: `BLUE:resign`.
     const RESIGN_NAMES_SEAT: bool = true;
 
-    fn retire(&mut self, seat: Seat) {
+    fn retire(&mut self, seat: Seat) -> Option<String> {
         self.resigned[seat] = true;
+        None
     }
 
     fn retired(&self) -> Vec<Seat> {

@@ -299,8 +299,9 @@ impl Rules for Siberian {
         Some(help::render(self))
     }
 
-    fn retire(&mut self, seat: Seat) {
+    fn retire(&mut self, seat: Seat) -> Option<String> {
         self.retire_seat(seat);
+        self.report.clone()
     }
 
     fn conclude(&mut self, outcome: &Outcome) {

@@ -6,7 +6,7 @@ use super::board::{Die, SEATS};
 use super::hex::Hex;
 use super::perfection;
 use super::position::Position;
-use super::variant::{Config, Variant};
+use super::variant::{Config, Variant, MAX_LENGTH};
 use crate::games::Seat;
 
 /// Writes the position between moves. Before the opening roll the variant's field is left
@@ -236,6 +236,20 @@ fn check_variant_fields(cfg: &Config, pos: &Position) -> Result<(), String> {
     }
     if pos.purity.as_ref().is_some_and(VecDeque::is_empty) {
         return Err("purity= is never empty: the game would be over".into());
+    }
+    // No longer than a game may publish (`length`): a tag is outside input, and every ply
+    // clones what it holds.
+    let longest = pos
+        .purity
+        .iter()
+        .chain(pos.sequences.iter().flatten())
+        .map(VecDeque::len)
+        .max()
+        .unwrap_or(0);
+    if longest > MAX_LENGTH {
+        return Err(format!(
+            "a sequence in the tag is longer than {MAX_LENGTH} numbers"
+        ));
     }
     Ok(())
 }
