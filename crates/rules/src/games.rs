@@ -179,9 +179,10 @@ pub trait Rules: Clone + Sized {
     fn move_number(&self) -> Option<(u32, bool)>;
 
     /// Splits a record's move text (numbers and comments already removed) into plies. The
-    /// default splits on white space; games whose canonical plies contain spaces override it.
+    /// default splits on white space, keeping the default chance ply (`roll 3 5`) whole;
+    /// games whose own plies contain spaces override it.
     fn split_plies(&self, text: &str) -> Vec<String> {
-        text.split_whitespace().map(str::to_string).collect()
+        split_roll_plies(text)
     }
 
     /// The text of the `Actor::Chance` ply that records these rolled values (after
@@ -812,6 +813,45 @@ impl AnyGame {
             ToAct::Nobody => self.outcome_text().unwrap_or_else(|| "game over".into()),
         }
     }
+}
+
+/// A board's status line broken at spaces so that none exceeds `width` columns, each as full
+/// as it can be (first fit), no word broken, continuations indented by two: every game's
+/// board text.
+pub fn wrap_status(line: &str, width: usize) -> Vec<String> {
+    let options = textwrap::Options::new(width)
+        .subsequent_indent("  ")
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit);
+    textwrap::wrap(line, options)
+        .into_iter()
+        .map(|l| l.into_owned())
+        .collect()
+}
+
+/// A record's move text split on white space, except that `roll` keeps its numbers
+/// (`Fob6 roll 3 b6-a6` -> `Fob6`, `roll 3`, `b6-a6`): the default `Rules::split_plies`.
+pub fn split_roll_plies(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut tokens = text.split_whitespace().peekable();
+    while let Some(tok) = tokens.next() {
+        if tok.eq_ignore_ascii_case("roll") {
+            let mut ply = "roll".to_string();
+            while let Some(n) = tokens
+                .peek()
+                .filter(|t| t.chars().all(|c| c.is_ascii_digit()))
+            {
+                ply.push(' ');
+                ply.push_str(n);
+                tokens.next();
+            }
+            out.push(ply);
+        } else {
+            out.push(tok.to_string());
+        }
+    }
+    out
 }
 
 /// The dice of a roll in words: `d4 d6`, `d4 d4`; three or more alike in a row are counted

@@ -736,10 +736,6 @@ impl Rules for D4d6 {
         }
     }
 
-    fn split_plies(&self, text: &str) -> Vec<String> {
-        notation::split_plies(text)
-    }
-
     fn last_report(&self) -> Option<String> {
         self.report.clone()
     }

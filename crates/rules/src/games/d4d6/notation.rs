@@ -249,29 +249,6 @@ pub fn parse_rolls(text: &str, sides: u32) -> Option<Vec<u32>> {
     (!out.is_empty()).then_some(out)
 }
 
-/// Splits a record's move text into plies, keeping `roll 3` (and `roll 2 4`) together.
-pub fn split_plies(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut tokens = text.split_whitespace().peekable();
-    while let Some(tok) = tokens.next() {
-        if tok.eq_ignore_ascii_case("roll") {
-            let mut ply = "roll".to_string();
-            while let Some(n) = tokens
-                .peek()
-                .filter(|t| t.chars().all(|c| c.is_ascii_digit()))
-            {
-                ply.push(' ');
-                ply.push_str(n);
-                tokens.next();
-            }
-            out.push(ply);
-        } else {
-            out.push(tok.to_string());
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -288,7 +265,7 @@ mod tests {
     #[test]
     fn record_split_keeps_rolls() {
         assert_eq!(
-            split_plies("Fob6 roll 3 b6-a6 roll 1 4"),
+            crate::games::split_roll_plies("Fob6 roll 3 b6-a6 roll 1 4"),
             vec!["Fob6", "roll 3", "b6-a6", "roll 1 4"]
         );
     }

@@ -1,6 +1,7 @@
 //! The board as plain text for mail: a 4x4 grid, rank 4 at the top, each die's owner, top and front.
 
 use super::position::{Position, Square, SEAT_NAMES, SIZE};
+use crate::games::wrap_status as wrap;
 
 /// Width of a cell's inside, in characters.
 const CELL: usize = 8;
@@ -81,20 +82,6 @@ fn cell(pos: &Position, sq: Square) -> (String, String) {
         format!("{} {}{mark}", SEAT_NAMES[die.owner], die.top()),
         format!("{arrow}{}", die.front()),
     )
-}
-
-/// Breaks a status line at spaces so no line exceeds `width` (continuations indented), each
-/// line as full as it can be (first fit) and no word broken.
-fn wrap(line: &str, width: usize) -> Vec<String> {
-    let options = textwrap::Options::new(width)
-        .subsequent_indent("  ")
-        .break_words(false)
-        .word_separator(textwrap::WordSeparator::AsciiSpace)
-        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit);
-    textwrap::wrap(line, options)
-        .into_iter()
-        .map(|l| l.into_owned())
-        .collect()
 }
 
 #[cfg(test)]

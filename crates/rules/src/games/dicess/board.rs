@@ -39,29 +39,11 @@ pub fn render(board: &Board, path: &[Square], lines: &[String]) -> String {
          squares d1 e1 d8 e8, [ ] the last turn's path.\n",
     );
     for line in lines {
-        out.push_str(&wrap(line, 72));
-    }
-    out
-}
-
-/// Wraps one status line at word boundaries, later lines indented by two.
-fn wrap(line: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut current = String::new();
-    for word in line.split_whitespace() {
-        if !current.is_empty() && current.len() + 1 + word.len() > width {
-            out.push_str(&current);
+        for l in crate::games::wrap_status(line, 72) {
+            out.push_str(&l);
             out.push('\n');
-            current = format!("  {word}");
-        } else {
-            if !current.is_empty() {
-                current.push(' ');
-            }
-            current.push_str(word);
         }
     }
-    out.push_str(&current);
-    out.push('\n');
     out
 }
 

@@ -282,7 +282,7 @@ impl Rules for Dicess {
         title: "Dicess",
         rolls_dice: true,
         simultaneous: false,
-        seats: &["LIGHT", "DARK"],
+        seats: &position::SEAT_NAMES,
         players: (2, 2),
         options: &[],
         summary: "Dicess: two players, 16 dice each on a chess board. The GM rolls all 32\n\

@@ -203,15 +203,7 @@ fn placed_roll(game: &Siberian) -> Option<u8> {
 
 /// Breaks a text line at spaces so none exceeds 72 columns (continuations indented).
 pub fn wrap(line: &str) -> Vec<String> {
-    let options = textwrap::Options::new(72)
-        .subsequent_indent("  ")
-        .break_words(false)
-        .word_separator(textwrap::WordSeparator::AsciiSpace)
-        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit);
-    textwrap::wrap(line, options)
-        .into_iter()
-        .map(|l| l.into_owned())
-        .collect()
+    crate::games::wrap_status(line, 72)
 }
 
 /// The whole board for mail, at most 72 columns wide.

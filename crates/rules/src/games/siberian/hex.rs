@@ -36,11 +36,6 @@ impl Hex {
             .then(|| Hex(column_start(c) + r - 1))
     }
 
-    /// The hex at this index in board order (0..37).
-    pub fn from_index(i: usize) -> Option<Hex> {
-        (i < HEXES).then_some(Hex(i as u8))
-    }
-
     pub fn index(self) -> usize {
         self.0 as usize
     }

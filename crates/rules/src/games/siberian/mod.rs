@@ -44,7 +44,6 @@ pub enum Phase {
 pub struct Last {
     pub seat: Seat,
     pub source: Source,
-    pub roll: Option<u8>,
     pub target: hex::Hex,
     pub pips: u8,
     pub change: Change,
@@ -146,7 +145,7 @@ impl Rules for Siberian {
         title: "Siberian Dice",
         rolls_dice: true,
         simultaneous: false,
-        seats: &["BLUE", "RED", "GREEN"],
+        seats: &board::SEATS,
         players: (2, 3),
         options: OPTIONS,
         summary: "Siberian Dice: take a die from your hand (H) or lift one of yours from\n\
@@ -255,10 +254,6 @@ impl Rules for Siberian {
             Phase::Declare => Some((self.move_no, first)),
             Phase::Place { .. } => Some((self.move_no, false)),
         }
-    }
-
-    fn split_plies(&self, text: &str) -> Vec<String> {
-        notation::split_plies(text)
     }
 
     fn last_report(&self) -> Option<String> {

@@ -121,29 +121,6 @@ pub fn parse_roll(text: &str) -> Result<Vec<u8>, PlyError> {
         .collect()
 }
 
-/// A record's move text: split on white space, except that `roll` keeps its numbers.
-pub fn split_plies(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut tokens = text.split_whitespace().peekable();
-    while let Some(tok) = tokens.next() {
-        if tok.eq_ignore_ascii_case("roll") {
-            let mut ply = "roll".to_string();
-            while let Some(n) = tokens
-                .peek()
-                .filter(|t| t.chars().all(|c| c.is_ascii_digit()))
-            {
-                ply.push(' ');
-                ply.push_str(n);
-                tokens.next();
-            }
-            out.push(ply);
-        } else {
-            out.push(tok.to_string());
-        }
-    }
-    out
-}
-
 /// A move planned in one message: the declaration, then hexes for the roll's values, tried in
 /// the order written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -261,7 +238,7 @@ mod tests {
     #[test]
     fn split_keeps_roll_values() {
         assert_eq!(
-            split_plies("H roll 4 c2 H roll 2 b2 c2 roll 1 c3"),
+            crate::games::split_roll_plies("H roll 4 c2 H roll 2 b2 c2 roll 1 c3"),
             ["H", "roll 4", "c2", "H", "roll 2", "b2", "c2", "roll 1", "c3"]
         );
     }

@@ -45,7 +45,8 @@ impl Siberian {
                 )))
             }
         };
-        let canon = self.chance_text(&values);
+        let wide: Vec<u32> = values.iter().map(|&v| u32::from(v)).collect();
+        let canon = crate::games::Rules::chance_ply(self, &wide);
         match self.phase {
             Phase::Opening => self.open(&values)?,
             Phase::Roll(source) => {
@@ -64,11 +65,6 @@ impl Siberian {
             _ => {}
         }
         Ok(canon)
-    }
-
-    fn chance_text(&self, values: &[u8]) -> String {
-        let v: Vec<String> = values.iter().map(u8::to_string).collect();
-        format!("roll {}", v.join(" "))
     }
 
     /// The opening roll: exactly the variant's number of values.
@@ -173,7 +169,6 @@ impl Siberian {
         self.last = Some(Last {
             seat,
             source,
-            roll,
             target,
             pips,
             change: Change::between(&before, &self.pos.board),
