@@ -466,9 +466,12 @@ fn advance(
                 };
                 let values: Vec<u32> = sides.iter().map(|&s| source.roll(s)).collect();
                 let text = g.game.chance_ply(&values);
+                let before = played.reports.len();
                 try_ply(tx, g, Actor::Chance, &text, now, message, played)?
                     .map_err(|e| anyhow!("the game refused its own roll {text}: {e}"))?;
-                try_plan(tx, g, &values, now, message, played)?;
+                // The roll's own report, if it made one (a plan's move makes its choices moot).
+                let roll_report = (played.reports.len() > before).then_some(before);
+                try_plan(tx, g, &values, now, message, played, roll_report)?;
             }
             ToAct::Seat(seat) => {
                 let Some(auto) = g.game.auto_ply() else { break };
@@ -498,6 +501,7 @@ fn advance(
 }
 
 /// After a roll: the outcome the player chose in advance for this value, if it is legal.
+#[allow(clippy::too_many_arguments)]
 fn try_plan(
     tx: &Tx,
     g: &mut Loaded,
@@ -505,6 +509,7 @@ fn try_plan(
     now: DateTime<Utc>,
     message: Option<i64>,
     played: &mut Played,
+    roll_report: Option<usize>,
 ) -> anyhow::Result<()> {
     let ToAct::Seat(seat) = g.game.to_act() else {
         return Ok(());
@@ -517,8 +522,6 @@ fn try_plan(
     let Some(first) = values.first() else {
         return Ok(());
     };
-    // The roll's report offered a choice; a planned move that is played makes it moot.
-    let roll_report = played.reports.len().checked_sub(1);
     // Planned moves that could not be played are said, so that a plan line confirmed when it
     // was sent is not silently dropped.
     let mut skipped = String::new();

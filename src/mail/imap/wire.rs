@@ -160,10 +160,17 @@ fn starttls(sock: TcpStream) -> anyhow::Result<TcpStream> {
     let mut sock = client.into_inner().context("IMAP connection")?;
     sock.write_all(b"pbem STARTTLS\r\n")?;
     let mut reader = BufReader::with_capacity(1, &sock);
+    // Before TLS anyone on the path may answer: no line, nor all of them, may be unbounded.
+    let mut budget: u64 = 64 * 1024;
     loop {
         let mut line = String::new();
-        if reader.read_line(&mut line)? == 0 {
+        let n = (&mut reader).take(budget.min(8192)).read_line(&mut line)?;
+        if n == 0 {
             anyhow::bail!("the server closed the connection after STARTTLS");
+        }
+        budget = budget.saturating_sub(n as u64);
+        if budget == 0 || !line.ends_with('\n') {
+            anyhow::bail!("the server's answer to STARTTLS is too long");
         }
         if let Some(answer) = line.strip_prefix("pbem ") {
             if !answer.to_ascii_uppercase().starts_with("OK") {
