@@ -35,7 +35,8 @@ pub const DEFAULTS: &[(&str, &str)] = &[
     ("digest", include_str!("../templates/digest.txt")),
 ];
 
-/// How a point in time reads in every mail and command output: `2026-12-01 18:00 UTC`.
+/// How a point in time reads in mail and in the GM's game commands: `2026-12-01 18:00 UTC`
+/// (the inbox and outbox listings keep their seconds).
 pub fn date(d: chrono::DateTime<chrono::Utc>) -> String {
     d.format("%Y-%m-%d %H:%M UTC").to_string()
 }
