@@ -100,6 +100,9 @@ impl Standing {
     pub fn add_to_report(&mut self, more: &str) {
         let report = self.report.get_or_insert_with(String::new);
         if !report.is_empty() {
+            if !report.trim_end().ends_with(['.', '!']) {
+                report.push('.');
+            }
             report.push(' ');
         }
         report.push_str(more);

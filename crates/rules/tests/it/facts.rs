@@ -121,7 +121,10 @@ fn a_seat_leaving_mid_move_is_told_what_the_game_made_of_it() {
     game.play(Actor::Chance, &roll).unwrap();
     game.play(Actor::Seat(0), "resign").unwrap();
     let report = game.last_report().unwrap();
-    assert!(report.contains("BLUE resigns"), "{report}");
+    assert!(
+        report.contains("play on. BLUE has left the game"),
+        "{report}"
+    );
     assert!(report.contains("Its move under way is dropped"), "{report}");
     assert!(report.contains("RED to move"), "{report}");
 }
