@@ -23,6 +23,18 @@ fn dicerink(w: &mut World) -> i64 {
     id
 }
 
+/// The seed's d4 d6 example position, its dice rolling as soon as a declaration needs them.
+fn d4d6_example(w: &mut World) -> i64 {
+    let pos = std::fs::read_to_string("tests/data/d4d6/seed_example.pos").unwrap();
+    w.game(
+        GameKind::D4D6,
+        &[("WHITE", A), ("BLACK", B)],
+        &[("salt_window", "0")],
+        Some(pos.trim()),
+        None,
+    )
+}
+
 #[test]
 fn a_paused_game_refuses_moves_runs_no_clock_and_resumes_with_the_time_left() {
     let mut w = World::new();
@@ -71,14 +83,7 @@ fn a_paused_game_refuses_moves_runs_no_clock_and_resumes_with_the_time_left() {
 #[test]
 fn a_rollback_goes_back_to_where_a_player_acts_and_the_dice_roll_the_same() {
     let mut w = World::new();
-    let pos = std::fs::read_to_string("tests/data/d4d6/seed_example.pos").unwrap();
-    let id = w.game(
-        GameKind::D4D6,
-        &[("WHITE", A), ("BLACK", B)],
-        &[("salt_window", "0")],
-        Some(pos.trim()),
-        None,
-    );
+    let id = d4d6_example(&mut w);
     // White declares; the game's own seeded dice roll.
     let to = w.seat_address(id, 0);
     let raw = w.mail(A, &to, "Re: move", "Ca e5");
@@ -324,14 +329,7 @@ fn a_rollback_to_the_start_keeps_the_opening_roll_and_nothing_is_refused_in_sile
 #[test]
 fn a_finished_game_whose_seed_is_public_cannot_go_back() {
     let mut w = World::new();
-    let pos = std::fs::read_to_string("tests/data/d4d6/seed_example.pos").unwrap();
-    let id = w.game(
-        GameKind::D4D6,
-        &[("WHITE", A), ("BLACK", B)],
-        &[("salt_window", "0")],
-        Some(pos.trim()),
-        None,
-    );
+    let id = d4d6_example(&mut w);
     let to = w.seat_address(id, 0);
     let raw = w.mail(A, &to, "Re: move", "Ca e5");
     w.deliver(&raw).unwrap();

@@ -687,19 +687,17 @@ impl AnyGame {
     }
     /// Every seat still playing agreed a draw. Returns the ply to log.
     pub fn agree_draw(&mut self) -> Result<String, PlyError> {
-        if self.outcome().is_some() {
-            return Err(PlyError::NotYourTurn("the game is over".into()));
-        }
-        let canonical = self.standing.agree_draw();
-        self.conclude();
-        Ok(canonical)
+        self.draw(Standing::agree_draw)
     }
     /// The GM declares the game drawn (see `Standing::declare_draw`). Returns the ply to log.
     pub fn declare_draw(&mut self) -> Result<String, PlyError> {
+        self.draw(Standing::declare_draw)
+    }
+    fn draw(&mut self, how: fn(&mut Standing) -> String) -> Result<String, PlyError> {
         if self.outcome().is_some() {
             return Err(PlyError::NotYourTurn("the game is over".into()));
         }
-        let canonical = self.standing.declare_draw();
+        let canonical = how(&mut self.standing);
         self.conclude();
         Ok(canonical)
     }
