@@ -2,8 +2,11 @@
 //! rate (`ingest`), the endgame tables' solving time (`tablebase`) and the board pictures'
 //! drawing time and size (`picture`), these two in their own files.
 
+mod deadline;
 mod picture;
+mod pipe;
 mod tablebase;
+mod workload;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -49,6 +52,45 @@ pub enum BenchCmd {
         #[arg(long)]
         dir: Option<PathBuf>,
     },
+    /// An order workload through one `pbem ingest` process per mail, as an MTA pipe runs it,
+    /// for games with a history: per-mail time and CPU beside a bare process start, then how
+    /// long the background senders take to draw and send every reply.
+    Pipe {
+        /// diptactoe (orders of four players) or d4d6 (moves, each rolled for).
+        #[arg(long, default_value = "diptactoe", value_parser = bench_game)]
+        game: GameKind,
+        /// Games played at once (the mails go to each in turn).
+        #[arg(long, default_value_t = 50)]
+        games: usize,
+        /// Order mails in all.
+        #[arg(long, default_value_t = 700)]
+        mails: usize,
+        /// Turns (Dip-Tac-Toe) or plies (d4 d6) each game has played before the first mail.
+        #[arg(long, default_value_t = 10)]
+        history: usize,
+        /// The pbem binary to time (default: this one), e.g. an older build to compare.
+        #[arg(long)]
+        exe: Option<PathBuf>,
+        /// Where the scratch database goes; default: here.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// Keep the scratch folder (its path is printed), to look into or to profile
+        /// `pbem ingest` on a store with history.
+        #[arg(long)]
+        keep: bool,
+    },
+    /// Dip-Tac-Toe games whose turns all fall due at one deadline, every order in: the time
+    /// of the one timers run that adjudicates them all.
+    Deadline {
+        #[arg(long, default_value_t = 1000)]
+        games: usize,
+        /// Turns each game has played before.
+        #[arg(long, default_value_t = 10)]
+        history: usize,
+        /// Where the scratch database goes; default: here.
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
     /// Solves every d4 d6 chess 2-men endgame table, standard and Rinoceronte variant.
     Tablebase,
     /// Draws each game's board picture (a start and a mid-game position) and prints the mean
@@ -61,6 +103,14 @@ pub enum BenchCmd {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+}
+
+/// `--game` of `bench pipe`: a game with a history to replay.
+fn bench_game(name: &str) -> Result<GameKind, String> {
+    match GameKind::parse(name) {
+        Some(k @ (GameKind::DipTacToe | GameKind::D4D6)) => Ok(k),
+        _ => Err("diptactoe or d4d6".into()),
+    }
 }
 
 const GAME2: &str = include_str!("../tests/data/dicerink/game2.pgn");
@@ -76,18 +126,33 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
             pipe,
             dir,
         } => (games, mails, wave, finished, pipe, dir),
+        BenchCmd::Pipe {
+            game,
+            games,
+            mails,
+            history,
+            exe,
+            dir,
+            keep,
+        } => {
+            let run = pipe::PipeRun {
+                exe,
+                kind: game,
+                games,
+                mails,
+                history,
+            };
+            return in_scratch(dir, keep, |d| pipe::run(d, &cfg, &run));
+        }
+        BenchCmd::Deadline {
+            games,
+            history,
+            dir,
+        } => return in_scratch(dir, false, |d| deadline::run(d, &cfg, games, history)),
         BenchCmd::Tablebase => return tablebase::run(),
         BenchCmd::Picture { rounds, out } => return picture::run(rounds, out.as_deref()),
     };
-    let base = dir.unwrap_or_else(|| PathBuf::from("."));
-    let outer = base.join(format!("pbem-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&outer)?;
-    spread_subdirectories(&outer);
-    // A name of its own for each run: ext4 starts its search for a group at a hash of it.
-    let stamp = edge::now().timestamp_nanos_opt().unwrap_or_default();
-    let scratch = outer.join(format!("run-{stamp:x}"));
-    std::fs::create_dir_all(&scratch)?;
-    let result = (|| -> anyhow::Result<()> {
+    in_scratch(dir, false, |scratch| {
         let raw = raw_commit_rate(&scratch.join("raw.sqlite"), 1000)?;
         println!(
             "SQLite raw durable commits (one-row transactions, WAL, synchronous=FULL): {raw:.0}/s"
@@ -106,8 +171,30 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
             pipe_run(&scratch.join("pipe"), &cfg, games.min(pipe), pipe)?;
         }
         Ok(())
-    })();
-    let _ = std::fs::remove_dir_all(&outer);
+    })
+}
+
+/// Runs `f` in a new scratch folder under `dir` (default: here), removed afterwards unless
+/// `keep`.
+fn in_scratch(
+    dir: Option<PathBuf>,
+    keep: bool,
+    f: impl FnOnce(&Path) -> anyhow::Result<()>,
+) -> anyhow::Result<i32> {
+    let base = dir.unwrap_or_else(|| PathBuf::from("."));
+    let outer = base.join(format!("pbem-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&outer)?;
+    spread_subdirectories(&outer);
+    // A name of its own for each run: ext4 starts its search for a group at a hash of it.
+    let stamp = edge::now().timestamp_nanos_opt().unwrap_or_default();
+    let scratch = outer.join(format!("run-{stamp:x}"));
+    std::fs::create_dir_all(&scratch)?;
+    let result = f(&scratch);
+    if keep {
+        eprintln!("(kept {})", scratch.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&outer);
+    }
     result.map(|_| 0)
 }
 

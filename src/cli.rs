@@ -421,7 +421,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             }
             Ok(0)
         }
-        Command::Outbox(cmd) => outbox_desk::run(&db, cmd, edge::now()),
+        Command::Outbox(cmd) => outbox_desk::run(&db, &cfg, cmd, edge::now()),
         Command::Inbox { show, list } => inbox_desk::run(&db, show, list),
         Command::Config(cmd) => config_check::run(&cfg, &db, cmd),
         Command::Player(PlayerCmd::Games { email }) => {
@@ -991,6 +991,15 @@ fn ingest_stored(cli: &Cli) -> anyhow::Result<()> {
     let mut daemon = Daemon::new(&db, store, cfg)?;
     for m in &mail {
         daemon.ingest(&m.raw)?;
+    }
+    // The replies are safe in the outbox: drawing and sending them is a background
+    // sender's work, which the MTA does not wait for (a failure to start one is logged; the
+    // next `pbem ingest` or `pbem serve` sends them).
+    let exe = std::env::current_exe().context("cannot find the pbem binary");
+    if let Err(e) = exe
+        .and_then(|exe| crate::sender::kick::kick(&daemon.store, &exe, &db, cli.config.as_deref()))
+    {
+        say(&format!("pbem ingest: stored; no sender started: {e:#}"));
     }
     // For a pipe the acknowledgement is the exit code 0 that follows.
     source.ack(&mail)

@@ -73,9 +73,10 @@ impl Daemon {
         })
     }
 
-    /// Stores one raw message (durably) and processes it; then sends what is due.
-    /// Returns whether it was new. Errors and panics after the commit are logged, not
-    /// returned: the message is safe, and the next pass finishes what is left.
+    /// Stores one raw message (durably) and processes it, leaving its replies in the outbox
+    /// (`send_now`, or a background sender: `sender::kick`). Returns whether it was new.
+    /// Errors and panics after the commit are logged, not returned: the message is safe, and
+    /// the next pass finishes what is left.
     pub fn ingest(&mut self, raw: &[u8]) -> anyhow::Result<bool> {
         crate::fault::point("ingest:before-store");
         let ctx = Ctx::new(&self.cfg, &self.templates, edge::now());
@@ -94,13 +95,17 @@ impl Daemon {
         if let Err(e) = unfinished {
             tracing::error!(error = %format!("{e:#}"), "processing failed; the messages stay new");
         }
+        Ok(id.is_some())
+    }
+
+    /// Sends what is due now, in this process; a failure is logged (the outbox keeps the mail).
+    pub fn send_now(&mut self) {
         let sent = unwind::catch(|| {
             sender::drain(&mut self.store, &self.cfg, &self.transport, &edge::now)
         });
         if let Err(e) = sent {
             tracing::error!(error = %format!("{e:#}"), "sending failed; the outbox keeps the mail");
         }
-        Ok(id.is_some())
     }
 
     /// One pass: the Maildir, every stored message not yet processed, the timers, the outbox.

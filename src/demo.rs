@@ -79,6 +79,7 @@ pub fn run(dir: Option<&Path>, html: Option<&Path>) -> anyhow::Result<i32> {
         let raw = player_mail(&cfg, &email, &token, id, n, ply);
         println!(">>>>>> {seat} ({email}) mails: {ply}\n");
         daemon.ingest(raw.as_bytes())?;
+        daemon.send_now();
         shown = print_new_mail(&mut daemon, shown)?;
     }
     let g = daemon.store.tx(|tx| gamelog::load(tx, id))?;

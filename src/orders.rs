@@ -54,10 +54,8 @@ pub fn player_lines(body: &str) -> Vec<String> {
 /// come first; the tag itself is what counts, so they are simply not in the way.
 pub fn subject_game_id(subject: &str) -> Option<i64> {
     static TAG: OnceLock<Regex> = OnceLock::new();
-    let tag = TAG.get_or_init(|| {
-        Regex::new(r"(?i)\[\s*pbem\s*#\s*([0-9]{1,18})\s*\]").expect("valid regex")
-    });
-    let captures = tag.captures(subject)?;
+    let tag = || compiled(&TAG, r"(?i)\[\s*pbem\s*#\s*([0-9]{1,18})\s*\]");
+    let captures = tag().captures(subject)?;
     captures.get(1)?.as_str().parse().ok()
 }
 
@@ -97,6 +95,12 @@ fn clean_line(raw: &str) -> String {
     line.trim().to_string()
 }
 
+/// A pattern compiled on its first use, once per process: `pbem ingest` is a process per mail,
+/// and most mails never need most patterns.
+fn compiled(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
+    cell.get_or_init(|| Regex::new(pattern).expect("valid regex"))
+}
+
 /// Zero-width and formatting characters that HTML mail scatters through text.
 fn is_invisible(c: char) -> bool {
     matches!(
@@ -125,9 +129,30 @@ fn is_signature_delimiter(line: &str) -> bool {
 /// "Sent from my iPhone" and the other footers phones and webmail append to a reply. Matched
 /// by how the line starts: a footer glued to junk (a leaked soft line break) still counts.
 fn is_mobile_footer(line: &str) -> bool {
+    // Footers are short lines; the length check stands in for a bounded repetition, which
+    // would make the pattern far slower to compile (once per `pbem ingest` process).
+    // The pattern is lowercase and meets lowercased text: a case-insensitive pattern costs
+    // several times as much to compile. Every alternative starts with one of these words, so
+    // a line that starts with none (an order) never compiles the pattern: compiling it was a
+    // sixth of a `pbem ingest` process's work.
+    const FIRST_WORDS: [&str; 8] = [
+        "sent ",
+        "get ",
+        "envoy",
+        "von ",
+        "gesendet ",
+        "отправлено ",
+        "enviado ",
+        "inviato ",
+    ];
+    if line.len() > 120 {
+        return false;
+    }
+    let lower = line.to_lowercase();
     static FOOTER: OnceLock<Regex> = OnceLock::new();
-    let footer = FOOTER.get_or_init(|| {
-        Regex::new(
+    let footer = || {
+        compiled(
+            &FOOTER,
             r"(?x)^(
                 sent\ from\ my\ \S
               | sent\ (from|with|via)\ (yahoo|aol|outlook|mail\ for\ windows|samsung|blackberry|proton|gmail|sparrow|spark|airmail|the\ \S+\ app)\b
@@ -140,24 +165,19 @@ fn is_mobile_footer(line: &str) -> bool {
               | inviato\ da(l)?\ (mio\ )?(iphone|ipad|android|samsung|galaxy|smartphone|cellulare|outlook|yahoo)
             )",
         )
-        .expect("valid regex")
-    });
-    // Footers are short lines; the length check stands in for a bounded repetition, which
-    // would make the pattern far slower to compile (once per `pbem ingest` process).
-    // The pattern is lowercase and meets lowercased text: a case-insensitive pattern costs
-    // several times as much to compile.
-    line.len() <= 120 && footer.is_match(&line.to_lowercase())
+    };
+    FIRST_WORDS.iter().any(|w| lower.starts_with(w)) && footer().is_match(&lower)
 }
 
 /// Outlook's "-----Original Message-----", "________" rules and similar history separators.
 fn is_separator(line: &str) -> bool {
     static ORIGINAL: OnceLock<Regex> = OnceLock::new();
-    let original = ORIGINAL.get_or_init(|| {
-        Regex::new(
+    let original = || {
+        compiled(
+            &ORIGINAL,
             r"^[-_=*\s]{2,}\s*(original\s+message|forwarded\s+message|ursprüngliche\s+nachricht|weitergeleitete\s+nachricht|message\s+d'origine|message\s+transféré|исходное\s+сообщение|пересылаемое\s+сообщение|mensaje\s+original|messaggio\s+originale|oorspronkelijk\s+bericht|originalmeddelande|opprinnelig\s+melding)\s*[-_=*\s]{2,}$",
         )
-        .expect("valid regex")
-    });
+    };
     // Outlook's "____" rule (32 underscores) and html2text's rendering of <hr> ("───"). Short
     // runs of dashes or stars are left alone: players draw those themselves.
     let rule = line.chars().count() >= 10
@@ -169,23 +189,23 @@ fn is_separator(line: &str) -> bool {
         .filter(|c| matches!(c, '-' | '_' | '=' | '*') || c.is_whitespace())
         .count()
         == 2;
-    rule || (ruled_start && original.is_match(&line.to_lowercase()))
+    rule || (ruled_start && original().is_match(&line.to_lowercase()))
 }
 
 /// The label of a line like `From: Bob` / `Sent: Monday` in a forwarded-history header block.
 fn header_label(line: &str) -> Option<&'static str> {
     static LABEL: OnceLock<Regex> = OnceLock::new();
-    let label = LABEL.get_or_init(|| {
-        Regex::new(
+    let label = || {
+        compiled(
+            &LABEL,
             r"^\**\s*(from|sent|date|to|cc|subject|de|envoyé|à|objet|von|gesendet|an|betreff|datum|от|отправлено|кому|тема|дата|da|inviato|oggetto|enviado|para|asunto|van|verzonden|onderwerp|aan|fra|sendt|emne|til)\s*\**\s*:",
         )
-        .expect("valid regex")
-    });
+    };
     if !line.contains(':') {
         return None;
     }
     let lower = line.to_lowercase();
-    let found = label.captures(&lower)?.get(1)?.as_str().to_string();
+    let found = label().captures(&lower)?.get(1)?.as_str().to_string();
     Some(match found.as_str() {
         "from" | "de" | "von" | "от" | "da" | "van" | "fra" => "from",
         "subject" | "objet" | "betreff" | "тема" | "oggetto" | "asunto" | "onderwerp" | "emne" => {
@@ -228,51 +248,57 @@ fn attribution_length(lines: &[String], index: usize) -> Option<usize> {
 /// A whole attribution line: it ends in "wrote:" or a translation, and is not too long to be one.
 fn is_attribution(line: &str) -> bool {
     static WROTE: OnceLock<Regex> = OnceLock::new();
-    let wrote = WROTE.get_or_init(|| {
-        Regex::new(
+    let wrote = || {
+        compiled(
+            &WROTE,
             r"(\bwrote|\bwrites|a\s+écrit|schrieb|escribió|ha\s+scritto|escreveu|schreef|skrev|kirjoitti|napisał|napsal|yazdı|написал|написала|написал\(а\)|пишет|έγραψε)\s*:\s*$",
         )
-        .expect("valid regex")
-    });
+    };
     static GMAIL_DATE: OnceLock<Regex> = OnceLock::new();
     // Gmail in some locales (Russian among them) writes "2014-06-26 13:53 GMT+04:00 Bob <b@x>:".
-    let gmail_date = GMAIL_DATE.get_or_init(|| {
-        Regex::new(r"^\d{4}-\d{2}-\d{2}\s+\d{1,2}:\d{2}\s+GMT[+-]\d{2}:\d{2}\s+.*:\s*$")
-            .expect("valid regex")
-    });
+    let gmail_date = || {
+        compiled(
+            &GMAIL_DATE,
+            r"^\d{4}-\d{2}-\d{2}\s+\d{1,2}:\d{2}\s+GMT[+-]\d{2}:\d{2}\s+.*:\s*$",
+        )
+    };
     static VERB_FIRST: OnceLock<Regex> = OnceLock::new();
     // German (and some clients in other languages) put the name after the verb:
     // "Am 03.01.2022 um 10:00 schrieb Bob <b@x>:".
-    let verb_first = VERB_FIRST.get_or_init(|| {
-        Regex::new(
+    let verb_first = || {
+        compiled(
+            &VERB_FIRST,
             r"^(am|on|le|el|il|em|op)\s.*\b(schrieb|wrote|a\s+écrit|escribió|ha\s+scritto|escreveu|schreef)\b.*:\s*$",
         )
-        .expect("valid regex")
-    });
+    };
     static DATED_ADDRESS: OnceLock<Regex> = OnceLock::new();
     // mail.ru and others: "Thu, 26 Jun 2014 14:00:51 +0400 от Bob <b@x.ru>:" (a time, then the
     // sender's address, then the colon).
-    let dated_address = DATED_ADDRESS.get_or_init(|| {
-        Regex::new(r"\d{1,2}:\d{2}.*[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>?\)?\s*:\s*$")
-            .expect("valid regex")
-    });
+    let dated_address = || {
+        compiled(
+            &DATED_ADDRESS,
+            r"\d{1,2}:\d{2}.*[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>?\)?\s*:\s*$",
+        )
+    };
     // Every form ends in a colon: the cheap test spares the patterns (and their compiling).
     line.trim_end().ends_with(':')
         && line.chars().count() <= 300
-        && (wrote.is_match(&line.to_lowercase())
-            || verb_first.is_match(&line.to_lowercase())
-            || gmail_date.is_match(line)
-            || dated_address.is_match(line))
+        && (wrote().is_match(&line.to_lowercase())
+            || verb_first().is_match(&line.to_lowercase())
+            || gmail_date().is_match(line)
+            || dated_address().is_match(line))
 }
 
 /// The opening word of an attribution line in the languages we know ("On", "Le", "Am" ...).
 fn opens_attribution(line: &str) -> bool {
     static OPENER: OnceLock<Regex> = OnceLock::new();
-    let opener = OPENER.get_or_init(|| {
-        Regex::new(r"^(on|le|am|el|il|em|op|den|på|w\s+dniu|dne|\d{1,4}[-./])\s*\S")
-            .expect("valid regex")
-    });
-    opener.is_match(&line.to_lowercase()) || line.contains('@')
+    let opener = || {
+        compiled(
+            &OPENER,
+            r"^(on|le|am|el|il|em|op|den|på|w\s+dniu|dne|\d{1,4}[-./])\s*\S",
+        )
+    };
+    opener().is_match(&line.to_lowercase()) || line.contains('@')
 }
 
 /// Whether the first non-blank line at or after `index` is a `>` quote.

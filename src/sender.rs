@@ -8,6 +8,8 @@ use crate::fault;
 use crate::mail::outbound::{self, BuildError, RawMail, SendError, Transport};
 use crate::store::{OutboxRow, SendTurn, Store, Tx};
 
+pub mod kick;
+
 /// What one drain did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Drained {
@@ -51,7 +53,18 @@ pub fn drain(
     transport: &Transport,
     now: &dyn Fn() -> DateTime<Utc>,
 ) -> anyhow::Result<Drained> {
-    let mut turn = store.send_turn()?;
+    let turn = store.send_turn()?;
+    drain_in_turn(store, cfg, transport, now, turn)
+}
+
+/// `drain` once the send turn is taken.
+pub fn drain_in_turn(
+    store: &mut Store,
+    cfg: &Config,
+    transport: &Transport,
+    now: &dyn Fn() -> DateTime<Utc>,
+    mut turn: SendTurn,
+) -> anyhow::Result<Drained> {
     finish_noted(store, &mut turn, now)?;
     // Mails that wait for their HTML part get it first (a failure sends them as text).
     if let Err(e) = crate::unwind::catch(|| crate::compose::illustrate::run(store, cfg)) {

@@ -1,4 +1,4 @@
-//! `pbem outbox list | retry | show`: the outgoing queue with each mail's next attempt, retries refused with the reason, and one queued mail decoded from its stored bytes.
+//! `pbem outbox list | retry | show | send`: the outgoing queue with each mail's next attempt, retries refused with the reason, one queued mail decoded from its stored bytes, and sending what is due now.
 
 use std::path::Path;
 
@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use clap::Subcommand;
 
 use super::{say, Exit};
+use crate::config::Config;
 use crate::mail::inbound;
 use crate::store::{OutboxRow, OutboxStatus, Store};
 
@@ -27,6 +28,28 @@ pub enum OutboxCmd {
     },
     /// One queued mail as it is sent: its headers and text decoded from the stored bytes.
     Show { id: i64 },
+    /// Send every mail due now (board pictures drawn first), after any sender at work.
+    Send {
+        /// As `pbem ingest` starts it after storing a mail: nothing to do when another
+        /// sender already waits for its turn; nothing printed.
+        #[arg(long, hide = true)]
+        background: bool,
+    },
+}
+
+/// `outbox send`: what is due goes out now.
+fn send(store: &mut Store, cfg: &Config, background: bool) -> anyhow::Result<Exit> {
+    let transport = cfg.transport()?;
+    if background {
+        crate::sender::kick::run_background(store, cfg, &transport)?;
+        return Ok(0);
+    }
+    let d = crate::sender::drain(store, cfg, &transport, &crate::edge::now)?;
+    println!(
+        "sent {}, retrying {}, failed {}",
+        d.sent, d.retrying, d.failed
+    );
+    Ok(if d.failed > 0 { 1 } else { 0 })
 }
 
 /// `--status` of `outbox list`: an outbox status by its name.
@@ -34,9 +57,10 @@ fn outbox_status(text: &str) -> Result<OutboxStatus, String> {
     OutboxStatus::parse(text).ok_or_else(|| "one of: pending, sent, failed".to_string())
 }
 
-pub fn run(db: &Path, cmd: OutboxCmd, now: DateTime<Utc>) -> anyhow::Result<Exit> {
+pub fn run(db: &Path, cfg: &Config, cmd: OutboxCmd, now: DateTime<Utc>) -> anyhow::Result<Exit> {
     let mut store = Store::open(db, false)?;
     match cmd {
+        OutboxCmd::Send { background } => send(&mut store, cfg, background),
         OutboxCmd::List { status, limit } => list(&mut store, status, limit, now),
         OutboxCmd::Retry { id: Some(id), .. } => retry_one(&mut store, id, now),
         OutboxCmd::Retry {

@@ -310,6 +310,26 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// How many mails wait to be sent now or later (not those failed for good).
+    pub fn outbox_pending_count(&self) -> anyhow::Result<i64> {
+        Ok(self.one(
+            "SELECT COUNT(*) FROM outbox WHERE status = 'pending'",
+            [],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// Marks every waiting mail sent without sending it: `pbem bench` settles the mail its
+    /// set-up caused, which no timed run should draw or send.
+    pub fn bench_settle_outbox(&self, now: DateTime<Utc>) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE outbox SET status = 'sent', sent_at = ?1, picture = NULL \
+             WHERE status = 'pending'",
+            [ts(now)],
+        )?;
+        Ok(())
+    }
+
     /// Records a failed attempt: retried at `retry_at`, or marked failed when `None`.
     pub fn mark_attempt_failed(
         &self,

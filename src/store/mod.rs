@@ -43,6 +43,11 @@ pub struct SendTurn {
     file: Option<std::fs::File>,
 }
 
+/// The place of the one sender waiting for the send turn; released when dropped.
+pub struct SendWaiter {
+    _file: Option<std::fs::File>,
+}
+
 impl SendTurn {
     /// Notes that the transport took mail `id`.
     pub fn note(&mut self, id: i64) -> anyhow::Result<()> {
@@ -185,19 +190,56 @@ impl Store {
     /// either marked them sent would send those twice. The turn carries no file for an
     /// in-memory store, which no one else can reach (and no crash outlives).
     pub fn send_turn(&self) -> anyhow::Result<SendTurn> {
-        let Some(path) = self.conn.path().filter(|p| !p.is_empty()) else {
+        let Some(file) = self.lock_file("send")? else {
             return Ok(SendTurn { file: None });
         };
-        let lock_path = format!("{path}-send.lock");
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
+            .context("cannot lock the send lock file")?;
+        Ok(SendTurn { file: Some(file) })
+    }
+
+    /// Becomes the one sender that waits for the send turn (`Some`: hold it until the turn is
+    /// taken), or `None` when another already waits: that one will send all committed mail,
+    /// so this one is not needed. (An advisory lock on `<database>-send-wait.lock`; an
+    /// in-memory store always gets the place.)
+    pub fn wait_for_send_turn(&self) -> anyhow::Result<Option<SendWaiter>> {
+        let Some(file) = self.lock_file("send-wait")? else {
+            return Ok(Some(SendWaiter { _file: None }));
+        };
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Ok(Some(SendWaiter { _file: Some(file) })),
+            Err(rustix::io::Errno::WOULDBLOCK) => Ok(None),
+            Err(e) => Err(anyhow::Error::new(e).context("cannot lock the send-wait lock file")),
+        }
+    }
+
+    /// Whether a sender waits for the send turn now (`wait_for_send_turn`); false for an
+    /// in-memory store. Asking takes a shared lock for a moment: a sender that tries to
+    /// begin waiting in that moment gives up, so whoever asked must start one when told none.
+    pub fn sender_waiting(&self) -> anyhow::Result<bool> {
+        let Some(file) = self.lock_file("send-wait")? else {
+            return Ok(false);
+        };
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockShared) {
+            Ok(()) => Ok(false),
+            Err(rustix::io::Errno::WOULDBLOCK) => Ok(true),
+            Err(e) => Err(anyhow::Error::new(e).context("cannot lock the send-wait lock file")),
+        }
+    }
+
+    /// `<database>-<name>.lock`, opened (made if need be); `None` for an in-memory store.
+    fn lock_file(&self, name: &str) -> anyhow::Result<Option<std::fs::File>> {
+        let Some(path) = self.conn.path().filter(|p| !p.is_empty()) else {
+            return Ok(None);
+        };
+        let lock_path = format!("{path}-{name}.lock");
         let file = std::fs::OpenOptions::new()
             .create(true)
             .read(true)
             .append(true)
             .open(&lock_path)
             .with_context(|| format!("cannot open {lock_path}"))?;
-        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
-            .with_context(|| format!("cannot lock {lock_path}"))?;
-        Ok(SendTurn { file: Some(file) })
+        Ok(Some(file))
     }
 
     /// A private in-memory store, for tests and `pbem replay`-like tools.

@@ -583,3 +583,51 @@ fn help_lists_every_game_from_the_registry() {
         "{help}"
     );
 }
+
+/// `pbem ingest` leaves drawing and sending to the sender it starts in the background: with
+/// nothing else run, the reply (its board picture made) arrives in the outbox folder, once.
+#[test]
+fn ingest_starts_a_background_sender_that_sends_the_reply() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(pbem(d, &["init"]).status.success());
+    let code = ingest(d, &[], &[], Stdio::null(), &help_mail(7));
+    assert_eq!(code, Some(0));
+    let start = std::time::Instant::now();
+    let replies = loop {
+        let files: Vec<String> = std::fs::read_dir(d.join("out"))
+            .map(|rd| {
+                rd.filter_map(Result::ok)
+                    .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                    .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if !files.is_empty() {
+            break files;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "no reply was sent in the background"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    assert_eq!(replies.len(), 1);
+    assert!(
+        replies[0].contains("In-Reply-To: <cli-ingest-7@example.net>"),
+        "{}",
+        replies[0]
+    );
+    // Its send turn over, the outbox says it went.
+    let turn = std::fs::File::open(d.join("g.sqlite-send.lock")).unwrap();
+    rustix::fs::flock(&turn, rustix::fs::FlockOperation::LockExclusive).unwrap();
+    let mut store = Store::open(&d.join("g.sqlite"), false).unwrap();
+    let outbox = store.read(|tx| tx.outbox(None, 10)).unwrap();
+    assert!(
+        outbox
+            .iter()
+            .all(|m| m.status == pbem::store::OutboxStatus::Sent),
+        "{:?}",
+        outbox.iter().map(|m| (m.id, m.status)).collect::<Vec<_>>()
+    );
+}

@@ -48,6 +48,44 @@ fn eml_files(dir: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The background sender that `pbem ingest` started, with the fault armed, wrote a mail and
+/// died before that mail was marked sent: the fault point was reached.
+fn assert_died_after_writing_a_mail(d: &Path, point: &str) {
+    let open = || Store::open(&d.join("pbem.sqlite"), false).unwrap();
+    let replies_written = || {
+        let outbox = open().read(|tx| tx.outbox(None, 100)).unwrap();
+        let files = eml_files(d);
+        outbox
+            .into_iter()
+            .filter(|m| m.kind != "welcome")
+            .filter(|m| files.iter().any(|f| f.contains(&m.message_id)))
+            .collect::<Vec<_>>()
+    };
+    let start = std::time::Instant::now();
+    while replies_written().is_empty() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "{point}: the background sender never wrote a reply"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // Its send turn (a lock the system releases when the process dies) ends with its death.
+    let turn = std::fs::File::open(d.join("pbem.sqlite-send.lock")).unwrap();
+    rustix::fs::flock(&turn, rustix::fs::FlockOperation::LockExclusive).unwrap();
+    drop(turn);
+    let written = replies_written();
+    let unmarked: Vec<_> = written
+        .iter()
+        .filter(|m| m.status == pbem::store::OutboxStatus::Pending)
+        .map(|m| m.id)
+        .collect();
+    assert_eq!(
+        unmarked.len(),
+        1,
+        "{point}: written but not marked sent: {unmarked:?}"
+    );
+}
+
 #[test]
 fn every_crash_point_leaves_exactly_once_processing_and_at_least_once_replies() {
     for point in POINTS {
@@ -80,16 +118,33 @@ fn every_crash_point_leaves_exactly_once_processing_and_at_least_once_replies() 
              Message-ID: <crash-test@alice.example>\r\n\r\nb1 5/4\r\n"
         );
         let status = pbem(d, &["ingest"], Some(point), Some(raw.as_bytes()));
-        assert_eq!(
-            status.signal(),
-            Some(9),
-            "{point}: the fault point was not reached ({status:?})"
-        );
+        if point.starts_with("send:") {
+            // Sending is the background sender's (`outbox send --background`, which inherits
+            // the fault): the mail was stored, and `ingest` succeeds. A sender run now waits
+            // for the killed one's turn to end, then finishes its work.
+            assert_eq!(status.code(), Some(0), "{point}: {status:?}");
+            assert_died_after_writing_a_mail(d, point);
+            assert!(
+                pbem(d, &["outbox", "send"], None, None).success(),
+                "{point}"
+            );
+        } else {
+            assert_eq!(
+                status.signal(),
+                Some(9),
+                "{point}: the fault point was not reached ({status:?})"
+            );
+        }
         // The MTA saw no success (the process died), so it delivers again; then the daemon runs.
         let again = pbem(d, &["ingest"], None, Some(raw.as_bytes()));
         assert!(again.success(), "{point}: redelivery failed: {again:?}");
         assert!(
             pbem(d, &["serve", "--once"], None, None).success(),
+            "{point}"
+        );
+        // Any background sender still at work finishes before the outbox folder is read.
+        assert!(
+            pbem(d, &["outbox", "send"], None, None).success(),
             "{point}"
         );
 

@@ -146,6 +146,8 @@ fn ingest_stores_a_mail_whose_processing_panics_and_exits_0() {
     let messages = store.read(|tx| tx.messages(100)).unwrap();
     let status: Vec<&str> = messages.iter().map(|m| m.status.as_str()).collect();
     assert_eq!(status, ["done", "failed"], "{messages:?}");
+    // The reply is sent in the background; a sender run now waits for that one's turn.
+    assert!(pbem(d, &["outbox", "send"], None, None).status.success());
     assert_eq!(sent_files(d).len(), 1);
 }
 
