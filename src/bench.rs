@@ -53,8 +53,9 @@ pub enum BenchCmd {
         dir: Option<PathBuf>,
     },
     /// An order workload through one `pbem ingest` process per mail, as an MTA pipe runs it,
-    /// for games with a history: per-mail time and CPU beside a bare process start, then how
-    /// long the background senders take to draw and send every reply.
+    /// for games with a history, once with no daemon and once with `pbem serve` running:
+    /// per-mail time and CPU beside a bare process start, then how long drawing and sending
+    /// every reply takes after the last mail.
     Pipe {
         /// diptactoe (orders of four players) or d4d6 (moves, each rolled for).
         #[arg(long, default_value = "diptactoe", value_parser = bench_game)]
@@ -135,14 +136,20 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
             dir,
             keep,
         } => {
-            let run = pipe::PipeRun {
-                exe,
-                kind: game,
-                games,
-                mails,
-                history,
-            };
-            return in_scratch(dir, keep, |d| pipe::run(d, &cfg, &run));
+            return in_scratch(dir, keep, |d| {
+                for serve in [false, true] {
+                    let run = pipe::PipeRun {
+                        exe: exe.clone(),
+                        kind: game,
+                        games,
+                        mails,
+                        history,
+                        serve,
+                    };
+                    pipe::run(&d.join(if serve { "served" } else { "alone" }), &cfg, &run)?;
+                }
+                Ok(())
+            });
         }
         BenchCmd::Deadline {
             games,

@@ -18,6 +18,8 @@ use crate::template::Templates;
 use crate::timers;
 use crate::unwind;
 
+pub mod handoff;
+
 /// How many messages share one transaction (and so one fsync).
 const BATCH: usize = 200;
 
@@ -216,6 +218,16 @@ impl Daemon {
             return self.pass();
         }
         let sender = BackgroundSender::start(&self.db, &self.cfg, Arc::clone(&self.stop))?;
+        // `pbem ingest` hands its mail to this daemon while it runs (and stores it itself
+        // when it cannot): a socket that fails to open costs only that speed.
+        let _handoff = match sender.waker() {
+            Some(wake) => handoff::Handoff::start(&self.db, &self.cfg, &self.templates, wake)
+                .unwrap_or_else(|e| {
+                    tracing::warn!(error = %format!("{e:#}"), "no hand-off socket: pbem ingest stores mail itself");
+                    None
+                }),
+            None => None,
+        };
         let mut total = Pass::default();
         let mut failures = 0;
         while !self.stop.load(Ordering::SeqCst) {
@@ -367,6 +379,7 @@ impl BackgroundSender {
         let busy_us = Arc::new(std::sync::atomic::AtomicU64::new(0));
         let busy = Arc::clone(&busy_us);
         let handle = std::thread::spawn(move || {
+            sender::lower_priority();
             let mut total = sender::Drained::default();
             let poll = std::time::Duration::from_secs(cfg.poll_secs.max(1));
             loop {
@@ -404,6 +417,11 @@ impl BackgroundSender {
             handle: Some(handle),
             busy_us,
         })
+    }
+
+    /// What wakes the sender from another thread.
+    pub fn waker(&self) -> Option<mpsc::Sender<()>> {
+        self.wake.clone()
     }
 
     /// New mail was committed: send it.

@@ -44,6 +44,14 @@ pub fn backoff(cfg: &Config, attempts: i64, now: DateTime<Utc>) -> DateTime<Utc>
     now + Duration::seconds(secs)
 }
 
+/// Makes the calling thread yield the CPU to others (a nice value of 10): drawing and
+/// sending wait without harm (a player does not notice a reply some milliseconds later),
+/// while an MTA waits for each `pbem ingest` and a daemon's passes take mail. Linux applies
+/// it to this thread alone; a failure leaves the priority as it was.
+pub fn lower_priority() {
+    let _ = rustix::process::setpriority_process(Some(rustix::thread::gettid()), 10);
+}
+
 /// Sends every due mail once. Each mail is noted right after the transport took it, before
 /// the next goes out (`SendTurn`), so a crash sends again at most the one mail in flight (at
 /// least once, never lost); one sender at a time, so two never send the same mail.

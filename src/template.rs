@@ -42,6 +42,7 @@ pub fn date(d: chrono::DateTime<chrono::Utc>) -> String {
 }
 
 /// The loaded templates.
+#[derive(Clone)]
 pub struct Templates {
     env: Environment<'static>,
 }

@@ -19,6 +19,8 @@ pub(super) struct PipeRun {
     pub games: usize,
     pub mails: usize,
     pub history: usize,
+    /// With `pbem serve` running, which takes each mail from `pbem ingest` (`daemon::handoff`).
+    pub serve: bool,
 }
 
 /// Runs the workload in `dir` and prints its figures.
@@ -54,6 +56,10 @@ pub(super) fn run(dir: &Path, cfg: &Config, run: &PipeRun) -> anyhow::Result<()>
         t.elapsed().as_secs_f64()
     );
     let bare = bare_start(&exe, 50)?;
+    let mut daemon = match run.serve {
+        true => Some(start_daemon(&exe, &db, &cfg)?),
+        false => None,
+    };
     let before = children_cpu()?;
     let mut times = Vec::with_capacity(run.mails);
     let start = Instant::now();
@@ -68,13 +74,18 @@ pub(super) fn run(dir: &Path, cfg: &Config, run: &PipeRun) -> anyhow::Result<()>
     let ingesting = start.elapsed() - making;
     let (user, system) = children_cpu()?;
     let (user, system) = (user - before.0, system - before.1);
-    let drained = wait_for_outbox(&mut store, Duration::from_secs(600))?;
+    let drained = wait_for_outbox(&mut store, Duration::from_secs(600));
+    if let Some(d) = daemon.as_mut() {
+        let _ = d.kill();
+        let _ = d.wait();
+    }
+    let drained = drained?;
     check_stored(&mut store, run.mails)?;
     times.sort();
     let p50 = percentile(&times, 0.5);
     let n = run.mails as f64;
     println!(
-        "{} order workload ({} games, {} {} of history), one `pbem ingest` per mail: \
+        "{} order workload ({} games, {} {} of history), one `pbem ingest` per mail, {}: \
          {} mails, {:.0} mails/s, per mail p50 {:.2} ms p99 {:.2} ms, CPU {:.2} ms/mail \
          ({:.2} user, {:.2} system)",
         run.kind.title(),
@@ -84,6 +95,10 @@ pub(super) fn run(dir: &Path, cfg: &Config, run: &PipeRun) -> anyhow::Result<()>
             "turns"
         } else {
             "plies"
+        },
+        match run.serve {
+            true => "`pbem serve` running",
+            false => "no daemon",
         },
         run.mails,
         n / ingesting.as_secs_f64(),
@@ -105,6 +120,33 @@ pub(super) fn run(dir: &Path, cfg: &Config, run: &PipeRun) -> anyhow::Result<()>
         n / (ingesting + drained).as_secs_f64()
     );
     Ok(())
+}
+
+/// `pbem serve` on the bench's database, once its hand-off socket listens.
+fn start_daemon(exe: &Path, db: &Path, cfg: &Config) -> anyhow::Result<std::process::Child> {
+    let socket = crate::daemon::handoff::socket_path(db);
+    let mut child = Command::new(exe)
+        .arg("serve")
+        .env("PBEM_DB", db)
+        .env("PBEM_ADDRESS", &cfg.address)
+        .env("PBEM_TRANSPORT", &cfg.transport)
+        .env("PBEM_POLL", "1h")
+        .env_remove("PBEM_MAILDIR")
+        .env_remove("PBEM_FAULT")
+        .env_remove("PBEM_CONFIG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let start = Instant::now();
+    while std::os::unix::net::UnixStream::connect(&socket).is_err() {
+        if start.elapsed() > Duration::from_secs(30) || child.try_wait()?.is_some() {
+            let _ = child.kill();
+            anyhow::bail!("pbem serve did not open {}", socket.display());
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Ok(child)
 }
 
 /// The median time of `exe --version`: the floor for any process an MTA starts.

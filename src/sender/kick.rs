@@ -45,6 +45,7 @@ pub fn run_background(
     let Some(waiter) = store.wait_for_send_turn()? else {
         return Ok(None);
     };
+    super::lower_priority();
     let turn = store.send_turn()?;
     // From here a newly committed mail needs a new waiter: this sender may have read the
     // outbox before that commit.
