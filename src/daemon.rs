@@ -220,7 +220,7 @@ impl Daemon {
         let sender = BackgroundSender::start(&self.db, &self.cfg, Arc::clone(&self.stop))?;
         // `pbem ingest` hands its mail to this daemon while it runs (and stores it itself
         // when it cannot): a socket that fails to open costs only that speed.
-        let _handoff = match sender.waker() {
+        let handoff = match sender.waker() {
             Some(wake) => handoff::Handoff::start(&self.db, &self.cfg, &self.templates, wake)
                 .unwrap_or_else(|e| {
                     tracing::warn!(error = %format!("{e:#}"), "no hand-off socket: pbem ingest stores mail itself");
@@ -254,6 +254,8 @@ impl Daemon {
             sender.wake();
             self.wait(pause);
         }
+        // Its copy of the sender's waker keeps the sender waiting: it goes first.
+        drop(handoff);
         match sender.finish() {
             Ok(d) => {
                 total.sent = d.sent;

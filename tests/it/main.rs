@@ -36,6 +36,7 @@ mod gm_desk;
 mod gm_service;
 mod golden;
 mod guides;
+mod handoff;
 mod hostile_mail;
 mod html_mail;
 mod imap_stack;
