@@ -3,35 +3,36 @@
 //! drawing time and size (`picture`), these two in their own files.
 
 mod deadline;
+mod path;
 mod picture;
 mod pipe;
 mod tablebase;
 mod workload;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, Context};
-use chrono::Utc;
+use anyhow::anyhow;
 use clap::Subcommand;
 
+use self::path::Arrival;
 use crate::compose::Ctx;
 use crate::config::Config;
-use crate::daemon::Daemon;
 use crate::edge;
 use crate::gamelog;
 use crate::games::{Actor, GameKind};
 use crate::gm::{self, GameSpec, Secrets};
 use crate::records::Record;
-use crate::store::{GameStatus, OutboxStatus, Store};
+use crate::store::{GameStatus, Store};
 use crate::template::Templates;
 
 #[derive(Debug, Subcommand)]
 pub enum BenchCmd {
-    /// Order mails for many Dice Rink games through the whole path (Maildir, store, rules,
-    /// replies into an .eml outbox), then the same with a store full of finished games, then
-    /// one `pbem ingest` process per mail as an MTA runs it.
+    /// Order mails for many Dice Rink games through a daemon's whole path (Maildir, store,
+    /// rules, durable commit; replies drawn and sent on the sender's thread): all waiting at
+    /// once (throughput, against SQLite's raw durable commit rate), then arriving one by one
+    /// at a steady rate (latency, each pass taking what arrived), then with a store full of
+    /// finished games.
     Ingest {
         /// Games played at once.
         #[arg(long, default_value_t = 50)]
@@ -39,15 +40,13 @@ pub enum BenchCmd {
         /// Order mails in all (each game plays the seed's Game 2 from the start).
         #[arg(long, default_value_t = 1000)]
         mails: usize,
-        /// Mails arriving between two daemon passes (what one poll interval collects).
-        #[arg(long, default_value_t = 100)]
-        wave: usize,
-        /// Finished games in the store for the second run (0 to skip it).
+        /// Mails a second in the steady run (default: half the raw durable commit rate
+        /// measured, some thousand mails a second: fifty times what njudge takes by pipe).
+        #[arg(long)]
+        rate: Option<f64>,
+        /// Finished games in the store for the last run (0 to skip it).
         #[arg(long, default_value_t = 100_000)]
         finished: usize,
-        /// `pbem ingest` processes to time, one mail each (0 to skip).
-        #[arg(long, default_value_t = 200)]
-        pipe: usize,
         /// Where the scratch databases go (the disk under test); default: here.
         #[arg(long)]
         dir: Option<PathBuf>,
@@ -79,6 +78,9 @@ pub enum BenchCmd {
         /// `pbem ingest` on a store with history.
         #[arg(long)]
         keep: bool,
+        /// Only the run without a daemon (for a pbem older than `pbem serve`'s hand-off).
+        #[arg(long)]
+        alone: bool,
     },
     /// Dip-Tac-Toe games whose turns all fall due at one deadline, every order in: the time
     /// of the one timers run that adjudicates them all.
@@ -118,15 +120,14 @@ const GAME2: &str = include_str!("../tests/data/dicerink/game2.pgn");
 
 /// Runs a benchmark and prints its figures.
 pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
-    let (games, mails, wave, finished, pipe, dir) = match cmd {
+    let (games, mails, rate, finished, dir) = match cmd {
         BenchCmd::Ingest {
             games,
             mails,
-            wave,
+            rate,
             finished,
-            pipe,
             dir,
-        } => (games, mails, wave, finished, pipe, dir),
+        } => (games, mails, rate, finished, dir),
         BenchCmd::Pipe {
             game,
             games,
@@ -135,9 +136,11 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
             exe,
             dir,
             keep,
+            alone,
         } => {
+            let modes: &[bool] = if alone { &[false] } else { &[false, true] };
             return in_scratch(dir, keep, |d| {
-                for serve in [false, true] {
+                for &serve in modes {
                     let run = pipe::PipeRun {
                         exe: exe.clone(),
                         kind: game,
@@ -164,18 +167,42 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
         println!(
             "SQLite raw durable commits (one-row transactions, WAL, synchronous=FULL): {raw:.0}/s"
         );
-        let empty = path_run(&scratch.join("empty"), &cfg, games, mails, wave, 0)?;
-        empty.print("empty store", raw);
+        let all = path::run(
+            &scratch.join("all"),
+            &cfg,
+            games,
+            mails,
+            0,
+            Arrival::AllAtOnce,
+        )?;
+        all.print(&format!("all {mails} waiting"), raw);
+        let rate = rate.unwrap_or(raw / 2.0);
+        let steady = path::run(
+            &scratch.join("steady"),
+            &cfg,
+            games,
+            mails,
+            0,
+            Arrival::Steady(rate),
+        )?;
+        steady.print(&format!("arriving at {rate:.0}/s"), raw);
         if finished > 0 {
-            let full = path_run(&scratch.join("full"), &cfg, games, mails, wave, finished)?;
-            full.print(&format!("store with {finished} finished games"), raw);
+            let full = path::run(
+                &scratch.join("full"),
+                &cfg,
+                games,
+                mails,
+                finished,
+                Arrival::AllAtOnce,
+            )?;
+            full.print(
+                &format!("all waiting, store with {finished} finished games"),
+                raw,
+            );
             println!(
                 "rate with {finished} finished games: {:.1}% of the empty-store rate",
-                100.0 * full.rate / empty.rate
+                100.0 * full.rate / all.rate
             );
-        }
-        if pipe > 0 {
-            pipe_run(&scratch.join("pipe"), &cfg, games.min(pipe), pipe)?;
         }
         Ok(())
     })
@@ -224,41 +251,6 @@ fn raw_commit_rate(path: &Path, n: usize) -> anyhow::Result<f64> {
     let t = Instant::now();
     store.bench_raw_commits(n)?;
     Ok(n as f64 / t.elapsed().as_secs_f64())
-}
-
-struct PathFigures {
-    /// Time in passes (intake, rules, commits) and in sending (building and writing .eml files).
-    passes: Duration,
-    /// CPU time of the passes' thread: the work itself, without waits for the disk or locks.
-    passes_cpu: Duration,
-    sending: Duration,
-    mails: usize,
-    rate: f64,
-    p50: Duration,
-    p99: Duration,
-    wave: usize,
-}
-
-impl PathFigures {
-    fn print(&self, what: &str, raw: f64) {
-        println!(
-            "mail path, {what}: {} mails, {:.0} mails/s, latency p50 {:.1} ms p99 {:.1} ms \
-             (arrival waves of {}), ratio to raw commits {:.2}",
-            self.mails,
-            self.rate,
-            ms(self.p50),
-            ms(self.p99),
-            self.wave,
-            self.rate / raw
-        );
-        println!(
-            "  of which: passes (Maildir, rules, commits) {:.3} ms/mail ({:.3} ms/mail on the CPU), \
-             sending (.eml files) {:.3} ms/mail",
-            ms(self.passes) / self.mails as f64,
-            ms(self.passes_cpu) / self.mails as f64,
-            ms(self.sending) / self.mails as f64
-        );
-    }
 }
 
 /// CPU time this thread has used.
@@ -400,161 +392,5 @@ fn fill_finished(store: &mut Store, n: usize) -> anyhow::Result<()> {
             Ok(())
         })?;
     }
-    Ok(())
-}
-
-fn path_run(
-    dir: &Path,
-    cfg: &Config,
-    games: usize,
-    mails: usize,
-    wave: usize,
-    finished: usize,
-) -> anyhow::Result<PathFigures> {
-    for sub in ["Maildir/new", "Maildir/cur", "Maildir/tmp"] {
-        std::fs::create_dir_all(dir.join(sub))?;
-    }
-    let cfg = bench_config(cfg, dir);
-    let mut store = Store::open(&dir.join("pbem.sqlite"), true)?;
-    if finished > 0 {
-        let t = Instant::now();
-        fill_finished(&mut store, finished)?;
-        eprintln!(
-            "(filled {finished} finished games in {:.1} s)",
-            t.elapsed().as_secs_f64()
-        );
-    }
-    let ids = make_games(&mut store, &cfg, games)?;
-    let raws = make_mails(&cfg, &ids, mails)?;
-    let db = dir.join("pbem.sqlite");
-    let mut daemon = Daemon::new(&db, store, cfg.clone())?;
-    daemon.pass()?; // the welcome mails
-                    // The MTA's part, untimed: each mail written into tmp/; delivering it is a rename into new/.
-    let (tmp, new) = (dir.join("Maildir/tmp"), dir.join("Maildir/new"));
-    let mut waves = Vec::new();
-    for (w, chunk) in raws.chunks(wave.max(1)).enumerate() {
-        let mut names = Vec::new();
-        for (i, raw) in chunk.iter().enumerate() {
-            let name = format!("{w:06}.{i:06}.bench");
-            std::fs::write(tmp.join(&name), raw)?;
-            names.push(name);
-        }
-        waves.push(names);
-    }
-    // pbem's part, timed: passes on this thread, sending on the background sender's.
-    let sender = crate::daemon::BackgroundSender::start(&db, &cfg, daemon.stop.clone())?;
-    let mut arrived = std::collections::HashMap::new();
-    let mut passes = Duration::ZERO;
-    let mut passes_cpu = Duration::ZERO;
-    let start = Instant::now();
-    for (w, names) in waves.iter().enumerate() {
-        let at = edge::now();
-        for name in names {
-            std::fs::rename(tmp.join(name), new.join(name))?;
-        }
-        for n in names {
-            arrived.insert(n.clone(), at);
-        }
-        let (t, cpu) = (Instant::now(), thread_cpu());
-        let p = daemon.pass_without_sending()?;
-        passes += t.elapsed();
-        passes_cpu += thread_cpu().saturating_sub(cpu);
-        sender.wake();
-        if p.processed != names.len() {
-            anyhow::bail!(
-                "wave {w}: {} of {} mails processed",
-                p.processed,
-                names.len()
-            );
-        }
-    }
-    let sending = {
-        let busy_before_finish = sender.busy();
-        let started = Instant::now();
-        sender.finish()?;
-        busy_before_finish + started.elapsed()
-    };
-    let total = start.elapsed();
-    let sent = daemon.store.tx(|tx| tx.outbox(None, i64::MAX))?;
-    if let Some(bad) = sent.iter().find(|r| r.status != OutboxStatus::Sent) {
-        anyhow::bail!("a reply was not sent: {:?}", bad.last_error);
-    }
-    // Latency of a mail: from its arrival in new/ to the last of its replies being sent.
-    let mut done_at: std::collections::HashMap<String, chrono::DateTime<Utc>> = Default::default();
-    for r in &sent {
-        if let (Some(irt), Some(at)) = (&r.in_reply_to, r.sent_at) {
-            let e = done_at.entry(irt.clone()).or_insert(at);
-            *e = (*e).max(at);
-        }
-    }
-    let mut latencies = Vec::with_capacity(raws.len());
-    for (names, chunk) in waves.iter().zip(raws.chunks(wave.max(1))) {
-        for (name, raw) in names.iter().zip(chunk) {
-            let id = crate::mail::inbound::parse(raw)
-                .message_id
-                .unwrap_or_default();
-            let done = done_at
-                .get(&format!("<{id}>"))
-                .ok_or_else(|| anyhow!("no reply to {id}"))?;
-            let ms = (*done - arrived[name])
-                .num_microseconds()
-                .unwrap_or(0)
-                .max(0) as u64;
-            latencies.push(Duration::from_micros(ms));
-        }
-    }
-    latencies.sort();
-    Ok(PathFigures {
-        passes,
-        passes_cpu,
-        sending,
-        mails: raws.len(),
-        rate: raws.len() as f64 / total.as_secs_f64(),
-        p50: percentile(&latencies, 0.5),
-        p99: percentile(&latencies, 0.99),
-        wave,
-    })
-}
-
-/// One `pbem ingest` process per mail, as an MTA pipe runs it.
-fn pipe_run(dir: &Path, cfg: &Config, games: usize, mails: usize) -> anyhow::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    let cfg = bench_config(cfg, dir);
-    let db = dir.join("pbem.sqlite");
-    let mut store = Store::open(&db, true)?;
-    let ids = make_games(&mut store, &cfg, games)?;
-    let raws = make_mails(&cfg, &ids, mails)?;
-    drop(store);
-    let exe = std::env::current_exe().context("cannot find the pbem binary")?;
-    let mut times = Vec::with_capacity(raws.len());
-    let start = Instant::now();
-    for raw in &raws {
-        let t = Instant::now();
-        let mut child = Command::new(&exe)
-            .arg("ingest")
-            .env("PBEM_DB", &db)
-            .env("PBEM_ADDRESS", &cfg.address)
-            .env("PBEM_TRANSPORT", &cfg.transport)
-            .env_remove("PBEM_MAILDIR")
-            .env_remove("PBEM_FAULT")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()?;
-        std::io::Write::write_all(&mut child.stdin.take().expect("piped"), raw)?;
-        let status = child.wait()?;
-        if !status.success() {
-            anyhow::bail!("pbem ingest exited with {status}");
-        }
-        times.push(t.elapsed());
-    }
-    let total = start.elapsed();
-    times.sort();
-    println!(
-        "MTA pipe, one `pbem ingest` process per mail: {} mails, {:.0} mails/s, per mail p50 {:.1} ms p99 {:.1} ms",
-        raws.len(),
-        raws.len() as f64 / total.as_secs_f64(),
-        ms(percentile(&times, 0.5)),
-        ms(percentile(&times, 0.99))
-    );
     Ok(())
 }
