@@ -9,6 +9,7 @@ mod imap_box;
 mod lcg;
 mod mailstack;
 
+mod bench_smoke;
 mod browser;
 mod cli;
 mod concurrency;
