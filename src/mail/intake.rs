@@ -86,6 +86,43 @@ pub struct MaildirSource {
     max_bytes: usize,
     /// The names listed in `new/` at the first fetch, not yet fetched.
     queue: Option<VecDeque<String>>,
+    /// Moves stored mail to `cur/` on a thread of its own, while the next batch is played
+    /// (a rename searches both folders, which on some filesystems is a linear scan: a
+    /// seventh of a pass's time when done in line). Dropping the source waits for it, so
+    /// the next pass lists `new/` only once every stored mail has left it.
+    mover: Option<Mover>,
+}
+
+/// The thread that moves stored mail from `new/` to `cur/`.
+struct Mover {
+    moves: std::sync::mpsc::Sender<Vec<(PathBuf, PathBuf)>>,
+    handle: std::thread::JoinHandle<()>,
+}
+
+impl Mover {
+    fn start() -> Mover {
+        let (moves, rx) = std::sync::mpsc::channel::<Vec<(PathBuf, PathBuf)>>();
+        let handle = std::thread::spawn(move || {
+            for batch in rx {
+                for (from, to) in batch {
+                    // Left in new/, it is read again and found a duplicate: harmless.
+                    if let Err(e) = std::fs::rename(&from, &to) {
+                        tracing::error!(file = %from.display(), error = %e, "cannot move a stored mail to cur/");
+                    }
+                }
+            }
+        });
+        Mover { moves, handle }
+    }
+}
+
+impl Drop for MaildirSource {
+    fn drop(&mut self) {
+        if let Some(Mover { moves, handle }) = self.mover.take() {
+            drop(moves);
+            let _ = handle.join();
+        }
+    }
 }
 
 impl MaildirSource {
@@ -102,6 +139,7 @@ impl MaildirSource {
             dir: dir.to_path_buf(),
             max_bytes,
             queue: None,
+            mover: None,
         })
     }
 
@@ -144,15 +182,24 @@ impl Source for MaildirSource {
     }
 
     fn ack(&mut self, stored: &[Fetched]) -> anyhow::Result<()> {
-        for f in stored {
-            let mut cur_name = f.name.clone();
-            if !cur_name.contains(":2,") {
-                cur_name.push_str(":2,S");
-            }
-            let path = self.dir.join("new").join(&f.name);
-            // Left in new/, it is read again and found a duplicate: harmless.
-            if let Err(e) = std::fs::rename(&path, self.dir.join("cur").join(cur_name)) {
-                tracing::error!(file = %path.display(), error = %e, "cannot move a stored mail to cur/");
+        let batch: Vec<(PathBuf, PathBuf)> = stored
+            .iter()
+            .map(|f| {
+                let mut cur_name = f.name.clone();
+                if !cur_name.contains(":2,") {
+                    cur_name.push_str(":2,S");
+                }
+                (
+                    self.dir.join("new").join(&f.name),
+                    self.dir.join("cur").join(cur_name),
+                )
+            })
+            .collect();
+        let mover = self.mover.get_or_insert_with(Mover::start);
+        if let Err(std::sync::mpsc::SendError(batch)) = mover.moves.send(batch) {
+            // The thread is gone (it panicked): move them here.
+            for (from, to) in batch {
+                let _ = std::fs::rename(from, to);
             }
         }
         Ok(())
@@ -201,9 +248,17 @@ mod tests {
         // Not acknowledged: still in new/ (a crash now reads them again).
         assert!(dir.path().join("new/1.a").exists());
         src.ack(&first).unwrap();
-        assert!(dir.path().join("cur/1.a:2,S").exists());
         assert_eq!(src.fetch(2).unwrap().len(), 1);
         assert!(src.fetch(2).unwrap().is_empty());
+        // The moves are done once the source is gone (they run beside the next batch).
+        drop(src);
+        assert!(dir.path().join("cur/1.a:2,S").exists());
+        assert!(dir.path().join("cur/2.b:2,S").exists());
+        assert!(
+            dir.path().join("new/3.c").exists(),
+            "never acknowledged: stays"
+        );
+        assert!(!dir.path().join("new/1.a").exists());
     }
 
     #[test]
