@@ -595,14 +595,7 @@ fn ingest_starts_a_background_sender_that_sends_the_reply() {
     assert_eq!(code, Some(0));
     let start = std::time::Instant::now();
     let replies = loop {
-        let files: Vec<String> = std::fs::read_dir(d.join("out"))
-            .map(|rd| {
-                rd.filter_map(Result::ok)
-                    .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-                    .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
-                    .collect()
-            })
-            .unwrap_or_default();
+        let files = crate::common::out_files(d);
         if !files.is_empty() {
             break files;
         }

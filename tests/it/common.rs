@@ -237,3 +237,16 @@ pub fn output_text(o: &std::process::Output) -> String {
         String::from_utf8_lossy(&o.stderr)
     )
 }
+
+/// The mails a `dir:` transport wrote into `dir/out` (a name starting with a dot is a file not
+/// yet in place, which is not mail); none when the folder is not there yet.
+pub fn out_files(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir.join("out"))
+        .map(|rd| {
+            rd.filter_map(Result::ok)
+                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+                .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
+                .collect()
+        })
+        .unwrap_or_default()
+}

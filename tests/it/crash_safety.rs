@@ -35,26 +35,13 @@ fn pbem(
     child.wait().unwrap()
 }
 
-/// The mails written into the outbox folder (a name starting with a dot is a file not yet
-/// in place, which is not mail).
-fn eml_files(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir.join("out"))
-        .map(|rd| {
-            rd.filter_map(Result::ok)
-                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-                .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// The background sender that `pbem ingest` started, with the fault armed, wrote a mail and
 /// died before that mail was marked sent: the fault point was reached.
 fn assert_died_after_writing_a_mail(d: &Path, point: &str) {
     let open = || Store::open(&d.join("pbem.sqlite"), false).unwrap();
     let replies_written = || {
         let outbox = open().read(|tx| tx.outbox(None, 100)).unwrap();
-        let files = eml_files(d);
+        let files = crate::common::out_files(d);
         outbox
             .into_iter()
             .filter(|m| m.kind != "welcome")
@@ -169,7 +156,7 @@ fn every_crash_point_leaves_exactly_once_processing_and_at_least_once_replies() 
             replies.iter().all(|m| m.status == "sent"),
             "{point}: {replies:?}"
         );
-        let files = eml_files(d);
+        let files = crate::common::out_files(d);
         for r in &replies {
             let copies = files.iter().filter(|f| f.contains(&r.message_id)).count();
             assert!(copies >= 1, "{point}: {} never sent", r.message_id);
@@ -227,7 +214,7 @@ fn a_kill_after_n_sends_resends_at_most_the_mail_in_flight() {
             "{fault}: not reached ({status:?})"
         );
         assert_eq!(
-            eml_files(d).len(),
+            crate::common::out_files(d).len(),
             n,
             "{fault}: the mails sent before the kill"
         );
@@ -236,7 +223,7 @@ fn a_kill_after_n_sends_resends_at_most_the_mail_in_flight() {
         let outbox = w.store.read(|tx| tx.outbox(None, 100)).unwrap();
         assert_eq!(outbox.len(), 24);
         assert!(outbox.iter().all(|m| m.status == "sent"), "{outbox:?}");
-        let files = eml_files(d);
+        let files = crate::common::out_files(d);
         let mut again = 0;
         for m in &outbox {
             let copies = files.iter().filter(|f| f.contains(&m.message_id)).count();

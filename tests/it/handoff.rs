@@ -60,22 +60,10 @@ fn stop(mut child: Child) {
     assert!(child.wait().unwrap().success());
 }
 
-/// The mails written into the outbox folder.
-fn sent(d: &Path) -> Vec<String> {
-    std::fs::read_dir(d.join("out"))
-        .map(|rd| {
-            rd.filter_map(Result::ok)
-                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-                .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn wait_for_replies(d: &Path, n: usize) -> Vec<String> {
     let start = Instant::now();
     loop {
-        let files = sent(d);
+        let files = crate::common::out_files(d);
         if files.len() >= n {
             return files;
         }
@@ -94,15 +82,18 @@ fn statuses(d: &Path) -> Vec<String> {
     messages.into_iter().map(|m| m.status.to_string()).collect()
 }
 
+/// A folder with a fresh database, `g.sqlite`.
+fn initialised() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let status = pbem_command(dir.path(), "g.sqlite").arg("init").status();
+    assert!(status.unwrap().success());
+    dir
+}
+
 #[test]
 fn ingest_hands_its_mail_to_a_running_daemon_which_stores_and_answers_it() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = initialised();
     let d = dir.path();
-    assert!(pbem_command(d, "g.sqlite")
-        .arg("init")
-        .status()
-        .unwrap()
-        .success());
     let daemon = serve(d);
     assert_eq!(ingest(d, &help_mail(1)), Some(0));
     // Stored before the exit: the daemon answered only after its commit.
@@ -123,13 +114,8 @@ fn ingest_hands_its_mail_to_a_running_daemon_which_stores_and_answers_it() {
 
 #[test]
 fn a_socket_nobody_answers_leaves_ingest_to_store_the_mail_itself() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = initialised();
     let d = dir.path();
-    assert!(pbem_command(d, "g.sqlite")
-        .arg("init")
-        .status()
-        .unwrap()
-        .success());
     // A daemon that died left its socket file: nothing listens on it.
     drop(UnixListener::bind(d.join("g.sqlite-ingest.sock")).unwrap());
     assert_eq!(ingest(d, &help_mail(2)), Some(0));
@@ -144,13 +130,8 @@ fn a_socket_nobody_answers_leaves_ingest_to_store_the_mail_itself() {
 
 #[test]
 fn a_hostile_client_of_the_socket_is_refused_and_the_daemon_goes_on() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = initialised();
     let d = dir.path();
-    assert!(pbem_command(d, "g.sqlite")
-        .arg("init")
-        .status()
-        .unwrap()
-        .success());
     let daemon = serve(d);
     let socket = d.join("g.sqlite-ingest.sock");
     // A length far over the size limit: refused before anything is read or allocated.

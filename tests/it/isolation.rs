@@ -45,18 +45,6 @@ fn help_mail(n: usize, subject: &str) -> String {
     )
 }
 
-/// Files written into the outbox folder (names starting with a dot are not mail).
-fn sent_files(dir: &Path) -> Vec<String> {
-    std::fs::read_dir(dir.join("out"))
-        .map(|rd| {
-            rd.filter_map(Result::ok)
-                .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
-                .map(|e| std::fs::read_to_string(e.path()).unwrap_or_default())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 #[test]
 fn a_mail_that_panics_fails_alone_and_the_rest_of_its_maildir_batch_is_answered() {
     let dir = tempfile::tempdir().unwrap();
@@ -102,7 +90,7 @@ fn a_mail_that_panics_fails_alone_and_the_rest_of_its_maildir_batch_is_answered(
         }
     }
     assert_eq!(outbox.len(), 4, "no reply to the mail that failed");
-    assert_eq!(sent_files(d).len(), 4);
+    assert_eq!(crate::common::out_files(d).len(), 4);
     assert_eq!(
         std::fs::read_dir(d.join("Maildir/new")).unwrap().count(),
         0,
@@ -148,7 +136,7 @@ fn ingest_stores_a_mail_whose_processing_panics_and_exits_0() {
     assert_eq!(status, ["done", "failed"], "{messages:?}");
     // The reply is sent in the background; a sender run now waits for that one's turn.
     assert!(pbem(d, &["outbox", "send"], None, None).status.success());
-    assert_eq!(sent_files(d).len(), 1);
+    assert_eq!(crate::common::out_files(d).len(), 1);
 }
 
 const FOUR: [&str; 4] = ["BLUE", "RED", "GREEN", "YELLOW"];
