@@ -358,6 +358,10 @@ impl Rules for DiceRink {
     }
 
     fn auto_ply(&self) -> Option<String> {
-        (self.legal_plies() == ["pass"]).then(|| "pass".to_string())
+        // The moves themselves, not their written forms: writing each legal move out was most
+        // of the time a move's mail spent here.
+        let only_pass =
+            self.outcome.is_none() && legal::legal_moves(&self.pos, self.setup) == [Move::Pass];
+        only_pass.then(|| "pass".to_string())
     }
 }
