@@ -195,6 +195,16 @@ impl Source for MaildirSource {
                 )
             })
             .collect();
+        // A few mails (a pass of a daemon that keeps up) are moved at once: a thread costs
+        // more than their renames.
+        if batch.len() < 32 {
+            for (from, to) in &batch {
+                if let Err(e) = std::fs::rename(from, to) {
+                    tracing::error!(file = %from.display(), error = %e, "cannot move a stored mail to cur/");
+                }
+            }
+            return Ok(());
+        }
         let mover = self.mover.get_or_insert_with(Mover::start);
         if let Err(std::sync::mpsc::SendError(batch)) = mover.moves.send(batch) {
             // The thread is gone (it panicked): move them here.
@@ -259,6 +269,23 @@ mod tests {
             "never acknowledged: stays"
         );
         assert!(!dir.path().join("new/1.a").exists());
+    }
+
+    #[test]
+    fn a_large_batch_is_moved_to_cur_by_the_time_the_source_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("new")).unwrap();
+        for i in 0..40 {
+            std::fs::write(dir.path().join("new").join(format!("{i:03}.m")), "x").unwrap();
+        }
+        let mut src = MaildirSource::open(dir.path(), 1000).unwrap();
+        let all = src.fetch(100).unwrap();
+        assert_eq!(all.len(), 40);
+        src.ack(&all[..35]).unwrap();
+        drop(src);
+        let cur = std::fs::read_dir(dir.path().join("cur")).unwrap().count();
+        let new = std::fs::read_dir(dir.path().join("new")).unwrap().count();
+        assert_eq!((cur, new), (35, 5));
     }
 
     #[test]
