@@ -37,7 +37,15 @@ pub fn socket_path(db: &Path) -> PathBuf {
 /// Passes `raw` to the daemon serving `db`, if one listens; true once it answered that the
 /// mail is durably stored. False in every other case: the caller stores the mail itself.
 pub fn deliver(db: &Path, raw: &[u8], wait: Duration) -> bool {
-    let Ok(mut stream) = UnixStream::connect(socket_path(db)) else {
+    let socket = socket_path(db);
+    // Only a socket made by the database's owner: in a folder others may write, a socket
+    // someone else made there could answer `S` and drop the mail.
+    use std::os::unix::fs::MetadataExt as _;
+    let owner = |p: &Path| std::fs::symlink_metadata(p).map(|m| m.uid()).ok();
+    if owner(&socket).is_none() || owner(&socket) != owner(db) {
+        return false;
+    }
+    let Ok(mut stream) = UnixStream::connect(&socket) else {
         return false;
     };
     let sent = (|| -> std::io::Result<u8> {

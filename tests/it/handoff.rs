@@ -154,3 +154,24 @@ fn a_hostile_client_of_the_socket_is_refused_and_the_daemon_goes_on() {
     assert_eq!(statuses(d), ["done"]);
     stop(daemon);
 }
+
+/// A socket not made by the database's owner is not trusted with mail (in a folder others
+/// may write, anyone could make one): `pbem ingest` stores the mail itself.
+#[test]
+fn a_socket_not_made_by_the_database_owner_is_passed_over() {
+    if !rustix::process::geteuid().is_root() {
+        eprintln!("skipped: changing a file's owner needs root");
+        return;
+    }
+    let dir = initialised();
+    let d = dir.path();
+    let daemon = serve(d);
+    // The database now belongs to someone else than the socket's maker.
+    let nobody = rustix::process::Uid::from_raw(65534);
+    rustix::fs::chown(d.join("g.sqlite"), Some(nobody), None).unwrap();
+    assert_eq!(ingest(d, &help_mail(5)), Some(0));
+    assert_eq!(statuses(d), ["done"]);
+    // Stored by `pbem ingest`, which then started a sender of its own.
+    assert!(d.join("g.sqlite-send-wait.lock").exists());
+    stop(daemon);
+}
