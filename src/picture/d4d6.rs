@@ -4,28 +4,18 @@ use crate::games::d4d6::board::{Dir, Sq};
 use crate::games::d4d6::pieces::{Color, Kind, Piece};
 use crate::games::d4d6::D4d6;
 
-use super::grid::Grid;
+use super::grid::{self, Grid};
 use super::legend::{self, Legend};
 use super::palette::{ink_on, Rgb, D4D6, INK, LAST_MOVE, PAPER};
 use super::svg::{Stroke, Svg};
 
-const CELL: f32 = 56.0;
-const MARGIN: f32 = 26.0;
+const GRID: Grid = grid::CHESSBOARD;
+const CELL: f32 = GRID.cell;
+const MARGIN: f32 = GRID.x;
 const DISC: f32 = 21.0;
 
 const BOARD: f32 = CELL * 8.0;
-pub const SIZE: (u32, u32) = (
-    (2.0 * MARGIN + BOARD) as u32,
-    (2.0 * MARGIN + BOARD + legend::HEIGHT + 6.0) as u32,
-);
-
-const GRID: Grid = Grid {
-    x: MARGIN,
-    y: MARGIN,
-    cell: CELL,
-    files: 8,
-    ranks: 8,
-};
+pub const SIZE: (u32, u32) = grid::CHESSBOARD_SIZE;
 
 /// The waiting area (reddish) and the promotion area (yellowish), as the seed's diagram
 /// colours them, light and dark squares each.

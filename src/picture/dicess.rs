@@ -4,30 +4,20 @@ use crate::games::dicess::position::{Square, DARK, LIGHT, SEAT_NAMES};
 use crate::games::dicess::Dicess;
 
 use super::die::die;
-use super::grid::Grid;
+use super::grid::{self, Grid};
 use super::legend::{self, Legend};
 use super::palette::{Rgb, DICESS, INK, LAST_MOVE, PAPER};
 use super::svg::{Stroke, Svg};
 
-const CELL: f32 = 56.0;
-const MARGIN: f32 = 26.0;
+const GRID: Grid = grid::CHESSBOARD;
+const CELL: f32 = GRID.cell;
+const MARGIN: f32 = GRID.x;
 const DIE: f32 = 42.0;
 
 const BOARD: f32 = CELL * 8.0;
 /// The star squares' own colour, which shows around a die standing on one.
 const STAR_SQUARE: Rgb = Rgb(150, 190, 200);
-pub const SIZE: (u32, u32) = (
-    (2.0 * MARGIN + BOARD) as u32,
-    (2.0 * MARGIN + BOARD + legend::HEIGHT + 6.0) as u32,
-);
-
-const GRID: Grid = Grid {
-    x: MARGIN,
-    y: MARGIN,
-    cell: CELL,
-    files: 8,
-    ranks: 8,
-};
+pub const SIZE: (u32, u32) = grid::CHESSBOARD_SIZE;
 
 pub fn svg(game: &Dicess) -> String {
     let board = game.position();

@@ -14,6 +14,22 @@ pub struct Grid {
     pub ranks: u8,
 }
 
+/// The 8x8 board of d4 d6 chess and Dicess: 56-pixel squares inside a 26-pixel margin (room
+/// for the coordinates), the legend under it.
+pub const CHESSBOARD: Grid = Grid {
+    x: 26.0,
+    y: 26.0,
+    cell: 56.0,
+    files: 8,
+    ranks: 8,
+};
+
+/// The picture size of `CHESSBOARD` with its margins and the legend under it.
+pub const CHESSBOARD_SIZE: (u32, u32) = (
+    (2.0 * CHESSBOARD.x + 8.0 * CHESSBOARD.cell) as u32,
+    (2.0 * CHESSBOARD.y + 8.0 * CHESSBOARD.cell + super::legend::HEIGHT + 6.0) as u32,
+);
+
 impl Grid {
     /// The top-left corner of a square.
     pub fn corner(&self, file: u8, rank: u8) -> (f32, f32) {

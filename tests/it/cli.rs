@@ -55,18 +55,7 @@ fn a_gm_plays_a_game_from_the_command_line() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     assert!(pbem(d, &["init"]).status.success());
-    let o = pbem(
-        d,
-        &[
-            "game",
-            "new",
-            "dicerink",
-            "--player",
-            "A=alice@example.org",
-            "--player",
-            "B=bob@example.org",
-        ],
-    );
+    let o = pbem(d, &crate::common::NEW_DICERINK);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), "1");
     // Each player was mailed a welcome.

@@ -126,6 +126,19 @@ impl World {
         .unwrap()
     }
 
+    /// Mails `body` from `from` to the secret address of a seat (the game's own dice).
+    pub fn send_to_seat(
+        &mut self,
+        from: &str,
+        game: i64,
+        seat: usize,
+        body: &str,
+    ) -> Option<Handled> {
+        let to = self.seat_address(game, seat);
+        let raw = self.mail(from, &to, "Re: move", body);
+        self.deliver(&raw)
+    }
+
     /// Mails `body` from `from` to the secret address of a seat with scripted dice, checks
     /// that it was processed and that every scripted roll was used.
     pub fn send_scripted(&mut self, from: &str, game: i64, seat: usize, body: &str, rolls: &[u32]) {
@@ -250,3 +263,14 @@ pub fn out_files(dir: &std::path::Path) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+/// `pbem game new` of a Dice Rink game between alice@example.org (A) and bob@example.org (B).
+pub const NEW_DICERINK: [&str; 7] = [
+    "game",
+    "new",
+    "dicerink",
+    "--player",
+    "A=alice@example.org",
+    "--player",
+    "B=bob@example.org",
+];

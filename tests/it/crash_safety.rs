@@ -79,21 +79,7 @@ fn every_crash_point_leaves_exactly_once_processing_and_at_least_once_replies() 
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
         assert!(pbem(d, &["init"], None, None).success());
-        assert!(pbem(
-            d,
-            &[
-                "game",
-                "new",
-                "dicerink",
-                "--player",
-                "A=alice@example.org",
-                "--player",
-                "B=bob@example.org"
-            ],
-            None,
-            None
-        )
-        .success());
+        assert!(pbem(d, &crate::common::NEW_DICERINK, None, None).success());
         let token = {
             let mut store = Store::open(&d.join("pbem.sqlite"), false).unwrap();
             store

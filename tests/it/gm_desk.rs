@@ -49,9 +49,7 @@ fn a_paused_game_refuses_moves_runs_no_clock_and_resumes_with_the_time_left() {
         .unwrap();
     assert_eq!(w.load(id).row.status, "paused");
     // The player's move is not played, and the reply says why and what to do.
-    let to = w.seat_address(id, 0);
-    let raw = w.mail(A, &to, "Re: move", "a1 1/2");
-    w.deliver(&raw).unwrap();
+    w.send_to_seat(A, id, 0, "a1 1/2").unwrap();
     let mail = w.new_mail();
     let reply = &only_to(&mail, A).body;
     assert!(
@@ -85,9 +83,7 @@ fn a_rollback_goes_back_to_where_a_player_acts_and_the_dice_roll_the_same() {
     let mut w = World::new();
     let id = d4d6_example(&mut w);
     // White declares; the game's own seeded dice roll.
-    let to = w.seat_address(id, 0);
-    let raw = w.mail(A, &to, "Re: move", "Ca e5");
-    w.deliver(&raw).unwrap();
+    w.send_to_seat(A, id, 0, "Ca e5").unwrap();
     let first = w.load(id);
     assert!(first.moves.len() >= 2, "a declaration and its roll");
     let rolled: Vec<String> = first.moves.iter().map(|m| m.text.clone()).collect();
@@ -103,8 +99,7 @@ fn a_rollback_goes_back_to_where_a_player_acts_and_the_dice_roll_the_same() {
     assert!(g.moves.is_empty());
     assert_eq!(g.game.to_act(), ToAct::Seat(0));
     // The same declaration rolls the same die: it is derived from the seed, not redrawn.
-    let raw = w.mail(A, &to, "Re: move again", "Ca e5");
-    w.deliver(&raw).unwrap();
+    w.send_to_seat(A, id, 0, "Ca e5").unwrap();
     let again: Vec<String> = w.load(id).moves.iter().map(|m| m.text.clone()).collect();
     assert_eq!(again, rolled);
     // Asking for more plies than the game has is refused.
@@ -120,12 +115,8 @@ fn a_rollback_goes_back_to_where_a_player_acts_and_the_dice_roll_the_same() {
 fn a_finished_game_without_dice_goes_back_and_is_on_again() {
     let mut w = World::new();
     let id = dicerink(&mut w);
-    let to = w.seat_address(id, 0);
-    let raw = w.mail(A, &to, "Re: move", "a1 1/2");
-    w.deliver(&raw).unwrap();
-    let to_b = w.seat_address(id, 1);
-    let raw = w.mail(B, &to_b, "Re: bye", "RESIGN");
-    w.deliver(&raw).unwrap();
+    w.send_to_seat(A, id, 0, "a1 1/2").unwrap();
+    w.send_to_seat(B, id, 1, "RESIGN").unwrap();
     assert_eq!(w.load(id).row.status, "finished");
     let mut g = w.load(id);
     let back = w
@@ -247,15 +238,7 @@ fn a_move_the_gm_plays_for_a_seat_says_so_and_a_draw_the_gm_declares_is_not_an_a
         (o.status.code(), output_text(&o))
     };
     assert_eq!(run(&["init"]).0, Some(0));
-    let new = [
-        "game",
-        "new",
-        "dicerink",
-        "--player",
-        "A=alice@example.org",
-        "--player",
-        "B=bob@example.org",
-    ];
+    let new = crate::common::NEW_DICERINK;
     assert_eq!(run(&new).0, Some(0));
     let newest = || {
         let mut files: Vec<_> = std::fs::read_dir(dir.path().join("out"))
@@ -330,12 +313,8 @@ fn a_rollback_to_the_start_keeps_the_opening_roll_and_nothing_is_refused_in_sile
 fn a_finished_game_whose_seed_is_public_cannot_go_back() {
     let mut w = World::new();
     let id = d4d6_example(&mut w);
-    let to = w.seat_address(id, 0);
-    let raw = w.mail(A, &to, "Re: move", "Ca e5");
-    w.deliver(&raw).unwrap();
-    let to_b = w.seat_address(id, 1);
-    let raw = w.mail(B, &to_b, "Re: bye", "RESIGN");
-    w.deliver(&raw).unwrap();
+    w.send_to_seat(A, id, 0, "Ca e5").unwrap();
+    w.send_to_seat(B, id, 1, "RESIGN").unwrap();
     let mut g = w.load(id);
     assert!(g.row.seed_revealed);
     let res = w
