@@ -35,14 +35,14 @@ pub enum BenchCmd {
     /// finished games.
     Ingest {
         /// Games played at once.
-        #[arg(long, default_value_t = 50)]
+        #[arg(long, value_parser = at_least_one, default_value_t = 50)]
         games: usize,
         /// Order mails in all (each game plays the seed's Game 2 from the start).
-        #[arg(long, default_value_t = 1000)]
+        #[arg(long, value_parser = at_least_one, default_value_t = 1000)]
         mails: usize,
         /// Mails a second in the steady run (default: half the raw durable commit rate
         /// measured, some thousand mails a second: fifty times what njudge takes by pipe).
-        #[arg(long)]
+        #[arg(long, value_parser = mails_a_second)]
         rate: Option<f64>,
         /// Finished games in the store for the last run (0 to skip it).
         #[arg(long, default_value_t = 100_000)]
@@ -60,10 +60,10 @@ pub enum BenchCmd {
         #[arg(long, default_value = "diptactoe", value_parser = bench_game)]
         game: GameKind,
         /// Games played at once (the mails go to each in turn).
-        #[arg(long, default_value_t = 50)]
+        #[arg(long, value_parser = at_least_one, default_value_t = 50)]
         games: usize,
         /// Order mails in all.
-        #[arg(long, default_value_t = 700)]
+        #[arg(long, value_parser = at_least_one, default_value_t = 700)]
         mails: usize,
         /// Turns (Dip-Tac-Toe) or plies (d4 d6) each game has played before the first mail.
         #[arg(long, default_value_t = 10)]
@@ -85,7 +85,7 @@ pub enum BenchCmd {
     /// Dip-Tac-Toe games whose turns all fall due at one deadline, every order in: the time
     /// of the one timers run that adjudicates them all.
     Deadline {
-        #[arg(long, default_value_t = 1000)]
+        #[arg(long, value_parser = at_least_one, default_value_t = 1000)]
         games: usize,
         /// Turns each game has played before.
         #[arg(long, default_value_t = 10)]
@@ -106,6 +106,22 @@ pub enum BenchCmd {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+}
+
+/// A count that must not be zero (no games, no mails: nothing to time).
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err("a whole number, at least 1".into()),
+    }
+}
+
+/// `--rate`: a finite number of mails a second, more than none.
+fn mails_a_second(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(r) if r.is_finite() && r > 0.0 => Ok(r),
+        _ => Err("a number of mails a second, more than 0".into()),
+    }
 }
 
 /// `--game` of `bench pipe`: a game with a history to replay.
