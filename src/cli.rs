@@ -740,7 +740,6 @@ fn game_replace(
         // Whatever the seat had ordered or planned this turn was its old player's.
         tx.clear_pending_of(id, s)?;
         tx.fill_seat(id, s, player, &token)?;
-        tx.set_missed(id, s, 0)?;
         tx.log_event(Some(id), ctx.now, &format!("seat {seat} given to {email}"))?;
         let g = gamelog::load(tx, id)?;
         compose::welcome(tx, ctx, &g, [s])

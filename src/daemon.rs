@@ -220,14 +220,11 @@ impl Daemon {
         let sender = BackgroundSender::start(&self.db, &self.cfg, Arc::clone(&self.stop))?;
         // `pbem ingest` hands its mail to this daemon while it runs (and stores it itself
         // when it cannot): a socket that fails to open costs only that speed.
-        let handoff = match sender.waker() {
-            Some(wake) => handoff::Handoff::start(&self.db, &self.cfg, &self.templates, wake)
-                .unwrap_or_else(|e| {
-                    tracing::warn!(error = %format!("{e:#}"), "no hand-off socket: pbem ingest stores mail itself");
-                    None
-                }),
-            None => None,
-        };
+        let handoff = handoff::Handoff::start(&self.db, &self.cfg, &self.templates, sender.waker())
+            .unwrap_or_else(|e| {
+                tracing::warn!(error = %format!("{e:#}"), "no hand-off socket: pbem ingest stores mail itself");
+                None
+            });
         let mut total = Pass::default();
         let mut failures = 0;
         while !self.stop.load(Ordering::SeqCst) {
@@ -422,8 +419,8 @@ impl BackgroundSender {
     }
 
     /// What wakes the sender from another thread.
-    pub fn waker(&self) -> Option<mpsc::Sender<()>> {
-        self.wake.clone()
+    pub fn waker(&self) -> mpsc::Sender<()> {
+        self.wake.clone().expect("the waker lives until `finish`")
     }
 
     /// New mail was committed: send it.

@@ -314,6 +314,26 @@ fn next_content_is_quoted(lines: &[String], index: usize) -> bool {
 mod tests {
     use super::*;
 
+    /// One footer for each alternative of the pattern: the first-word test in front of it
+    /// must let every one through (a new alternative needs its first word there too).
+    #[test]
+    fn every_kind_of_footer_passes_the_first_word_test() {
+        for footer in [
+            "Sent from my iPhone",
+            "Sent with Proton Mail secure email.",
+            "Get Outlook for Android",
+            "Envoyé de mon iPhone",
+            "Von meinem iPhone gesendet",
+            "Gesendet von meinem Samsung",
+            "Отправлено с iPhone",
+            "Enviado desde mi iPhone",
+            "Inviato da iPhone",
+        ] {
+            assert!(is_mobile_footer(footer), "{footer}");
+        }
+        assert!(!is_mobile_footer("b1 5W6"));
+    }
+
     #[test]
     fn top_posted_gmail_reply_keeps_only_the_orders() {
         let body =

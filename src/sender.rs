@@ -10,6 +10,10 @@ use crate::store::{OutboxRow, SendTurn, Store, Tx};
 
 pub mod kick;
 
+/// How long a mail may wait for its HTML part while the store fails to give it one; then it
+/// goes as text (the HTML is a courtesy, never a reason to hold a mail).
+const PICTURE_PATIENCE: Duration = Duration::minutes(10);
+
 /// What one drain did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Drained {
@@ -74,10 +78,14 @@ pub fn drain_in_turn(
     mut turn: SendTurn,
 ) -> anyhow::Result<Drained> {
     finish_noted(store, &mut turn, now)?;
-    // Mails that wait for their HTML part get it first (a failure sends them as text).
+    // Mails that wait for their HTML part get it first. `illustrate::run` sends a mail whose
+    // drawing fails as text itself; what fails here is the store (a lock held too long, say),
+    // which the next drain may find well: only mails that have waited `PICTURE_PATIENCE`
+    // go as text now.
     if let Err(e) = crate::unwind::catch(|| crate::compose::illustrate::run(store, cfg)) {
-        tracing::error!(error = %format!("{e:#}"), "HTML parts not made; the mail goes as text");
-        store.tx_lazy(|tx| tx.give_up_pictures(None))?;
+        tracing::error!(error = %format!("{e:#}"), "HTML parts not made now; they are tried again");
+        let before = now() - PICTURE_PATIENCE;
+        store.tx_lazy(|tx| tx.give_up_pictures(before))?;
     }
     let mut out = Drained::default();
     loop {

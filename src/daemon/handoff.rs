@@ -64,6 +64,9 @@ pub fn deliver(db: &Path, raw: &[u8], wait: Duration) -> bool {
 /// The listening side, on a thread of its own; stops (and removes the socket) when dropped.
 pub struct Handoff {
     path: PathBuf,
+    /// The socket file this daemon made (device, inode): a daemon started since may have
+    /// made another at the same path, which this one must neither wake nor remove.
+    inode: Option<(u64, u64)>,
     stop: Arc<AtomicBool>,
     handle: Option<std::thread::JoinHandle<()>>,
 }
@@ -86,6 +89,7 @@ impl Handoff {
         // A socket file left by a daemon that died: nobody listens on it.
         let _ = std::fs::remove_file(&path);
         let listener = UnixListener::bind(&path)?;
+        let inode = inode_of(&path);
         let mut store = Store::open(db, false)?;
         let (cfg, templates) = (cfg.clone(), templates.clone());
         let stop = Arc::new(AtomicBool::new(false));
@@ -95,7 +99,11 @@ impl Handoff {
                 if stopping.load(Ordering::SeqCst) {
                     break;
                 }
-                let Ok(mut conn) = conn else { continue };
+                let Ok(mut conn) = conn else {
+                    // Out of file descriptors, say: wait a little rather than spin.
+                    std::thread::sleep(Duration::from_millis(50));
+                    continue;
+                };
                 let stored = crate::unwind::catch(|| {
                     let raw = receive(&mut conn, cfg.max_message_bytes + STUB_SLACK)?;
                     let ctx = Ctx::new(&cfg, &templates, edge::now());
@@ -116,31 +124,70 @@ impl Handoff {
         });
         Ok(Some(Handoff {
             path,
+            inode,
             stop,
             handle: Some(handle),
         }))
     }
 }
 
-/// One mail from a client: its length, then that many bytes (at most `max`), each read
-/// within a few seconds: a client that stalls holds nobody up for long.
+/// How long one client may take to hand over its mail, all of it: one that trickles a byte
+/// at a time holds the others up no longer than this.
+const RECEIVE_WITHIN: Duration = Duration::from_secs(5);
+
+/// One mail from a client: its length, then that many bytes (at most `max`), all within
+/// `RECEIVE_WITHIN`.
 fn receive(conn: &mut UnixStream, max: usize) -> anyhow::Result<Vec<u8>> {
-    conn.set_read_timeout(Some(Duration::from_secs(5)))?;
-    conn.set_write_timeout(Some(Duration::from_secs(5)))?;
+    let deadline = std::time::Instant::now() + RECEIVE_WITHIN;
+    conn.set_write_timeout(Some(RECEIVE_WITHIN))?;
     let mut len = [0u8; 8];
-    conn.read_exact(&mut len)?;
+    read_by(conn, &mut len, deadline)?;
     let len = u64::from_be_bytes(len);
     if len > max as u64 {
         anyhow::bail!("a handed-off mail of {len} bytes is over the limit");
     }
     let mut raw = vec![0u8; len as usize];
-    conn.read_exact(&mut raw)?;
+    read_by(conn, &mut raw, deadline)?;
     Ok(raw)
+}
+
+/// Fills `buf`, each read allowed only the time left before `deadline`.
+fn read_by(
+    conn: &mut UnixStream,
+    buf: &mut [u8],
+    deadline: std::time::Instant,
+) -> anyhow::Result<()> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            anyhow::bail!("a handed-off mail took longer than {RECEIVE_WITHIN:?}");
+        }
+        conn.set_read_timeout(Some(left))?;
+        match conn.read(&mut buf[filled..])? {
+            0 => anyhow::bail!("the client closed the connection in the middle of its mail"),
+            n => filled += n,
+        }
+    }
+    Ok(())
+}
+
+/// The (device, inode) of a file, if it is there.
+fn inode_of(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::symlink_metadata(path)
+        .ok()
+        .map(|m| (m.dev(), m.ino()))
 }
 
 impl Drop for Handoff {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
+        if self.inode.is_none() || inode_of(&self.path) != self.inode {
+            // Another daemon's socket is there now: leave it (and our thread, asleep in
+            // accept, ends with the process).
+            return;
+        }
         // The thread waits in accept: a connection of our own wakes it to see the flag.
         let _ = UnixStream::connect(&self.path);
         if let Some(h) = self.handle.take() {

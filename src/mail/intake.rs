@@ -104,15 +104,20 @@ impl Mover {
         let (moves, rx) = std::sync::mpsc::channel::<Vec<(PathBuf, PathBuf)>>();
         let handle = std::thread::spawn(move || {
             for batch in rx {
-                for (from, to) in batch {
-                    // Left in new/, it is read again and found a duplicate: harmless.
-                    if let Err(e) = std::fs::rename(&from, &to) {
-                        tracing::error!(file = %from.display(), error = %e, "cannot move a stored mail to cur/");
-                    }
-                }
+                move_to_cur(&batch);
             }
         });
         Mover { moves, handle }
+    }
+}
+
+/// Renames each stored mail from its `new/` path to its `cur/` path. One that cannot be moved
+/// is logged and left in new/, where it is read again and found a duplicate: harmless.
+fn move_to_cur(batch: &[(PathBuf, PathBuf)]) {
+    for (from, to) in batch {
+        if let Err(e) = std::fs::rename(from, to) {
+            tracing::error!(file = %from.display(), error = %e, "cannot move a stored mail to cur/");
+        }
     }
 }
 
@@ -198,19 +203,13 @@ impl Source for MaildirSource {
         // A few mails (a pass of a daemon that keeps up) are moved at once: a thread costs
         // more than their renames.
         if batch.len() < 32 {
-            for (from, to) in &batch {
-                if let Err(e) = std::fs::rename(from, to) {
-                    tracing::error!(file = %from.display(), error = %e, "cannot move a stored mail to cur/");
-                }
-            }
+            move_to_cur(&batch);
             return Ok(());
         }
         let mover = self.mover.get_or_insert_with(Mover::start);
         if let Err(std::sync::mpsc::SendError(batch)) = mover.moves.send(batch) {
-            // The thread is gone (it panicked): move them here.
-            for (from, to) in batch {
-                let _ = std::fs::rename(from, to);
-            }
+            // The thread is gone: move them here.
+            move_to_cur(&batch);
         }
         Ok(())
     }

@@ -482,8 +482,10 @@ impl Tx<'_> {
         player: i64,
         token: &str,
     ) -> anyhow::Result<()> {
+        // A new player starts clean: the old one's draw offer and missed turns stay with them.
         self.exec(
-            "UPDATE seats SET player_id = ?3, token = ?4 WHERE game_id = ?1 AND seat = ?2",
+            "UPDATE seats SET player_id = ?3, token = ?4, draw_offer = 0, missed = 0 \
+             WHERE game_id = ?1 AND seat = ?2",
             params![game, seat as i64, player, token],
         )?;
         Ok(())

@@ -270,13 +270,11 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// Mails still waiting for their HTML part (all, or those queued before `before`) go as
-    /// text.
-    pub fn give_up_pictures(&self, before: Option<DateTime<Utc>>) -> anyhow::Result<()> {
+    /// Mails queued before `before` and still waiting for their HTML part go as text.
+    pub fn give_up_pictures(&self, before: DateTime<Utc>) -> anyhow::Result<()> {
         self.exec(
-            "UPDATE outbox SET picture = NULL WHERE picture IS NOT NULL \
-             AND (?1 IS NULL OR created_at <= ?1)",
-            [before.map(ts)],
+            "UPDATE outbox SET picture = NULL WHERE picture IS NOT NULL AND created_at <= ?1",
+            [ts(before)],
         )?;
         Ok(())
     }

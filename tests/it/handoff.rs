@@ -175,3 +175,32 @@ fn a_socket_not_made_by_the_database_owner_is_passed_over() {
     assert!(d.join("g.sqlite-send-wait.lock").exists());
     stop(daemon);
 }
+
+/// A client that trickles its mail a byte at a time is cut off (the whole mail has one time
+/// limit, not each read), and the daemon takes the next mail.
+#[test]
+fn a_client_that_trickles_its_mail_is_cut_off() {
+    let dir = initialised();
+    let d = dir.path();
+    let daemon = serve(d);
+    let mut s = UnixStream::connect(d.join("g.sqlite-ingest.sock")).unwrap();
+    s.write_all(&1000u64.to_be_bytes()).unwrap();
+    let mut writer = s.try_clone().unwrap();
+    let trickle = std::thread::spawn(move || {
+        // Far slower than the daemon waits for: 1,000 bytes at one every 300 ms.
+        for _ in 0..1000 {
+            if writer.write_all(b"x").is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    });
+    let mut answer = [0u8; 1];
+    s.read_exact(&mut answer).unwrap();
+    assert_eq!(&answer, b"E");
+    drop(s);
+    trickle.join().unwrap();
+    assert_eq!(ingest(d, &help_mail(6)), Some(0));
+    assert_eq!(statuses(d), ["done"]);
+    stop(daemon);
+}
