@@ -994,7 +994,6 @@ fn ingest_stored(cli: &Cli) -> anyhow::Result<()> {
         return source.ack(&mail);
     }
     let store = Store::open(&db, true)?;
-    store.checkpoint_early()?;
     let mut daemon = Daemon::new(&db, store, cfg)?;
     for m in &mail {
         daemon.ingest(&m.raw)?;

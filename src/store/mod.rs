@@ -87,6 +87,20 @@ impl SendTurn {
     }
 }
 
+/// How large the WAL may stay between processes (`Store::truncate_wal_if_large`): about 64
+/// pages. Each process that opens the database alone reads it whole; emptying it costs a
+/// checkpoint, an fsync of the database and one of the next WAL's header.
+const WAL_KEPT_BYTES: u64 = 64 * (4096 + 24);
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        // Best effort: a WAL left large only costs the next process time.
+        if let Err(e) = self.truncate_wal_if_large() {
+            tracing::debug!(error = %format!("{e:#}"), "the WAL was not emptied at close");
+        }
+    }
+}
+
 /// How many pauses of `LOCK_STEP` the busy handler waits for a lock: 30 s by default.
 static LOCK_TRIES: AtomicI32 = AtomicI32::new(300_000);
 const LOCK_STEP: Duration = Duration::from_micros(100);
@@ -176,11 +190,30 @@ impl Store {
         Ok(Store { conn })
     }
 
-    /// For one-shot processes (`pbem ingest`): checkpoint the WAL early, since every new
-    /// process must read the whole WAL to rebuild its index.
-    pub fn checkpoint_early(&self) -> anyhow::Result<()> {
-        self.conn.pragma_update(None, "wal_autocheckpoint", 64)?;
-        Ok(())
+    /// Folds the WAL into the database and empties it, if it has grown past `WAL_KEPT_BYTES`
+    /// and nobody else is using it just now (never waits: another connection reading or
+    /// writing makes it a no-op, and a later close does it). Returns whether it emptied it.
+    ///
+    /// Why at close: the WAL is kept between processes (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`,
+    /// in `configure`), and a process that opens the database with no one else connected
+    /// rebuilds the WAL's index by reading every frame, and then believes none of them is in
+    /// the database yet. SQLite's own checkpoints then copy the whole WAL again at every
+    /// commit, and never start it over: with one `pbem ingest` per mail and no daemon the WAL
+    /// grew by every mail's pages for good (29 MB after 500 mails, read whole at each start).
+    fn truncate_wal_if_large(&mut self) -> anyhow::Result<bool> {
+        let Some(path) = self.conn.path().filter(|p| !p.is_empty()) else {
+            return Ok(false);
+        };
+        let wal_bytes = std::fs::metadata(format!("{path}-wal")).map_or(0, |m| m.len());
+        if wal_bytes <= WAL_KEPT_BYTES {
+            return Ok(false);
+        }
+        self.conn.busy_handler(None::<fn(i32) -> bool>)?;
+        let busy: i64 = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+        self.conn.busy_handler(Some(wait_for_lock))?;
+        Ok(busy == 0)
     }
 
     /// Waits until no other process or thread sends this database's outbox, and holds that
@@ -267,7 +300,7 @@ impl Store {
         )?;
         // A `pbem ingest` process per mail must not checkpoint and delete the WAL at every
         // exit (then recreate and fsync it at the next start): the WAL stays, and SQLite's
-        // automatic checkpoint folds it in (early in `ingest`: see `checkpoint_early`).
+        // automatic checkpoint or the last close (`truncate_wal_if_large`) folds it in.
         conn.set_db_config(
             rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
             true,
@@ -333,6 +366,21 @@ impl Store {
             tx.commit()?;
         }
         Ok(n)
+    }
+
+    /// How many rows `bench_raw_commits` has made in all (0 before the first).
+    pub fn bench_raw_count(&self) -> anyhow::Result<i64> {
+        let exists: bool = self.conn.query_row(
+            "SELECT count(*) > 0 FROM sqlite_schema WHERE name = 'bench_raw'",
+            [],
+            |r| r.get(0),
+        )?;
+        if !exists {
+            return Ok(0);
+        }
+        Ok(self
+            .conn
+            .query_row("SELECT count(*) FROM bench_raw", [], |r| r.get(0))?)
     }
 }
 

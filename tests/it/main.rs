@@ -54,3 +54,4 @@ mod serve;
 mod siberian_mail;
 mod smtp_stack;
 mod tidy;
+mod wal;
