@@ -22,6 +22,7 @@ mod analyze;
 mod config_check;
 mod desk;
 mod inbox_desk;
+mod ingest_args;
 mod outbox_desk;
 mod seat_ops;
 mod seat_turns;
@@ -33,9 +34,17 @@ pub use outbox_desk::OutboxCmd;
 
 impl Cli {
     /// The command line, with the games pbem plays listed under `--help` (from the registry,
-    /// so a new game appears there by itself).
+    /// so a new game appears there by itself). An `ingest` line, an MTA's one per mail, is
+    /// read by its own small parser first (`ingest_args`).
     pub fn parse_with_games() -> Cli {
         use clap::{CommandFactory, FromArgMatches};
+        if let Some(i) = ingest_args::IngestOnly::parse(std::env::args_os()) {
+            return Cli {
+                db: i.db,
+                config: i.config,
+                command: Command::Ingest,
+            };
+        }
         let games: Vec<String> = GameKind::ALL
             .iter()
             .map(|k| {
@@ -993,17 +1002,16 @@ fn ingest_stored(cli: &Cli) -> anyhow::Result<()> {
     {
         return source.ack(&mail);
     }
-    let store = Store::open(&db, true)?;
-    let mut daemon = Daemon::new(&db, store, cfg)?;
+    let mut store = Store::open(&db, true)?;
     for m in &mail {
-        daemon.ingest(&m.raw)?;
+        crate::inbox::store_raw(&mut store, &m.raw, edge::now())?;
     }
-    // The replies are safe in the outbox: drawing and sending them is a background
-    // sender's work, which the MTA does not wait for (a failure to start one is logged; the
-    // next `pbem ingest` or `pbem serve` sends them).
+    // The mail is safe in the store: answering it, drawing and sending the replies is a
+    // background worker's work, which the MTA does not wait for (a failure to start one is
+    // logged; the next `pbem ingest` or `pbem serve` does it).
     let exe = std::env::current_exe().context("cannot find the pbem binary");
-    if let Err(e) = exe
-        .and_then(|exe| crate::sender::kick::kick(&daemon.store, &exe, &db, cli.config.as_deref()))
+    if let Err(e) =
+        exe.and_then(|exe| crate::sender::kick::kick(&store, &exe, &db, cli.config.as_deref()))
     {
         say(&format!("pbem ingest: stored; no sender started: {e:#}"));
     }

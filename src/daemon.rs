@@ -19,6 +19,7 @@ use crate::timers;
 use crate::unwind;
 
 pub mod handoff;
+pub mod worker;
 
 /// How many messages share one transaction (and so one fsync).
 const BATCH: usize = 200;
@@ -76,9 +77,9 @@ impl Daemon {
     }
 
     /// Stores one raw message (durably) and processes it, leaving its replies in the outbox
-    /// (`send_now`, or a background sender: `sender::kick`). Returns whether it was new.
-    /// Errors and panics after the commit are logged, not returned: the message is safe, and
-    /// the next pass finishes what is left.
+    /// (`send_now`, or a background sender). Returns whether it was new. Errors and panics
+    /// after the commit are logged, not returned: the message is safe, and the next pass
+    /// finishes what is left.
     pub fn ingest(&mut self, raw: &[u8]) -> anyhow::Result<bool> {
         crate::fault::point("ingest:before-store");
         let ctx = Ctx::new(&self.cfg, &self.templates, edge::now());
@@ -88,16 +89,28 @@ impl Daemon {
         let id = inbox::store_and_process(&mut self.store, raw, &ctx)?;
         crate::fault::point("process:after-commit");
         // Any message an earlier run stored but did not finish is processed exactly once.
-        let unfinished = unwind::catch(|| {
-            if !self.store.read(|tx| tx.new_messages())?.is_empty() {
-                inbox::process_batch(&mut self.store, &ctx, BATCH)?;
-            }
-            Ok(())
-        });
-        if let Err(e) = unfinished {
+        if let Err(e) = unwind::catch(|| self.process_stored().map(drop)) {
             tracing::error!(error = %format!("{e:#}"), "processing failed; the messages stay new");
         }
         Ok(id.is_some())
+    }
+
+    /// Processes every stored message not yet processed, `BATCH` to a commit; how many. A
+    /// read first, so that finding none takes no write lock.
+    pub fn process_stored(&mut self) -> anyhow::Result<usize> {
+        if self.store.read(|tx| tx.new_messages())?.is_empty() {
+            return Ok(0);
+        }
+        let ctx = Ctx::new(&self.cfg, &self.templates, edge::now());
+        let mut processed = 0;
+        loop {
+            let n = inbox::process_batch(&mut self.store, &ctx, BATCH)?;
+            crate::fault::point("process:after-commit");
+            processed += n;
+            if n < BATCH || self.stop.load(Ordering::SeqCst) {
+                return Ok(processed);
+            }
+        }
     }
 
     /// Sends what is due now, in this process; a failure is logged (the outbox keeps the mail).
@@ -141,19 +154,11 @@ impl Daemon {
             self.imap = Some(source);
             failed.note("IMAP", read);
         }
-        let ctx = Ctx::new(&self.cfg, &self.templates, edge::now());
         if !failed.store_down {
-            let stop = &self.stop;
-            let processed = unwind::catch(|| loop {
-                let n = inbox::process_batch(&mut self.store, &ctx, BATCH)?;
-                crate::fault::point("process:after-commit");
-                pass.processed += n;
-                if n < BATCH || stop.load(Ordering::SeqCst) {
-                    return Ok(());
-                }
-            });
-            failed.note("stored messages", processed);
+            let processed = unwind::catch(|| self.process_stored());
+            pass.processed += failed.note("stored messages", processed).unwrap_or(0);
         }
+        let ctx = Ctx::new(&self.cfg, &self.templates, edge::now());
         if !failed.store_down {
             let timers = unwind::catch(|| timers::run(&mut self.store, &ctx, None));
             pass.timers = failed.note("timers", timers).unwrap_or(0);

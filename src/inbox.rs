@@ -1,6 +1,6 @@
 //! The path of one inbound mail: store raw, guard, authenticate, run commands and orders, queue replies — in one transaction.
 
-use chrono::Duration;
+use chrono::{DateTime, Duration, Utc};
 
 use crate::commands::{self, Command, HelpTopic};
 use crate::compose::{self, Ctx, Draft, Help, Letter, LineStatus, LineVars, Reply};
@@ -27,12 +27,17 @@ pub fn dedupe_key(inb: &Inbound) -> String {
     }
 }
 
-/// Stores a raw message durably; `None` when the same message was stored before.
-pub fn store_raw(store: &mut Store, raw: &[u8], ctx: &Ctx) -> anyhow::Result<Option<i64>> {
+/// Stores a raw message durably and nothing more (`pbem ingest` without a daemon: answering
+/// it is the background worker's, `daemon::worker`); `None` when the same message was
+/// stored before. Needs no templates, so a GM's own are not read for every mail.
+pub fn store_raw(store: &mut Store, raw: &[u8], now: DateTime<Utc>) -> anyhow::Result<Option<i64>> {
+    fault::point("ingest:before-store");
     let inb = inbound::parse(raw);
     let (id, told) = store.tx(|tx| {
         let mut told = Vec::new();
-        Ok((insert(tx, &inb, raw, ctx, &mut told)?, told))
+        let id = insert(tx, &inb, raw, now, &mut told)?;
+        fault::point("ingest:after-store");
+        Ok((id, told))
     })?;
     tell(told);
     Ok(id)
@@ -44,13 +49,13 @@ fn insert(
     tx: &Tx,
     inb: &Inbound,
     raw: &[u8],
-    ctx: &Ctx,
+    now: DateTime<Utc>,
     told: &mut Vec<Told>,
 ) -> anyhow::Result<Option<i64>> {
     let key = dedupe_key(inb);
-    let id = tx.insert_message(&key, raw, ctx.now)?;
+    let id = tx.insert_message(&key, raw, now)?;
     if id.is_none() {
-        if let Some(original) = tx.note_duplicate(&key, ctx.now)? {
+        if let Some(original) = tx.note_duplicate(&key, now)? {
             let from = inb.from.as_deref().unwrap_or("-");
             told.push(Told(
                 original,
@@ -246,7 +251,7 @@ fn store_then_process(
     inb: &Inbound,
     told: &mut Vec<Told>,
 ) -> anyhow::Result<Option<i64>> {
-    let Some(id) = insert(tx, inb, raw, ctx, told)? else {
+    let Some(id) = insert(tx, inb, raw, ctx.now, told)? else {
         return Ok(None);
     };
     fault::point("ingest:after-store");

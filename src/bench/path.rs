@@ -110,17 +110,23 @@ pub(super) fn run(
     // pbem's part, timed: passes back to back, each taking what has arrived.
     let (mut commits, mut batches, mut cpu) = (Vec::new(), Vec::new(), Duration::ZERO);
     let mut done = 0;
+    let mut progress = Instant::now();
     while done < raws.len() {
         let c = thread_cpu();
         let p = daemon.pass_without_sending()?;
         cpu += thread_cpu().saturating_sub(c);
         if p.processed == 0 {
+            // A pass that never counts the mails it took would otherwise loop for good.
+            if progress.elapsed() > Duration::from_secs(60) {
+                anyhow::bail!("no mail processed for a minute: {done} of {}", raws.len());
+            }
             // Nothing arrived yet: a short nap, as a daemon woken by the arrival would wait.
             std::thread::sleep(Duration::from_micros(200));
             continue;
         }
         sender.wake();
         let at = Instant::now();
+        progress = at;
         commits.extend(std::iter::repeat_n(at, p.processed));
         batches.push(p.processed);
         done += p.processed;

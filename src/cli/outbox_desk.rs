@@ -30,20 +30,17 @@ pub enum OutboxCmd {
     Show { id: i64 },
     /// Send every mail due now (board pictures drawn first), after any sender at work.
     Send {
-        /// As `pbem ingest` starts it after storing a mail: nothing to do when another
-        /// sender already waits for its turn; nothing printed.
+        /// As `pbem ingest` starts it after storing a mail: answers the stored mail, then
+        /// sends; nothing to do when another such worker already waits for the send turn;
+        /// nothing printed.
         #[arg(long, hide = true)]
         background: bool,
     },
 }
 
 /// `outbox send`: what is due goes out now.
-fn send(store: &mut Store, cfg: &Config, background: bool) -> anyhow::Result<Exit> {
+fn send(store: &mut Store, cfg: &Config) -> anyhow::Result<Exit> {
     let transport = cfg.transport()?;
-    if background {
-        crate::sender::kick::run_background(store, cfg, &transport)?;
-        return Ok(0);
-    }
     let d = crate::sender::drain(store, cfg, &transport, &crate::edge::now)?;
     println!(
         "sent {}, retrying {}, failed {}",
@@ -60,7 +57,12 @@ fn outbox_status(text: &str) -> Result<OutboxStatus, String> {
 pub fn run(db: &Path, cfg: &Config, cmd: OutboxCmd, now: DateTime<Utc>) -> anyhow::Result<Exit> {
     let mut store = Store::open(db, false)?;
     match cmd {
-        OutboxCmd::Send { background } => send(&mut store, cfg, background),
+        OutboxCmd::Send { background: true } => {
+            let mut daemon = crate::daemon::Daemon::new(db, store, cfg.clone())?;
+            crate::daemon::worker::run_background(&mut daemon)?;
+            Ok(0)
+        }
+        OutboxCmd::Send { background: false } => send(&mut store, cfg),
         OutboxCmd::List { status, limit } => list(&mut store, status, limit, now),
         OutboxCmd::Retry { id: Some(id), .. } => retry_one(&mut store, id, now),
         OutboxCmd::Retry {

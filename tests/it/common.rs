@@ -116,7 +116,7 @@ impl World {
         dice: Option<&mut ScriptedDice>,
     ) -> Option<Handled> {
         let ctx = Ctx::new(&self.cfg, &self.templates, self.now);
-        let id = inbox::store_raw(&mut self.store, raw, &ctx).unwrap()?;
+        let id = inbox::store_raw(&mut self.store, raw, ctx.now).unwrap()?;
         inbox::process(
             &mut self.store,
             &ctx,
@@ -274,3 +274,32 @@ pub const NEW_DICERINK: [&str; 7] = [
     "--player",
     "B=bob@example.org",
 ];
+
+/// Waits until no background worker that `pbem ingest` started on the database `db` runs
+/// (`pbem --db DB outbox send --background`): then every mail it stored is answered and the
+/// replies are sent. A worker is running before `pbem ingest` exits (its start returns once
+/// it is executing), so waiting after `ingest` returned never misses one.
+pub fn wait_for_workers(db: &std::path::Path) {
+    use std::os::unix::ffi::OsStrExt as _;
+    let db = db.as_os_str().as_bytes();
+    let running = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(Result::ok)
+            .any(|e| {
+                std::fs::read(e.path().join("cmdline")).is_ok_and(|c| {
+                    let args: Vec<&[u8]> = c.split(|b| *b == 0).collect();
+                    args.contains(&b"--background".as_slice()) && args.contains(&db)
+                })
+            })
+    };
+    let start = std::time::Instant::now();
+    while running() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "a background worker on {} still runs after a minute",
+            String::from_utf8_lossy(db)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}

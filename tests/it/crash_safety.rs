@@ -73,6 +73,36 @@ fn assert_died_after_writing_a_mail(d: &Path, point: &str) {
     );
 }
 
+/// The background worker that `pbem ingest` started, with the fault armed, died at `point`:
+/// before its answer's commit (the mail is still new), after it (answered, nothing sent), or
+/// after writing a reply it had not marked sent.
+fn assert_worker_died_at(d: &Path, point: &str) {
+    if point.starts_with("send:") {
+        assert_died_after_writing_a_mail(d, point);
+        return;
+    }
+    common::wait_for_workers(&d.join("pbem.sqlite"));
+    let mut store = Store::open(&d.join("pbem.sqlite"), false).unwrap();
+    let (messages, outbox) = store
+        .read(|tx| Ok((tx.messages(100)?, tx.outbox(None, 100)?)))
+        .unwrap();
+    let replies: Vec<_> = outbox.iter().filter(|m| m.kind != "welcome").collect();
+    let status: Vec<&str> = messages.iter().map(|m| m.status.as_str()).collect();
+    match point {
+        "process:before-commit" => {
+            assert_eq!(status, ["new"], "{point}");
+            assert!(replies.is_empty(), "{point}: {replies:?}");
+        }
+        _ => {
+            assert_eq!(status, ["done"], "{point}");
+            assert!(
+                !replies.is_empty() && replies.iter().all(|m| m.status != "sent"),
+                "{point}: {replies:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn every_crash_point_leaves_exactly_once_processing_and_at_least_once_replies() {
     for point in POINTS {
@@ -91,22 +121,17 @@ fn every_crash_point_leaves_exactly_once_processing_and_at_least_once_replies() 
              Message-ID: <crash-test@alice.example>\r\n\r\nb1 5/4\r\n"
         );
         let status = pbem(d, &["ingest"], Some(point), Some(raw.as_bytes()));
-        if point.starts_with("send:") {
-            // Sending is the background sender's (`outbox send --background`, which inherits
-            // the fault): the mail was stored, and `ingest` succeeds. A sender run now waits
-            // for the killed one's turn to end, then finishes its work.
-            assert_eq!(status.code(), Some(0), "{point}: {status:?}");
-            assert_died_after_writing_a_mail(d, point);
-            assert!(
-                pbem(d, &["outbox", "send"], None, None).success(),
-                "{point}"
-            );
-        } else {
+        if point.starts_with("ingest:") {
             assert_eq!(
                 status.signal(),
                 Some(9),
                 "{point}: the fault point was not reached ({status:?})"
             );
+        } else {
+            // Answering and sending are the background worker's (`outbox send --background`,
+            // which inherits the fault): the mail was stored, and `ingest` succeeds.
+            assert_eq!(status.code(), Some(0), "{point}: {status:?}");
+            assert_worker_died_at(d, point);
         }
         // The MTA saw no success (the process died), so it delivers again; then the daemon runs.
         let again = pbem(d, &["ingest"], None, Some(raw.as_bytes()));
@@ -115,11 +140,12 @@ fn every_crash_point_leaves_exactly_once_processing_and_at_least_once_replies() 
             pbem(d, &["serve", "--once"], None, None).success(),
             "{point}"
         );
-        // Any background sender still at work finishes before the outbox folder is read.
+        // Any background worker still at work finishes before the outbox folder is read.
         assert!(
             pbem(d, &["outbox", "send"], None, None).success(),
             "{point}"
         );
+        common::wait_for_workers(&d.join("pbem.sqlite"));
 
         let mut store = Store::open(&d.join("pbem.sqlite"), false).unwrap();
         let (moves, messages, outbox) = store

@@ -118,6 +118,8 @@ fn the_inbox_lists_by_game_sender_and_fate() {
     )
     .unwrap();
     assert_eq!(child.wait().unwrap().code(), Some(0));
+    // Its background worker (which inherits the fault) answers it.
+    crate::common::wait_for_workers(&w.dir.path().join("pbem.sqlite"));
 
     let rows = |args: &[&str]| -> Vec<String> {
         let o = desk(&w, &[&["inbox"], args].concat());

@@ -77,6 +77,8 @@ fn wait_for_replies(d: &Path, n: usize) -> Vec<String> {
 }
 
 fn statuses(d: &Path) -> Vec<String> {
+    // A mail `pbem ingest` stored itself is answered by its background worker.
+    crate::common::wait_for_workers(&d.join("g.sqlite"));
     let mut store = Store::open(&d.join("g.sqlite"), false).unwrap();
     let messages = store.read(|tx| tx.messages(100)).unwrap();
     messages.into_iter().map(|m| m.status.to_string()).collect()

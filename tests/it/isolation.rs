@@ -130,6 +130,8 @@ fn ingest_stores_a_mail_whose_processing_panics_and_exits_0() {
     let good = help_mail(2, "help");
     let o = pbem(d, &["ingest"], fault, Some(good.as_bytes()));
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    // Answering is the background worker's, which inherits the fault.
+    crate::common::wait_for_workers(&d.join("pbem.sqlite"));
     let mut store = Store::open(&d.join("pbem.sqlite"), false).unwrap();
     let messages = store.read(|tx| tx.messages(100)).unwrap();
     let status: Vec<&str> = messages.iter().map(|m| m.status.as_str()).collect();
