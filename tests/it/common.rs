@@ -277,8 +277,9 @@ pub const NEW_DICERINK: [&str; 7] = [
 
 /// Waits until no background worker that `pbem ingest` started on the database `db` runs
 /// (`pbem --db DB outbox send --background`): then every mail it stored is answered and the
-/// replies are sent. A worker is running before `pbem ingest` exits (its start returns once
-/// it is executing), so waiting after `ingest` returned never misses one.
+/// replies are sent. A worker is executing before `pbem ingest` exits (its start returns once
+/// the new program is loading), but for a moment after that its command line may still read
+/// empty in /proc: so none must be seen in several looks over 100 ms.
 pub fn wait_for_workers(db: &std::path::Path) {
     use std::os::unix::ffi::OsStrExt as _;
     let db = db.as_os_str().as_bytes();
@@ -294,7 +295,9 @@ pub fn wait_for_workers(db: &std::path::Path) {
             })
     };
     let start = std::time::Instant::now();
-    while running() {
+    let mut quiet = 0;
+    while quiet < 10 {
+        quiet = if running() { 0 } else { quiet + 1 };
         assert!(
             start.elapsed() < std::time::Duration::from_secs(60),
             "a background worker on {} still runs after a minute",
