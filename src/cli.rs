@@ -1011,7 +1011,7 @@ fn ingest_stored(cli: &Cli) -> anyhow::Result<()> {
     // logged; the next `pbem ingest` or `pbem serve` does it).
     let exe = std::env::current_exe().context("cannot find the pbem binary");
     if let Err(e) =
-        exe.and_then(|exe| crate::sender::kick::kick(&store, &exe, &db, cli.config.as_deref()))
+        exe.and_then(|exe| crate::daemon::worker::start(&store, &exe, &db, cli.config.as_deref()))
     {
         say(&format!("pbem ingest: stored; no sender started: {e:#}"));
     }

@@ -8,8 +8,6 @@ use crate::fault;
 use crate::mail::outbound::{self, BuildError, RawMail, SendError, Transport};
 use crate::store::{OutboxRow, SendTurn, Store, Tx};
 
-pub mod kick;
-
 /// How long a mail may wait for its HTML part while the store fails to give it one; then it
 /// goes as text (the HTML is a courtesy, never a reason to hold a mail).
 const PICTURE_PATIENCE: Duration = Duration::minutes(10);

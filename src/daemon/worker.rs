@@ -1,13 +1,44 @@
-//! After `pbem ingest` without a daemon: a worker in the background answers the stored mail, then draws and sends the replies, so the MTA waits for the mail's commit only.
+//! After `pbem ingest` without a daemon: the worker it starts in the background answers the stored mail, then draws and sends the replies, so the MTA waits for the mail's commit only.
+
+use std::os::unix::process::CommandExt as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 use crate::edge;
 use crate::sender::{self, Drained};
+use crate::store::Store;
 use crate::unwind;
 
 use super::Daemon;
 
+/// After a commit that stored mail or queued replies: makes sure a worker will answer and
+/// send them. A worker already waiting for the send turn will (it answers stored mail once
+/// more after it stops waiting, and reads the outbox only once it has the turn, so after
+/// this commit); otherwise `pbem outbox send --background` (`run_background`) starts. It runs in a process group
+/// of its own with no standard streams: an MTA waits for `pbem ingest` and for the end of its
+/// output, and must wait for neither the answering, the drawing nor the sending (nor kill
+/// them when it kills a timed-out delivery). Returns whether one was started.
+pub fn start(store: &Store, exe: &Path, db: &Path, config: Option<&Path>) -> anyhow::Result<bool> {
+    if store.sender_waiting()? {
+        return Ok(false);
+    }
+    let mut cmd = Command::new(exe);
+    cmd.arg("--db").arg(db);
+    if let Some(c) = config {
+        cmd.arg("--config").arg(c);
+    }
+    cmd.args(["outbox", "send", "--background"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    // Not waited for: once `pbem ingest` exits, the system reaps it.
+    cmd.spawn()?;
+    Ok(true)
+}
+
 /// `pbem outbox send --background`, as `pbem ingest` starts it after storing a mail
-/// (`sender::kick`). It becomes the one worker that waits for the send turn, or ends at once
+/// (`start`). It becomes the one worker that waits for the send turn, or ends at once
 /// when another already waits (`None`): that one will answer and send all that is stored.
 /// Once it has the turn it answers every stored mail (one commit for all that came in while
 /// it waited), then draws and sends everything due.
@@ -26,8 +57,14 @@ pub fn run_background(daemon: &mut Daemon) -> anyhow::Result<Option<Drained>> {
     // before that commit.
     drop(waiter);
     answer_stored(daemon);
-    let d = &mut *daemon;
-    sender::drain_in_turn(&mut d.store, &d.cfg, &d.transport, &edge::now, turn).map(Some)
+    sender::drain_in_turn(
+        &mut daemon.store,
+        &daemon.cfg,
+        &daemon.transport,
+        &edge::now,
+        turn,
+    )
+    .map(Some)
 }
 
 /// Processes what is stored; a failure is logged (the messages stay new for the next worker

@@ -192,7 +192,7 @@ impl Store {
 
     /// Folds the WAL into the database and empties it, if it has grown past `WAL_KEPT_BYTES`
     /// and nobody else is using it just now (never waits: another connection reading or
-    /// writing makes it a no-op, and a later close does it). Returns whether it emptied it.
+    /// writing makes it a no-op, and a later close does it). Only at close (`Drop`).
     ///
     /// Why at close: the WAL is kept between processes (`SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`,
     /// in `configure`), and a process that opens the database with no one else connected
@@ -200,20 +200,18 @@ impl Store {
     /// the database yet. SQLite's own checkpoints then copy the whole WAL again at every
     /// commit, and never start it over: with one `pbem ingest` per mail and no daemon the WAL
     /// grew by every mail's pages for good (29 MB after 500 mails, read whole at each start).
-    fn truncate_wal_if_large(&mut self) -> anyhow::Result<bool> {
+    fn truncate_wal_if_large(&mut self) -> anyhow::Result<()> {
         let Some(path) = self.conn.path().filter(|p| !p.is_empty()) else {
-            return Ok(false);
+            return Ok(());
         };
         let wal_bytes = std::fs::metadata(format!("{path}-wal")).map_or(0, |m| m.len());
-        if wal_bytes <= WAL_KEPT_BYTES {
-            return Ok(false);
+        if wal_bytes > WAL_KEPT_BYTES {
+            // The connection closes next: its busy handler need not come back.
+            self.conn.busy_handler(None::<fn(i32) -> bool>)?;
+            self.conn
+                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
         }
-        self.conn.busy_handler(None::<fn(i32) -> bool>)?;
-        let busy: i64 = self
-            .conn
-            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
-        self.conn.busy_handler(Some(wait_for_lock))?;
-        Ok(busy == 0)
+        Ok(())
     }
 
     /// Waits until no other process or thread sends this database's outbox, and holds that

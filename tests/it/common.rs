@@ -277,27 +277,29 @@ pub const NEW_DICERINK: [&str; 7] = [
 
 /// Waits until no background worker that `pbem ingest` started on the database `db` runs
 /// (`pbem --db DB outbox send --background`): then every mail it stored is answered and the
-/// replies are sent. A worker is executing before `pbem ingest` exits (its start returns once
-/// the new program is loading), but for a moment after that its command line may still read
-/// empty in /proc: so none must be seen in several looks over 100 ms.
+/// replies are sent. `pbem ingest` goes on only once its worker's program is loading, and by
+/// then /proc names the worker's executable, though its command line may still read empty
+/// for a moment: a pbem process with an empty command line counts as a worker starting. So
+/// waiting after `ingest` returned never misses one.
 pub fn wait_for_workers(db: &std::path::Path) {
     use std::os::unix::ffi::OsStrExt as _;
     let db = db.as_os_str().as_bytes();
+    let pbem = std::fs::canonicalize(env!("CARGO_BIN_EXE_pbem")).unwrap();
     let running = || {
         std::fs::read_dir("/proc")
             .unwrap()
             .filter_map(Result::ok)
+            .filter(|e| std::fs::read_link(e.path().join("exe")).is_ok_and(|x| x == pbem))
             .any(|e| {
                 std::fs::read(e.path().join("cmdline")).is_ok_and(|c| {
                     let args: Vec<&[u8]> = c.split(|b| *b == 0).collect();
-                    args.contains(&b"--background".as_slice()) && args.contains(&db)
+                    c.is_empty()
+                        || (args.contains(&b"--background".as_slice()) && args.contains(&db))
                 })
             })
     };
     let start = std::time::Instant::now();
-    let mut quiet = 0;
-    while quiet < 10 {
-        quiet = if running() { 0 } else { quiet + 1 };
+    while running() {
         assert!(
             start.elapsed() < std::time::Duration::from_secs(60),
             "a background worker on {} still runs after a minute",

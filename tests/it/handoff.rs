@@ -135,21 +135,20 @@ fn a_hostile_client_of_the_socket_is_refused_and_the_daemon_goes_on() {
     let dir = initialised();
     let d = dir.path();
     let daemon = serve(d);
-    let socket = d.join("g.sqlite-ingest.sock");
+    // A client that says `len` and sends `bytes`, then stops: what the daemon answers.
+    let exchange = |len: u64, bytes: &[u8]| {
+        let mut s = UnixStream::connect(d.join("g.sqlite-ingest.sock")).unwrap();
+        s.write_all(&len.to_be_bytes()).unwrap();
+        s.write_all(bytes).unwrap();
+        s.shutdown(std::net::Shutdown::Write).unwrap();
+        let mut answer = Vec::new();
+        s.read_to_end(&mut answer).unwrap();
+        answer
+    };
     // A length far over the size limit: refused before anything is read or allocated.
-    let mut s = UnixStream::connect(&socket).unwrap();
-    s.write_all(&u64::MAX.to_be_bytes()).unwrap();
-    let mut answer = Vec::new();
-    s.read_to_end(&mut answer).unwrap();
-    assert_eq!(answer, b"E");
-    // A client that says a length and sends less, then stops: refused too.
-    let mut s = UnixStream::connect(&socket).unwrap();
-    s.write_all(&100u64.to_be_bytes()).unwrap();
-    s.write_all(b"From: x").unwrap();
-    s.shutdown(std::net::Shutdown::Write).unwrap();
-    let mut answer = Vec::new();
-    s.read_to_end(&mut answer).unwrap();
-    assert_eq!(answer, b"E");
+    assert_eq!(exchange(u64::MAX, b""), b"E");
+    // A length and less than that: refused too.
+    assert_eq!(exchange(100, b"From: x"), b"E");
     assert!(statuses(d).is_empty());
     // The daemon still takes mail.
     assert_eq!(ingest(d, &help_mail(4)), Some(0));
