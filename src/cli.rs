@@ -1002,18 +1002,21 @@ fn ingest_stored(cli: &Cli) -> anyhow::Result<()> {
     {
         return source.ack(&mail);
     }
-    let mut store = Store::open(&db, true)?;
+    // No daemon took it: the mail goes into the spool, a file synced to disk, and nothing
+    // more (no database opened). Reading it into the store, answering it, drawing and sending
+    // the replies is a background worker's work, which the MTA does not wait for (a failure
+    // to start one is logged; the next `pbem ingest` or `pbem serve` does it).
+    let spool = crate::mail::spool::dir(&db);
     for m in &mail {
-        crate::inbox::store_raw(&mut store, &m.raw, edge::now())?;
+        crate::fault::point("ingest:before-store");
+        crate::mail::spool::deliver(&spool, &m.raw, edge::now())?;
+        crate::fault::point("ingest:after-store");
     }
-    // The mail is safe in the store: answering it, drawing and sending the replies is a
-    // background worker's work, which the MTA does not wait for (a failure to start one is
-    // logged; the next `pbem ingest` or `pbem serve` does it).
     let exe = std::env::current_exe().context("cannot find the pbem binary");
     if let Err(e) =
-        exe.and_then(|exe| crate::daemon::worker::start(&store, &exe, &db, cli.config.as_deref()))
+        exe.and_then(|exe| crate::daemon::worker::start(&exe, &db, cli.config.as_deref()))
     {
-        say(&format!("pbem ingest: stored; no sender started: {e:#}"));
+        say(&format!("pbem ingest: spooled; no worker started: {e:#}"));
     }
     // For a pipe the acknowledgement is the exit code 0 that follows.
     source.ack(&mail)

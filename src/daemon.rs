@@ -155,6 +155,9 @@ impl Daemon {
             failed.note("IMAP", read);
         }
         if !failed.store_down {
+            failed.note("spool", unwind::catch(|| self.intake_spool(&mut pass)));
+        }
+        if !failed.store_down {
             let processed = unwind::catch(|| self.process_stored());
             pass.processed += failed.note("stored messages", processed).unwrap_or(0);
         }
@@ -182,6 +185,20 @@ impl Daemon {
     /// A file that cannot be read or moved is logged and left for the next pass; the others go on.
     fn intake(&mut self, dir: &Path, pass: &mut Pass) -> anyhow::Result<()> {
         let mut source = MaildirSource::open(dir, self.cfg.max_message_bytes)?;
+        self.drain_source(&mut source, pass)
+    }
+
+    /// Reads the mail `pbem ingest` spooled (`mail::spool`) into the store, a batch per
+    /// commit, each file deleted after its commit; clears what killed deliveries left.
+    pub fn intake_spool(&mut self, pass: &mut Pass) -> anyhow::Result<()> {
+        let dir = crate::mail::spool::dir(&self.db);
+        let Some(mut source) = MaildirSource::spool(&dir, self.cfg.max_message_bytes) else {
+            return Ok(());
+        };
+        let swept = crate::mail::spool::sweep_tmp(&dir, edge::now());
+        if swept > 0 {
+            tracing::info!(swept, spool = %dir.display(), "removed unfinished deliveries from the spool's tmp/");
+        }
         self.drain_source(&mut source, pass)
     }
 

@@ -4,6 +4,7 @@ pub mod imap;
 pub mod inbound;
 pub mod intake;
 pub mod outbound;
+pub mod spool;
 
 /// A mail address as pbem keeps it (lower case, trimmed), if it is one (lettre's reading, the
 /// same the sender will apply): `None` for anything a mail could not be sent to.

@@ -74,7 +74,7 @@ pub(super) fn run(dir: &Path, cfg: &Config, run: &PipeRun) -> anyhow::Result<()>
     let ingesting = start.elapsed() - making;
     let (user, system) = children_cpu()?;
     let (user, system) = (user - before.0, system - before.1);
-    let drained = wait_for_outbox(&mut store, Duration::from_secs(600));
+    let drained = wait_for_outbox(&mut store, &db, Duration::from_secs(600));
     if let Some(d) = daemon.as_mut() {
         let _ = d.kill();
         let _ = d.wait();
@@ -211,13 +211,16 @@ fn children_cpu() -> anyhow::Result<(f64, f64)> {
     Ok((tick(16)?, tick(17)?))
 }
 
-/// Waits until no stored mail waits to be answered and no reply to be drawn or sent (the
-/// background workers' work); its time.
-fn wait_for_outbox(store: &mut Store, limit: Duration) -> anyhow::Result<Duration> {
+/// Waits until no mail waits in the spool or in the store to be answered, and no reply to be
+/// drawn or sent (the background workers' work); its time.
+fn wait_for_outbox(store: &mut Store, db: &Path, limit: Duration) -> anyhow::Result<Duration> {
     let t = Instant::now();
+    let spool = crate::mail::spool::dir(db);
     loop {
-        let (unanswered, unsent) =
+        let spooled = crate::mail::spool::waiting(&spool);
+        let (stored, unsent) =
             store.read(|tx| Ok((tx.new_messages()?.len(), tx.outbox_pending_count()?)))?;
+        let unanswered = spooled + stored;
         if unanswered == 0 && unsent == 0 {
             return Ok(t.elapsed());
         }

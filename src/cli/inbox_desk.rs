@@ -53,7 +53,25 @@ pub fn run(db: &Path, cmd: Option<InboxCmd>, list: InboxList) -> anyhow::Result<
     let mut store = Store::open(db, false)?;
     match cmd {
         Some(InboxCmd::Show { id }) => show(&mut store, id),
-        None => print_list(&mut store, &list),
+        None => {
+            print_spooled(db);
+            print_list(&mut store, &list)
+        }
+    }
+}
+
+/// Mail `pbem ingest` left in the spool and no worker has read into the store yet: safe, but
+/// not in the listing below until it is (a worker that cannot open the database leaves it).
+fn print_spooled(db: &Path) {
+    let spool = crate::mail::spool::dir(db);
+    match crate::mail::spool::waiting(&spool) {
+        0 => {}
+        n => println!(
+            "{n} mail{} waiting in {} to be read in (by the next `pbem ingest` worker or \
+             `pbem serve` pass; `pbem serve --once` does it now)",
+            if n == 1 { "" } else { "s" },
+            spool.display()
+        ),
     }
 }
 

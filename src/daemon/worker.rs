@@ -6,7 +6,6 @@ use std::process::{Command, Stdio};
 
 use crate::edge;
 use crate::sender::{self, Drained};
-use crate::store::Store;
 use crate::unwind;
 
 use super::Daemon;
@@ -18,8 +17,8 @@ use super::Daemon;
 /// of its own with no standard streams: an MTA waits for `pbem ingest` and for the end of its
 /// output, and must wait for neither the answering, the drawing nor the sending (nor kill
 /// them when it kills a timed-out delivery). Returns whether one was started.
-pub fn start(store: &Store, exe: &Path, db: &Path, config: Option<&Path>) -> anyhow::Result<bool> {
-    if store.sender_waiting()? {
+pub fn start(exe: &Path, db: &Path, config: Option<&Path>) -> anyhow::Result<bool> {
+    if crate::store::sender_waiting(db)? {
         return Ok(false);
     }
     let mut cmd = Command::new(exe);
@@ -67,9 +66,15 @@ pub fn run_background(daemon: &mut Daemon) -> anyhow::Result<Option<Drained>> {
     .map(Some)
 }
 
-/// Processes what is stored; a failure is logged (the messages stay new for the next worker
-/// or pass), and the sending goes on: the replies already queued are not held back by it.
+/// Reads the spool into the store and answers it, then anything else stored and not yet
+/// answered; a failure is logged (the mail stays in the spool, or new in the store, for the
+/// next worker or pass), and the sending goes on: the replies already queued are not held
+/// back by it.
 fn answer_stored(daemon: &mut Daemon) {
+    let mut pass = super::Pass::default();
+    if let Err(e) = unwind::catch(|| daemon.intake_spool(&mut pass)) {
+        tracing::error!(error = %format!("{e:#}"), "reading the spool failed; its mail stays there");
+    }
     if let Err(e) = unwind::catch(|| daemon.process_stored()) {
         tracing::error!(error = %format!("{e:#}"), "processing failed; the messages stay new");
     }

@@ -91,6 +91,9 @@ pub struct MaildirSource {
     /// seventh of a pass's time when done in line). Dropping the source waits for it, so
     /// the next pass lists `new/` only once every stored mail has left it.
     mover: Option<Mover>,
+    /// pbem's own spool (`mail::spool`): a stored mail is deleted, not kept in `cur/` (the
+    /// store holds it whole).
+    spool: bool,
 }
 
 /// The thread that moves stored mail from `new/` to `cur/`.
@@ -121,6 +124,17 @@ fn move_to_cur(batch: &[(PathBuf, PathBuf)]) {
     }
 }
 
+/// Deletes stored mails from the spool. One that cannot be deleted is logged and left, to be
+/// read again and found a duplicate: harmless.
+fn delete_stored(new: &Path, stored: &[Fetched]) {
+    for f in stored {
+        let path = new.join(&f.name);
+        if let Err(e) = std::fs::remove_file(&path) {
+            tracing::error!(file = %path.display(), error = %e, "cannot delete a stored mail from the spool");
+        }
+    }
+}
+
 impl Drop for MaildirSource {
     fn drop(&mut self) {
         if let Some(Mover { moves, handle }) = self.mover.take() {
@@ -145,6 +159,19 @@ impl MaildirSource {
             max_bytes,
             queue: None,
             mover: None,
+            spool: false,
+        })
+    }
+
+    /// The spool `pbem ingest` writes (`mail::spool`), read the same way; `None` while there
+    /// is none (no mail was ever spooled).
+    pub fn spool(dir: &Path, max_bytes: usize) -> Option<MaildirSource> {
+        dir.join("new").is_dir().then(|| MaildirSource {
+            dir: dir.to_path_buf(),
+            max_bytes,
+            queue: None,
+            mover: None,
+            spool: true,
         })
     }
 
@@ -187,6 +214,10 @@ impl Source for MaildirSource {
     }
 
     fn ack(&mut self, stored: &[Fetched]) -> anyhow::Result<()> {
+        if self.spool {
+            delete_stored(&self.dir.join("new"), stored);
+            return Ok(());
+        }
         let batch: Vec<(PathBuf, PathBuf)> = stored
             .iter()
             .map(|f| {
@@ -268,6 +299,29 @@ mod tests {
             "never acknowledged: stays"
         );
         assert!(!dir.path().join("new/1.a").exists());
+    }
+
+    #[test]
+    fn the_spool_gives_its_mail_oldest_first_and_deletes_it_once_acknowledged() {
+        let dir = tempfile::tempdir().unwrap();
+        let spool = dir.path().join("pbem.sqlite-spool");
+        assert!(MaildirSource::spool(&spool, 1000).is_none(), "no spool yet");
+        let late = chrono::DateTime::from_timestamp(1_800_000_100, 0).unwrap();
+        let early = chrono::DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        crate::mail::spool::deliver(&spool, b"late", late).unwrap();
+        crate::mail::spool::deliver(&spool, b"early", early).unwrap();
+        let mut src = MaildirSource::spool(&spool, 1000).unwrap();
+        let got = src.fetch(10).unwrap();
+        let raws: Vec<&[u8]> = got.iter().map(|f| f.raw.as_slice()).collect();
+        assert_eq!(raws, [b"early".as_slice(), b"late".as_slice()]);
+        src.ack(&got[..1]).unwrap();
+        drop(src);
+        assert_eq!(
+            crate::mail::spool::waiting(&spool),
+            1,
+            "only the acknowledged one goes"
+        );
+        assert!(!spool.join("cur").exists(), "the spool keeps no copies");
     }
 
     #[test]

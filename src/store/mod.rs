@@ -101,6 +101,29 @@ impl Drop for Store {
     }
 }
 
+/// Whether a sender of the database at `db` waits for the send turn (`Store::sender_waiting`),
+/// asked without opening the database: `pbem ingest` with no daemon never opens it.
+pub fn sender_waiting(db: &Path) -> anyhow::Result<bool> {
+    let file = lock_file(db, "send-wait")?;
+    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockShared) {
+        Ok(()) => Ok(false),
+        Err(rustix::io::Errno::WOULDBLOCK) => Ok(true),
+        Err(e) => Err(anyhow::Error::new(e).context("cannot lock the send-wait lock file")),
+    }
+}
+
+/// `<database>-<name>.lock`, opened (made if need be).
+fn lock_file(db: &Path, name: &str) -> anyhow::Result<std::fs::File> {
+    let mut lock_path = db.as_os_str().to_owned();
+    lock_path.push(format!("-{name}.lock"));
+    std::fs::OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(&lock_path)
+        .with_context(|| format!("cannot open {}", Path::new(&lock_path).display()))
+}
+
 /// How many pauses of `LOCK_STEP` the busy handler waits for a lock: 30 s by default.
 static LOCK_TRIES: AtomicI32 = AtomicI32::new(300_000);
 const LOCK_STEP: Duration = Duration::from_micros(100);
@@ -248,29 +271,18 @@ impl Store {
     /// in-memory store. Asking takes a shared lock for a moment: a sender that tries to
     /// begin waiting in that moment gives up, so whoever asked must start one when told none.
     pub fn sender_waiting(&self) -> anyhow::Result<bool> {
-        let Some(file) = self.lock_file("send-wait")? else {
-            return Ok(false);
-        };
-        match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockShared) {
-            Ok(()) => Ok(false),
-            Err(rustix::io::Errno::WOULDBLOCK) => Ok(true),
-            Err(e) => Err(anyhow::Error::new(e).context("cannot lock the send-wait lock file")),
+        match self.conn.path().filter(|p| !p.is_empty()) {
+            Some(path) => sender_waiting(Path::new(path)),
+            None => Ok(false),
         }
     }
 
     /// `<database>-<name>.lock`, opened (made if need be); `None` for an in-memory store.
     fn lock_file(&self, name: &str) -> anyhow::Result<Option<std::fs::File>> {
-        let Some(path) = self.conn.path().filter(|p| !p.is_empty()) else {
-            return Ok(None);
-        };
-        let lock_path = format!("{path}-{name}.lock");
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(&lock_path)
-            .with_context(|| format!("cannot open {lock_path}"))?;
-        Ok(Some(file))
+        match self.conn.path().filter(|p| !p.is_empty()) {
+            Some(path) => lock_file(Path::new(path), name).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// A private in-memory store, for tests and `pbem replay`-like tools.

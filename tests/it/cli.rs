@@ -408,7 +408,7 @@ fn stored(dir: &Path) -> Vec<pbem::store::MessageRow> {
 }
 
 /// The MTA's contract: what a retry could cure is 75 (EX_TEMPFAIL), so the MTA keeps the
-/// mail: a config that does not parse or cannot be read, a database locked too long.
+/// mail: a config that does not parse or cannot be read, a spool that cannot be written.
 #[test]
 fn ingest_exits_75_when_a_retry_could_cure_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -420,16 +420,43 @@ fn ingest_exits_75_when_a_retry_could_cure_it() {
     assert_eq!(code, Some(75), "a malformed config");
     let code = ingest(d, &[], &["--config", "missing.toml"], Stdio::null(), &mail);
     assert_eq!(code, Some(75), "a config that cannot be read");
-    // The database is held by another writer past the busy timeout.
-    let conn = rusqlite::Connection::open(d.join("g.sqlite")).unwrap();
-    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
-    let code = ingest(d, &[("PBEM_BUSY_TIMEOUT", "1s")], &[], Stdio::null(), &mail);
-    assert_eq!(code, Some(75), "a locked database");
-    conn.execute_batch("ROLLBACK").unwrap();
+    // A file where the spool should be: nothing can be written there.
+    std::fs::write(d.join("g.sqlite-spool"), "in the way").unwrap();
+    let code = ingest(d, &[], &[], Stdio::null(), &mail);
+    assert_eq!(code, Some(75), "a spool that cannot be written");
+    crate::common::wait_for_workers(&d.join("g.sqlite"));
     assert!(stored(d).is_empty());
     // Once cured, the same mail is stored.
+    std::fs::remove_file(d.join("g.sqlite-spool")).unwrap();
     assert_eq!(ingest(d, &[], &[], Stdio::null(), &mail), Some(0));
+    crate::common::wait_for_workers(&d.join("g.sqlite"));
     assert_eq!(stored(d).len(), 1);
+}
+
+/// A database held by another writer past the busy timeout does not hold up the MTA:
+/// `pbem ingest` never opens it. The mail waits in the spool, safe, and the next pass once
+/// the lock is gone stores and answers it.
+#[test]
+fn ingest_with_the_database_locked_spools_the_mail_for_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(pbem(d, &["init"]).status.success());
+    let conn = rusqlite::Connection::open(d.join("g.sqlite")).unwrap();
+    conn.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let mail = help_mail(2);
+    let code = ingest(d, &[("PBEM_BUSY_TIMEOUT", "1s")], &[], Stdio::null(), &mail);
+    assert_eq!(code, Some(0), "a locked database");
+    crate::common::wait_for_workers(&d.join("g.sqlite"));
+    conn.execute_batch("ROLLBACK").unwrap();
+    assert!(stored(d).is_empty());
+    assert_eq!(pbem::mail::spool::waiting(&d.join("g.sqlite-spool")), 1);
+    let listing = String::from_utf8(pbem(d, &["inbox"]).stdout).unwrap();
+    assert!(listing.starts_with("1 mail waiting in "), "{listing}");
+    assert!(pbem(d, &["serve", "--once"]).status.success());
+    let messages = stored(d);
+    assert_eq!(messages.len(), 1);
+    assert_eq!(messages[0].status, "done");
+    assert_eq!(pbem::mail::spool::waiting(&d.join("g.sqlite-spool")), 0);
 }
 
 /// A full or closed stderr is no reason to fail: the mail is stored and the exit is 0,

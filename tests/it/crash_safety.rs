@@ -74,7 +74,8 @@ fn assert_died_after_writing_a_mail(d: &Path, point: &str) {
 }
 
 /// The background worker that `pbem ingest` started, with the fault armed, died at `point`:
-/// before its answer's commit (the mail is still new), after it (answered, nothing sent), or
+/// before the commit that stores and answers the spooled mail (nothing stored, the mail still
+/// in the spool), after it (answered, nothing sent, the spool's file not yet deleted), or
 /// after writing a reply it had not marked sent.
 fn assert_worker_died_at(d: &Path, point: &str) {
     if point.starts_with("send:") {
@@ -88,9 +89,14 @@ fn assert_worker_died_at(d: &Path, point: &str) {
         .unwrap();
     let replies: Vec<_> = outbox.iter().filter(|m| m.kind != "welcome").collect();
     let status: Vec<&str> = messages.iter().map(|m| m.status.as_str()).collect();
+    let spooled = pbem::mail::spool::waiting(&d.join("pbem.sqlite-spool"));
+    assert_eq!(
+        spooled, 1,
+        "{point}: the spool keeps the mail until after the commit"
+    );
     match point {
         "process:before-commit" => {
-            assert_eq!(status, ["new"], "{point}");
+            assert!(status.is_empty(), "{point}: {status:?}");
             assert!(replies.is_empty(), "{point}: {replies:?}");
         }
         _ => {
