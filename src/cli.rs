@@ -104,8 +104,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Read one mail on standard input (for an MTA pipe); exit 0 once it is stored,
-    /// 75 (EX_TEMPFAIL) when it could not be, so the MTA retries.
+    /// Read one mail on standard input (for an MTA pipe); exit 0 once it is safe on disk
+    /// (handed to `pbem serve`, or in the spool beside the database), 75 (EX_TEMPFAIL) when
+    /// it could not be, so the MTA retries.
     Ingest,
     /// Run the game master: the Maildir, timers and the outbox, until SIGINT/SIGTERM.
     Serve {
@@ -969,48 +970,43 @@ fn send_now(store: &mut Store, cfg: &Config) {
     }
 }
 
-/// `pbem ingest`, the MTA's contract (sysexits): 0 once the mail is durably stored, 75
-/// (EX_TEMPFAIL) for anything a retry could cure, so the MTA keeps the mail and delivers it
-/// again: an unreadable or malformed config (the GM fixes it), a database locked past the
-/// busy timeout, a full disk, even a panic. Never 101: no panic leaves this function, and
+/// `pbem ingest`, the MTA's contract (sysexits): 0 once the mail is durable (stored by the
+/// daemon, or in the spool), 75 (EX_TEMPFAIL) for anything a retry could cure, so the MTA
+/// keeps the mail and delivers it again: an unreadable or malformed config (the GM fixes
+/// it), a spool that cannot be written, a full disk, even a panic. Never 101: no panic leaves this function, and
 /// nothing here panics on a closed or full stderr (`say`).
 fn ingest(cli: &Cli) -> Exit {
     const EX_TEMPFAIL: Exit = 75;
     match crate::unwind::catch(|| ingest_stored(cli)) {
         Ok(()) => 0,
         Err(e) => {
-            say(&format!("pbem ingest: the message was not stored: {e:#}"));
+            say(&format!("pbem ingest: the message was not kept: {e:#}"));
             EX_TEMPFAIL
         }
     }
 }
 
-/// Reads the mail on stdin and stores it (processing and sending follow, but their failures
-/// are logged, never returned: once stored, the mail is safe).
+/// Reads the mail on stdin and hands it to the daemon or spools it (storing, processing and
+/// sending follow, but their failures are logged, never returned: the mail is safe).
 fn ingest_stored(cli: &Cli) -> anyhow::Result<()> {
     let (cfg, cfg_db) = config::load(cli.config.as_deref(), &config::process_env)?;
     // Never more than the size limit in memory: a larger mail is kept as its headers.
     let mut source = PipeSource::new(std::io::stdin().lock(), cfg.max_message_bytes);
     let mail = source.fetch(1)?;
-    crate::store::set_busy_timeout(std::time::Duration::from_secs(cfg.busy_timeout_secs));
     let db = db_path(cli, cfg_db);
-    // A running `pbem serve` stores it warm, and sends the replies (`daemon::handoff`).
-    let wait = std::time::Duration::from_secs(cfg.busy_timeout_secs + 5);
-    if mail
-        .iter()
-        .all(|m| crate::daemon::handoff::deliver(&db, &m.raw, wait))
-    {
-        return source.ack(&mail);
-    }
-    // No daemon took it: the mail goes into the spool, a file synced to disk, and nothing
-    // more (no database opened). Reading it into the store, answering it, drawing and sending
-    // the replies is a background worker's work, which the MTA does not wait for (a failure
-    // to start one is logged; the next `pbem ingest` or `pbem serve` does it).
+    // The mail goes into the spool, a file synced to disk, and nothing more (no database
+    // opened). Reading it into the store, answering it, drawing and sending the replies is
+    // the work of a running `pbem serve`, woken now (`daemon::handoff`), or else of a
+    // background worker, which the MTA does not wait for (a failure to start one is logged;
+    // the next `pbem ingest` or `pbem serve` does it).
     let spool = crate::mail::spool::dir(&db);
     for m in &mail {
         crate::fault::point("ingest:before-store");
         crate::mail::spool::deliver(&spool, &m.raw, edge::now())?;
         crate::fault::point("ingest:after-store");
+    }
+    if crate::daemon::handoff::wake(&db) {
+        return source.ack(&mail);
     }
     let exe = std::env::current_exe().context("cannot find the pbem binary");
     if let Err(e) =

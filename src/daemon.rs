@@ -36,6 +36,68 @@ pub struct Pass {
     pub failed: usize,
 }
 
+/// What storing and answering mail needs besides the store: the configuration, the compiled
+/// templates and the flag that stops between batches.
+pub struct Warm<'a> {
+    pub cfg: &'a Config,
+    pub templates: &'a Templates,
+    pub stop: &'a AtomicBool,
+}
+
+/// Reads the spool of the database at `db` (`mail::spool`) into `store`, a batch per commit,
+/// each file deleted after its commit; clears what killed deliveries left in its `tmp/`. One
+/// reader at a time (the spool's lock, waited for): two would read the same file, and the
+/// second would note a duplicate delivery that never was.
+pub fn intake_spool(
+    store: &mut Store,
+    db: &Path,
+    warm: &Warm,
+    pass: &mut Pass,
+) -> anyhow::Result<()> {
+    let dir = crate::mail::spool::dir(db);
+    let Some(_reading) = crate::mail::spool::lock(&dir)? else {
+        return Ok(());
+    };
+    let Some(mut source) = MaildirSource::spool(&dir, warm.cfg.max_message_bytes) else {
+        return Ok(());
+    };
+    let swept = crate::mail::spool::sweep_tmp(&dir, edge::now());
+    if swept > 0 {
+        tracing::info!(swept, spool = %dir.display(), "removed unfinished deliveries from the spool's tmp/");
+    }
+    drain(store, &mut source, warm, pass)
+}
+
+/// Stores and processes everything `source` has, a batch per commit, acknowledging each
+/// batch to the source only after its commit.
+fn drain(
+    store: &mut Store,
+    source: &mut dyn Source,
+    warm: &Warm,
+    pass: &mut Pass,
+) -> anyhow::Result<()> {
+    while !warm.stop.load(Ordering::SeqCst) {
+        let batch = source.fetch(BATCH)?;
+        if batch.is_empty() {
+            break;
+        }
+        let raws: Vec<Vec<u8>> = batch.iter().map(|f| f.raw.clone()).collect();
+        let ctx = Ctx::new(warm.cfg, warm.templates, edge::now());
+        // One commit stores and plays the whole batch; only then does the source let go.
+        for fresh in inbox::store_and_process_batch(store, &raws, &ctx)? {
+            if fresh {
+                pass.stored += 1;
+                pass.processed += 1;
+            } else {
+                pass.duplicates += 1;
+            }
+        }
+        crate::fault::point("process:after-commit");
+        source.ack(&batch)?;
+    }
+    Ok(())
+}
+
 /// Everything a pass needs.
 pub struct Daemon {
     /// The database file, for the background sender's own connection.
@@ -188,43 +250,24 @@ impl Daemon {
         self.drain_source(&mut source, pass)
     }
 
-    /// Reads the mail `pbem ingest` spooled (`mail::spool`) into the store, a batch per
-    /// commit, each file deleted after its commit; clears what killed deliveries left.
+    /// Reads the mail `pbem ingest` spooled into the store (`intake_spool`).
     pub fn intake_spool(&mut self, pass: &mut Pass) -> anyhow::Result<()> {
-        let dir = crate::mail::spool::dir(&self.db);
-        let Some(mut source) = MaildirSource::spool(&dir, self.cfg.max_message_bytes) else {
-            return Ok(());
+        let warm = Warm {
+            cfg: &self.cfg,
+            templates: &self.templates,
+            stop: &self.stop,
         };
-        let swept = crate::mail::spool::sweep_tmp(&dir, edge::now());
-        if swept > 0 {
-            tracing::info!(swept, spool = %dir.display(), "removed unfinished deliveries from the spool's tmp/");
-        }
-        self.drain_source(&mut source, pass)
+        intake_spool(&mut self.store, &self.db, &warm, pass)
     }
 
-    /// Stores and processes everything a source has, a batch per commit, acknowledging each
-    /// batch to the source only after its commit.
+    /// Stores and processes everything a source has (`drain`).
     pub fn drain_source(&mut self, source: &mut dyn Source, pass: &mut Pass) -> anyhow::Result<()> {
-        while !self.stop.load(Ordering::SeqCst) {
-            let batch = source.fetch(BATCH)?;
-            if batch.is_empty() {
-                break;
-            }
-            let raws: Vec<Vec<u8>> = batch.iter().map(|f| f.raw.clone()).collect();
-            let ctx = Ctx::new(&self.cfg, &self.templates, edge::now());
-            // One commit stores and plays the whole batch; only then does the source let go.
-            for fresh in inbox::store_and_process_batch(&mut self.store, &raws, &ctx)? {
-                if fresh {
-                    pass.stored += 1;
-                    pass.processed += 1;
-                } else {
-                    pass.duplicates += 1;
-                }
-            }
-            crate::fault::point("process:after-commit");
-            source.ack(&batch)?;
-        }
-        Ok(())
+        let warm = Warm {
+            cfg: &self.cfg,
+            templates: &self.templates,
+            stop: &self.stop,
+        };
+        drain(&mut self.store, source, &warm, pass)
     }
 
     /// Runs passes until SIGINT or SIGTERM (finishing the message in hand), or once. A
@@ -240,11 +283,11 @@ impl Daemon {
             return self.pass();
         }
         let sender = BackgroundSender::start(&self.db, &self.cfg, Arc::clone(&self.stop))?;
-        // `pbem ingest` hands its mail to this daemon while it runs (and stores it itself
+        // `pbem ingest` hands its mail to this daemon while it runs (and spools it itself
         // when it cannot): a socket that fails to open costs only that speed.
         let handoff = handoff::Handoff::start(&self.db, &self.cfg, &self.templates, sender.waker())
             .unwrap_or_else(|e| {
-                tracing::warn!(error = %format!("{e:#}"), "no hand-off socket: pbem ingest stores mail itself");
+                tracing::warn!(error = %format!("{e:#}"), "no hand-off socket: pbem ingest spools mail itself");
                 None
             });
         let mut total = Pass::default();

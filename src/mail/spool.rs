@@ -6,9 +6,9 @@
 //! syncs. The background worker and every pass of `pbem serve` read the spool into the store
 //! (`MaildirSource::spool`), one commit a batch, and delete each file only after that commit.
 
-use std::fs::{DirBuilder, File, OpenOptions};
+use std::fs::{DirBuilder, File, OpenOptions, Permissions};
 use std::io::{ErrorKind, Write as _};
-use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -23,8 +23,9 @@ pub fn dir(db: &Path) -> PathBuf {
 }
 
 /// Writes `raw` into the spool durably: into `tmp/`, synced, renamed into `new/`, and `new/`
-/// synced, so that once this returns a power cut loses neither the file nor its name. Only
-/// the owner may read it (a mail holds its sender's secret address). The name starts with
+/// synced, so that once this returns a power cut loses neither the file nor its name. No one
+/// but the owner may read it (a mail holds its sender's secret address), and the group when
+/// the spool is shared (`make_dirs`). The name starts with
 /// the time, so the spool is read oldest first.
 pub fn deliver(dir: &Path, raw: &[u8], now: DateTime<Utc>) -> anyhow::Result<PathBuf> {
     let (tmp, new) = (dir.join("tmp"), dir.join("new"));
@@ -36,6 +37,10 @@ pub fn deliver(dir: &Path, raw: &[u8], now: DateTime<Utc>) -> anyhow::Result<Pat
         other => other,
     }
     .with_context(|| format!("cannot write into {}", tmp.display()))?;
+    if shared(&tmp) {
+        // Whatever the umask of the MTA that runs this: the daemon's user reads it.
+        file.set_permissions(Permissions::from_mode(0o640))?;
+    }
     file.write_all(raw)
         .and_then(|()| file.sync_all())
         .with_context(|| format!("cannot write {}", tmp.join(&name).display()))?;
@@ -68,7 +73,7 @@ fn create_unique(tmp: &Path, now: DateTime<Utc>) -> std::io::Result<(File, Strin
         let created = OpenOptions::new()
             .write(true)
             .create_new(true)
-            .mode(0o600)
+            .mode(0o640)
             .open(tmp.join(&name));
         match created {
             Ok(f) => return Ok((f, name)),
@@ -108,27 +113,79 @@ fn move_into_new(
     anyhow::bail!("no free name in {}", new.display())
 }
 
-/// The spool and its `tmp/` and `new/`, readable by the owner only; the spool's parent (the
-/// database's folder) is synced once it is made, so the spool's name outlives a power cut. A
+/// Whether the folder `dir` is its group's as much as its owner's: the folder the README has
+/// the GM make for the database, shared by the service's user and an MTA's of another.
+fn shared(dir: &Path) -> bool {
+    std::fs::metadata(dir).is_ok_and(|m| m.permissions().mode() & 0o070 == 0o070)
+}
+
+/// The spool, its `tmp/` and `new/` and its lock file, as open as the database's folder: the
+/// owner's alone, or its group's too when that folder is shared (then the modes are set
+/// whatever the umask, keeping the setgid bit that gives new files the folder's group). The
+/// spool's parent is synced once it is made, so the spool's name outlives a power cut. A
 /// missing database folder is an error, as it is to the store: made here, it would hide a
 /// wrong path or a volume not mounted yet.
 fn make_dirs(dir: &Path) -> anyhow::Result<()> {
+    let parent = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let group = shared(parent);
     let mut made = false;
     for d in [dir.to_path_buf(), dir.join("tmp"), dir.join("new")] {
         match DirBuilder::new().mode(0o700).create(&d) {
-            Ok(()) => made |= d == dir,
+            Ok(()) => {
+                made |= d == dir;
+                if group {
+                    let setgid = std::fs::metadata(&d)?.permissions().mode() & 0o7000;
+                    std::fs::set_permissions(&d, Permissions::from_mode(setgid | 0o770))?;
+                }
+            }
             Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
             Err(e) => return Err(e).with_context(|| format!("cannot create {}", d.display())),
         }
     }
+    open_lock(dir)?;
     File::open(dir).and_then(|d| d.sync_all())?;
     if made {
-        let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
-        File::open(parent.unwrap_or(Path::new(".")))
+        File::open(parent)
             .and_then(|d| d.sync_all())
             .with_context(|| format!("cannot sync the folder of {}", dir.display()))?;
     }
     Ok(())
+}
+
+/// The spool's lock file, made if need be (writable by the group of a shared spool); a lock
+/// needs no more than reading it.
+fn open_lock(dir: &Path) -> anyhow::Result<File> {
+    let path = dir.join("lock");
+    match File::open(&path) {
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            let file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .mode(0o600)
+                .open(&path)
+                .with_context(|| format!("cannot make {}", path.display()))?;
+            if shared(dir) {
+                file.set_permissions(Permissions::from_mode(0o660))?;
+            }
+            Ok(file)
+        }
+        opened => opened.with_context(|| format!("cannot open {}", path.display())),
+    }
+}
+
+/// Waits to be the one reader of the spool, and stays so until the file returned is dropped
+/// (an advisory lock on `<spool>/lock`); `None` while there is no spool.
+pub fn lock(dir: &Path) -> anyhow::Result<Option<File>> {
+    if !dir.is_dir() {
+        return Ok(None);
+    }
+    let file = open_lock(dir)?;
+    rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
+        .with_context(|| format!("cannot lock {}", dir.join("lock").display()))?;
+    Ok(Some(file))
 }
 
 /// How many mails wait in the spool to be read into the store (none when it does not exist).
@@ -160,7 +217,6 @@ pub fn sweep_tmp(dir: &Path, now: DateTime<Utc>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt as _;
 
     fn at(secs: i64) -> DateTime<Utc> {
         DateTime::from_timestamp(secs, 123_456_000).unwrap()
@@ -175,17 +231,36 @@ mod tests {
     }
 
     #[test]
-    fn a_delivered_mail_is_in_new_whole_and_private() {
+    fn a_delivered_mail_is_in_new_whole_and_closed_to_others() {
         let d = tempfile::tempdir().unwrap();
         let spool = dir(&d.path().join("pbem.sqlite"));
         let path = deliver(&spool, b"From: a@b\r\n\r\nhi\r\n", at(1_800_000_000)).unwrap();
         assert_eq!(path.parent().unwrap(), spool.join("new"));
         assert_eq!(std::fs::read(&path).unwrap(), b"From: a@b\r\n\r\nhi\r\n");
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
-        assert_eq!(mode(&path), 0o600);
-        assert_eq!(mode(&spool), 0o700);
+        assert_eq!(mode(&path) & 0o607, 0o600, "the owner's, never others'");
+        assert_eq!(mode(&spool) & 0o707, 0o700, "the owner's, never others'");
         assert_eq!(std::fs::read_dir(spool.join("tmp")).unwrap().count(), 0);
         assert_eq!(waiting(&spool), 1);
+    }
+
+    /// In the database folder the README has the GM make (the group's, setgid), the spool is
+    /// the group's too, whatever the umask of the MTA that made it: a daemon of another user
+    /// in that group reads and deletes what the MTA's `pbem ingest` left.
+    #[test]
+    fn in_a_shared_folder_the_spool_is_the_groups_too() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(d.path(), Permissions::from_mode(0o2770)).unwrap();
+        let spool = dir(&d.path().join("pbem.sqlite"));
+        let old = rustix::process::umask(rustix::fs::Mode::from_raw_mode(0o077));
+        let path = deliver(&spool, b"x", at(1_800_000_000));
+        rustix::process::umask(old);
+        let path = path.unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        assert_eq!(mode(&spool), 0o2770);
+        assert_eq!(mode(&spool.join("new")), 0o2770);
+        assert_eq!(mode(&spool.join("lock")), 0o660);
+        assert_eq!(mode(&path), 0o640);
     }
 
     #[test]
@@ -251,8 +326,28 @@ mod tests {
     }
 
     #[test]
+    fn one_reader_at_a_time() {
+        let d = tempfile::tempdir().unwrap();
+        let spool = d.path().join("s");
+        deliver(&spool, b"x", at(1_800_000_000)).unwrap();
+        let first = lock(&spool).unwrap().unwrap();
+        let second = File::open(spool.join("lock")).unwrap();
+        let try_lock = || {
+            rustix::fs::flock(
+                &second,
+                rustix::fs::FlockOperation::NonBlockingLockExclusive,
+            )
+        };
+        assert_eq!(try_lock(), Err(rustix::io::Errno::WOULDBLOCK));
+        drop(first);
+        assert_eq!(try_lock(), Ok(()));
+        assert_eq!(waiting(&spool), 1, "the lock file is not a mail");
+    }
+
+    #[test]
     fn no_spool_means_nothing_waits() {
         let d = tempfile::tempdir().unwrap();
+        assert!(lock(&d.path().join("none")).unwrap().is_none());
         assert_eq!(waiting(&d.path().join("none")), 0);
         assert_eq!(sweep_tmp(&d.path().join("none"), at(0)), 0);
     }
