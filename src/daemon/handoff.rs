@@ -111,6 +111,13 @@ impl Handoff {
     }
 }
 
+/// The least time between two reads of the spool. A lone mail is read at once; in a burst
+/// each read takes all that came since the last one, so the daemon commits (and syncs) a
+/// batch at a time instead of a mail at a time, and its syncs keep out of the way of the
+/// `pbem ingest` processes still syncing their spool files: one read for each mail of a
+/// burst made those 0.5-0.8 ms slower (`pbem bench pipe`), for answers 20 ms sooner.
+const READ_SPACING: Duration = Duration::from_millis(20);
+
 /// The thread that reads the spool when called.
 struct SpoolReader {
     db: PathBuf,
@@ -121,14 +128,22 @@ struct SpoolReader {
 }
 
 impl SpoolReader {
-    /// Until the calls end: waits for one, takes every other already made (one read of the
-    /// spool, listed after them, covers them all), reads the spool, wakes the sender.
+    /// Until the calls end: waits for one, waits out `READ_SPACING` since the last read
+    /// began, takes every call made by then (one read of the spool, listed after them,
+    /// covers them all), reads the spool, wakes the sender.
     fn run(mut self, called: mpsc::Receiver<()>, wake: mpsc::Sender<()>) {
+        let mut last_read: Option<std::time::Instant> = None;
         while called.recv().is_ok() {
+            if let Some(at) = last_read {
+                std::thread::sleep(
+                    (at + READ_SPACING).saturating_duration_since(std::time::Instant::now()),
+                );
+            }
             while called.try_recv().is_ok() {}
             if self.stop.load(Ordering::SeqCst) {
                 return;
             }
+            last_read = Some(std::time::Instant::now());
             let mut pass = Pass::default();
             let warm = Warm {
                 cfg: &self.cfg,
