@@ -151,19 +151,23 @@ impl Orientation {
             .ok_or_else(|| format!("no die has {top} on top and {face} facing {}", dir.name()))
     }
 
-    /// All 24 orientations of a right-handed die, ordered by top, then north, then east.
-    pub fn all() -> Vec<Orientation> {
-        let mut all = Vec::with_capacity(24);
-        for top in 1..=6 {
-            for north in 1..=6 {
-                for east in 1..=6 {
-                    if let Some(o) = Orientation::new(top, north, east) {
-                        all.push(o);
+    /// All 24 orientations of a right-handed die, ordered by top, then north, then east
+    /// (found once: the move lists ask for them at every ply).
+    pub fn all() -> [Orientation; 24] {
+        static ALL: std::sync::OnceLock<[Orientation; 24]> = std::sync::OnceLock::new();
+        *ALL.get_or_init(|| {
+            let mut all = Vec::with_capacity(24);
+            for top in 1..=6 {
+                for north in 1..=6 {
+                    for east in 1..=6 {
+                        if let Some(o) = Orientation::new(top, north, east) {
+                            all.push(o);
+                        }
                     }
                 }
             }
-        }
-        all
+            all.try_into().expect("a die has 24 orientations")
+        })
     }
 
     pub fn top(self) -> u8 {

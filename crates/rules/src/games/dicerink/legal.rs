@@ -91,10 +91,19 @@ pub fn check_place(
 
 /// Every legal placement for the side to place.
 pub fn placements(pos: &Position, rule: SetupRule) -> Vec<Move> {
+    // `check_place`'s tests without the words of its refusals, which it would write for
+    // each of the many placements refused (the forced-move test lists these at every ply
+    // of the set-up): on a set-up square, an empty one, a top no die on the board shows.
+    let tops: Vec<_> = pos.dice().iter().map(|d| d.value()).collect();
     let mut moves = Vec::new();
     for square in setup_squares(pos.to_move, rule) {
+        if pos.die_at(square).is_some() {
+            continue;
+        }
         for orient in Orientation::all() {
-            if check_place(pos, rule, square, orient).is_ok() {
+            let legal = !tops.contains(&orient.value());
+            debug_assert_eq!(legal, check_place(pos, rule, square, orient).is_ok());
+            if legal {
                 moves.push(Move::Place { square, orient });
             }
         }
