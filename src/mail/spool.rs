@@ -1,10 +1,11 @@
-//! The spool: pbem's own Maildir beside the database, where `pbem ingest` leaves a mail, durably, when no daemon takes it (an I/O edge).
+//! The spool: pbem's own Maildir beside the database, where `pbem ingest` leaves each mail, durably, for the daemon or a background worker to read in (an I/O edge).
 //!
 //! An MTA waits for `pbem ingest` to exit, and a mail must be safe on disk before it exits 0.
 //! Writing it as a file is the least a process can do for that: no database opened (SQLite
 //! parses the whole schema at open, as many instructions as the process start itself), two
-//! syncs. The background worker and every pass of `pbem serve` read the spool into the store
-//! (`MaildirSource::spool`), one commit a batch, and delete each file only after that commit.
+//! syncs. `pbem serve` (called on its socket, and at every pass) and the background worker
+//! read the spool into the store (`MaildirSource::spool`), one commit a batch, and delete
+//! each file only after that commit.
 
 use std::fs::{DirBuilder, File, OpenOptions, Permissions};
 use std::io::{ErrorKind, Write as _};
@@ -25,8 +26,8 @@ pub fn dir(db: &Path) -> PathBuf {
 /// Writes `raw` into the spool durably: into `tmp/`, synced, renamed into `new/`, and `new/`
 /// synced, so that once this returns a power cut loses neither the file nor its name. No one
 /// but the owner may read it (a mail holds its sender's secret address), and the group when
-/// the spool is shared (`make_dirs`). The name starts with
-/// the time, so the spool is read oldest first.
+/// the spool is shared (`make_dirs`). The name starts with the time, so the spool is read
+/// oldest first.
 pub fn deliver(dir: &Path, raw: &[u8], now: DateTime<Utc>) -> anyhow::Result<PathBuf> {
     let (tmp, new) = (dir.join("tmp"), dir.join("new"));
     let (mut file, name) = match create_unique(&tmp, now) {
