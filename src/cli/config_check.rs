@@ -64,8 +64,9 @@ pub fn run(cfg: &Config, db: &Path, cmd: ConfigCmd) -> anyhow::Result<Exit> {
 }
 
 /// What the user running this cannot write: the database (and its folder, where SQLite
-/// keeps its journal), the Maildir's folders (`serve` moves each mail from new/ to cur/) and
-/// a `dir:` transport's folder.
+/// keeps its journal), the spool's folders (`pbem ingest` writes each mail into tmp/ and
+/// moves it to new/; `serve` and the worker delete it from new/), the Maildir's folders
+/// (`serve` moves each mail from new/ to cur/) and a `dir:` transport's folder.
 fn access_problems(cfg: &Config, db: &Path) -> Vec<String> {
     let mut out = Vec::new();
     let folder = match db.parent() {
@@ -81,6 +82,18 @@ fn access_problems(cfg: &Config, db: &Path) -> Vec<String> {
     } else if db.exists() {
         if let Err(e) = std::fs::OpenOptions::new().read(true).write(true).open(db) {
             out.push(format!("database {}: cannot be written: {e}", db.display()));
+        }
+    }
+    let spool = crate::mail::spool::dir(db);
+    for sub in ["tmp", "new"] {
+        let dir = spool.join(sub);
+        if dir.is_dir() {
+            if let Err(e) = writable_folder(&dir) {
+                out.push(format!(
+                    "spool {}: {sub}/ {e} (pbem ingest leaves each mail there)",
+                    spool.display()
+                ));
+            }
         }
     }
     if let Some(m) = &cfg.maildir {

@@ -162,8 +162,9 @@ fn my_uid(dir: &Path) -> u32 {
     std::fs::metadata(&probe).unwrap().uid()
 }
 
-/// A database and a Maildir the user running pbem cannot write are named. Root writes
-/// anywhere, so as root the check runs as `nobody`; otherwise the folders are made read-only.
+/// A database, a spool and a Maildir the user running pbem cannot write are named. Root
+/// writes anywhere, so as root the check runs as `nobody`; otherwise the folders are made
+/// read-only.
 #[test]
 fn config_check_names_a_database_and_maildir_it_cannot_write() {
     use std::os::unix::fs::PermissionsExt;
@@ -175,13 +176,25 @@ fn config_check_names_a_database_and_maildir_it_cannot_write() {
         std::fs::create_dir_all(d.join("Maildir").join(sub)).unwrap();
     }
     std::fs::create_dir_all(&data).unwrap();
+    let spool = data.join("pbem.sqlite-spool");
+    for sub in ["new", "tmp"] {
+        std::fs::create_dir_all(spool.join(sub)).unwrap();
+    }
     std::fs::write(d.join("pbem.toml"), "maildir = \"Maildir\"\n").unwrap();
     let root = my_uid(d) == 0;
     let mode = |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m));
     mode(d, 0o755).unwrap();
     let locked = if root { 0o755 } else { 0o555 };
-    for p in [data.clone(), d.join("Maildir/new"), d.join("Maildir/cur")] {
-        mode(&p, locked).unwrap();
+    let locked_folders = [
+        spool.join("new"),
+        spool.join("tmp"),
+        spool.clone(),
+        data.clone(),
+        d.join("Maildir/new"),
+        d.join("Maildir/cur"),
+    ];
+    for p in &locked_folders {
+        mode(p, locked).unwrap();
     }
     let mut cmd = pbem_command(d, "data/pbem.sqlite");
     cmd.args(["--config", "pbem.toml", "config", "check"]);
@@ -189,8 +202,8 @@ fn config_check_names_a_database_and_maildir_it_cannot_write() {
         cmd.uid(65534).gid(65534);
     }
     let o = cmd.output().unwrap();
-    for p in [data.clone(), d.join("Maildir/new"), d.join("Maildir/cur")] {
-        mode(&p, 0o755).unwrap();
+    for p in locked_folders.iter().rev() {
+        mode(p, 0o755).unwrap();
     }
     let out = text(&o);
     assert_eq!(o.status.code(), Some(1), "{out}");
@@ -208,7 +221,11 @@ fn config_check_names_a_database_and_maildir_it_cannot_write() {
         out.contains("maildir = \"Maildir\": cur/ is not writable"),
         "{out}"
     );
-    assert!(!out.contains("tmp/ is not writable"), "{out}");
+    for sub in ["tmp", "new"] {
+        let line = format!("spool {}: {sub}/ is not writable", spool.display());
+        assert!(out.contains(&line), "{out}");
+    }
+    assert!(!out.contains("Maildir\": tmp/ is not writable"), "{out}");
     // A database folder that is not there.
     let o = Command::new(env!("CARGO_BIN_EXE_pbem"))
         .current_dir(d)
