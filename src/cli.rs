@@ -105,8 +105,8 @@ pub enum Command {
         json: bool,
     },
     /// Read one mail on standard input (for an MTA pipe); exit 0 once it is safe on disk
-    /// (handed to `pbem serve`, or in the spool beside the database), 75 (EX_TEMPFAIL) when
-    /// it could not be, so the MTA retries.
+    /// (in the spool beside the database, for `pbem serve` or a background worker to read
+    /// in), 75 (EX_TEMPFAIL) when it could not be, so the MTA retries.
     Ingest,
     /// Run the game master: the Maildir, timers and the outbox, until SIGINT/SIGTERM.
     Serve {
@@ -970,10 +970,10 @@ fn send_now(store: &mut Store, cfg: &Config) {
     }
 }
 
-/// `pbem ingest`, the MTA's contract (sysexits): 0 once the mail is durable (stored by the
-/// daemon, or in the spool), 75 (EX_TEMPFAIL) for anything a retry could cure, so the MTA
-/// keeps the mail and delivers it again: an unreadable or malformed config (the GM fixes
-/// it), a spool that cannot be written, a full disk, even a panic. Never 101: no panic leaves this function, and
+/// `pbem ingest`, the MTA's contract (sysexits): 0 once the mail is durable in the spool,
+/// 75 (EX_TEMPFAIL) for anything a retry could cure, so the MTA keeps the mail and delivers
+/// it again: an unreadable or malformed config (the GM fixes it), a spool that cannot be
+/// written, a full disk, even a panic. Never 101: no panic leaves this function, and
 /// nothing here panics on a closed or full stderr (`say`).
 fn ingest(cli: &Cli) -> Exit {
     const EX_TEMPFAIL: Exit = 75;
@@ -986,8 +986,9 @@ fn ingest(cli: &Cli) -> Exit {
     }
 }
 
-/// Reads the mail on stdin and hands it to the daemon or spools it (storing, processing and
-/// sending follow, but their failures are logged, never returned: the mail is safe).
+/// Reads the mail on stdin, spools it and calls the daemon or starts a worker (storing,
+/// processing and sending follow, but their failures are logged, never returned: the mail
+/// is safe).
 fn ingest_stored(cli: &Cli) -> anyhow::Result<()> {
     let (cfg, cfg_db) = config::load(cli.config.as_deref(), &config::process_env)?;
     // Never more than the size limit in memory: a larger mail is kept as its headers.

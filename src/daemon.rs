@@ -36,9 +36,11 @@ pub struct Pass {
     pub failed: usize,
 }
 
-/// What storing and answering mail needs besides the store: the configuration, the compiled
-/// templates and the flag that stops between batches.
+/// What storing and answering mail needs besides the store: the database's path (its spool
+/// beside it), the configuration, the compiled templates and the flag that stops between
+/// batches.
 pub struct Warm<'a> {
+    pub db: &'a Path,
     pub cfg: &'a Config,
     pub templates: &'a Templates,
     pub stop: &'a AtomicBool,
@@ -48,13 +50,8 @@ pub struct Warm<'a> {
 /// each file deleted after its commit; clears what killed deliveries left in its `tmp/`. One
 /// reader at a time (the spool's lock, waited for): two would read the same file, and the
 /// second would note a duplicate delivery that never was.
-pub fn intake_spool(
-    store: &mut Store,
-    db: &Path,
-    warm: &Warm,
-    pass: &mut Pass,
-) -> anyhow::Result<()> {
-    let dir = crate::mail::spool::dir(db);
+pub fn intake_spool(store: &mut Store, warm: &Warm, pass: &mut Pass) -> anyhow::Result<()> {
+    let dir = crate::mail::spool::dir(warm.db);
     let Some(_reading) = crate::mail::spool::lock(&dir)? else {
         return Ok(());
     };
@@ -250,24 +247,27 @@ impl Daemon {
         self.drain_source(&mut source, pass)
     }
 
-    /// Reads the mail `pbem ingest` spooled into the store (`intake_spool`).
-    pub fn intake_spool(&mut self, pass: &mut Pass) -> anyhow::Result<()> {
+    /// The store, and beside it what storing and answering mail needs.
+    fn store_and_warm(&mut self) -> (&mut Store, Warm<'_>) {
         let warm = Warm {
+            db: &self.db,
             cfg: &self.cfg,
             templates: &self.templates,
             stop: &self.stop,
         };
-        intake_spool(&mut self.store, &self.db, &warm, pass)
+        (&mut self.store, warm)
+    }
+
+    /// Reads the mail `pbem ingest` spooled into the store (`intake_spool`).
+    pub fn intake_spool(&mut self, pass: &mut Pass) -> anyhow::Result<()> {
+        let (store, warm) = self.store_and_warm();
+        intake_spool(store, &warm, pass)
     }
 
     /// Stores and processes everything a source has (`drain`).
     pub fn drain_source(&mut self, source: &mut dyn Source, pass: &mut Pass) -> anyhow::Result<()> {
-        let warm = Warm {
-            cfg: &self.cfg,
-            templates: &self.templates,
-            stop: &self.stop,
-        };
-        drain(&mut self.store, source, &warm, pass)
+        let (store, warm) = self.store_and_warm();
+        drain(store, source, &warm, pass)
     }
 
     /// Runs passes until SIGINT or SIGTERM (finishing the message in hand), or once. A
@@ -283,11 +283,11 @@ impl Daemon {
             return self.pass();
         }
         let sender = BackgroundSender::start(&self.db, &self.cfg, Arc::clone(&self.stop))?;
-        // `pbem ingest` hands its mail to this daemon while it runs (and spools it itself
-        // when it cannot): a socket that fails to open costs only that speed.
+        // `pbem ingest` calls this daemon to read the spool while it runs (and starts a
+        // worker when it cannot): a socket that fails to open costs only that speed.
         let handoff = handoff::Handoff::start(&self.db, &self.cfg, &self.templates, sender.waker())
             .unwrap_or_else(|e| {
-                tracing::warn!(error = %format!("{e:#}"), "no hand-off socket: pbem ingest spools mail itself");
+                tracing::warn!(error = %format!("{e:#}"), "no hand-off socket: pbem ingest starts a worker for each mail instead");
                 None
             });
         let mut total = Pass::default();

@@ -30,9 +30,9 @@ pub enum OutboxCmd {
     Show { id: i64 },
     /// Send every mail due now (board pictures drawn first), after any sender at work.
     Send {
-        /// As `pbem ingest` starts it after storing a mail: answers the stored mail, then
-        /// sends; nothing to do when another such worker already waits for the send turn;
-        /// nothing printed.
+        /// As `pbem ingest` starts it after spooling a mail: reads the spool in and answers
+        /// it, then sends; nothing to do when another such worker already waits for the send
+        /// turn; nothing printed.
         #[arg(long, hide = true)]
         background: bool,
     },

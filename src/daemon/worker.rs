@@ -1,4 +1,4 @@
-//! After `pbem ingest` without a daemon: the worker it starts in the background answers the stored mail, then draws and sends the replies, so the MTA waits for the mail's commit only.
+//! After `pbem ingest` with no daemon to call: the worker it starts in the background reads the spool into the store and answers it, then draws and sends the replies, so the MTA waits for the spool's sync only.
 
 use std::os::unix::process::CommandExt as _;
 use std::path::Path;
@@ -10,11 +10,10 @@ use crate::unwind;
 
 use super::Daemon;
 
-/// After a commit that stored mail or queued replies: makes sure a worker will answer and
-/// send them. A worker already waiting for the send turn will (it answers stored mail once
-/// more after it stops waiting, and reads the outbox only once it has the turn, so after
-/// this commit); otherwise `pbem outbox send --background` (`run_background`) starts. It runs in a process group
-/// of its own with no standard streams: an MTA waits for `pbem ingest` and for the end of its
+/// After a mail was spooled: makes sure a worker will read it in, answer it and send the
+/// replies. A worker already waiting for the send turn will (it reads the spool only after it
+/// stops waiting, so after this mail was spooled); otherwise `pbem outbox send --background`
+/// (`run_background`) starts. It runs in a process group of its own with no standard streams: an MTA waits for `pbem ingest` and for the end of its
 /// output, and must wait for neither the answering, the drawing nor the sending (nor kill
 /// them when it kills a timed-out delivery). Returns whether one was started.
 pub fn start(exe: &Path, db: &Path, config: Option<&Path>) -> anyhow::Result<bool> {
@@ -36,24 +35,24 @@ pub fn start(exe: &Path, db: &Path, config: Option<&Path>) -> anyhow::Result<boo
     Ok(true)
 }
 
-/// `pbem outbox send --background`, as `pbem ingest` starts it after storing a mail
+/// `pbem outbox send --background`, as `pbem ingest` starts it after spooling a mail
 /// (`start`). It becomes the one worker that waits for the send turn, or ends at once
-/// when another already waits (`None`): that one will answer and send all that is stored.
-/// Once it has the turn it answers every stored mail (one commit for all that came in while
-/// it waited), then draws and sends everything due.
+/// when another already waits (`None`): that one will read in and send all there is.
+/// Once it has the turn it reads the spool and answers it (a commit a batch of all that came
+/// in while it waited), answers any other stored mail, then draws and sends everything due.
 ///
-/// No stored mail goes unanswered: `pbem ingest` commits its mail, then starts a worker
-/// unless one waits, and a waiting worker looks for stored mail only after it stops waiting.
-/// A mail stored while another worker draws and sends is answered when that work ends (a
-/// daemon's pass, and so a deadline, answers stored mail first).
+/// No spooled mail goes unanswered: `pbem ingest` syncs its mail into the spool, then starts
+/// a worker unless one waits, and a waiting worker reads the spool only after it stops
+/// waiting. A mail spooled while another worker draws and sends is answered when that work
+/// ends (a daemon's pass, and so a deadline, reads the spool first).
 pub fn run_background(daemon: &mut Daemon) -> anyhow::Result<Option<Drained>> {
     let Some(waiter) = daemon.store.wait_for_send_turn()? else {
         return Ok(None);
     };
     sender::lower_priority();
     let turn = daemon.store.send_turn()?;
-    // From here a newly stored mail needs a new worker: this one may look for stored mail
-    // before that commit.
+    // From here a newly spooled mail needs a new worker: this one may read the spool
+    // before that mail is there.
     drop(waiter);
     answer_stored(daemon);
     sender::drain_in_turn(
