@@ -880,13 +880,30 @@ pub fn spec_from_args(args: &NewArgs) -> anyhow::Result<GameSpec> {
     })
 }
 
+/// A record file's text, or why it is no record: a file that is not text (invalid UTF-8) is a
+/// bad record (exit 1, as one that does not parse), a file that cannot be read is an error (2).
+fn record_text(file: &Path) -> anyhow::Result<Result<String, String>> {
+    let bytes = std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+    Ok(String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "{}: not a record: not UTF-8 text (byte {})",
+            file.display(),
+            e.utf8_error().valid_up_to() + 1
+        )
+    }))
+}
+
+/// A record file read and parsed, or the line that says why not (exit 1).
+fn record_file(file: &Path) -> anyhow::Result<Result<Record, String>> {
+    Ok(record_text(file)?
+        .and_then(|text| Record::parse(&text).map_err(|e| format!("{}: {e}", file.display()))))
+}
+
 fn replay(file: &Path, json: bool) -> anyhow::Result<Exit> {
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let record = match Record::parse(&text) {
+    let record = match record_file(file)? {
         Ok(r) => r,
-        Err(e) => {
-            say(&format!("{}: {e}", file.display()));
+        Err(why) => {
+            say(&why);
             return Ok(1);
         }
     };
@@ -1024,31 +1041,37 @@ fn ingest_stored(cli: &Cli) -> anyhow::Result<()> {
 /// `pbem ingest`, whose exit code an MTA acts on.
 pub fn say(line: &str) {
     use std::io::Write as _;
-    let _ = writeln!(std::io::stderr(), "{line}");
+    // A refusal can quote what a stranger wrote: shown escaped, as on standard output.
+    let _ = writeln!(std::io::stderr(), "{}", crate::stdout::shown(line));
 }
 
 /// `pbem verify FILE`: replays the record and checks each roll against the revealed seed.
+/// A bad record (one that does not parse, replay or list its salts) exits 1 with the reason,
+/// as `replay` does; only a file that cannot be read at all is an error (2).
 fn verify(file: &Path) -> anyhow::Result<Exit> {
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let record = Record::parse(&text).map_err(|e| anyhow!(e))?;
-    let done = record.replay().map_err(|e| anyhow!("{e}"))?;
+    let record = match record_file(file)? {
+        Ok(r) => r,
+        Err(why) => {
+            say(&why);
+            return Ok(1);
+        }
+    };
     let Some(seed) = record.tag("DiceSeed") else {
         say("the record has no [DiceSeed]: the seed is revealed only when the game is over");
         return Ok(1);
     };
-    let commitment = record.tag("DiceCommitment").unwrap_or("");
-    let salts: Vec<String> = serde_json::from_str(record.tag("DiceSalts").unwrap_or("[]"))
-        .map_err(|e| anyhow!("[DiceSalts] is not a JSON list: {e}"))?;
-    let game_id = record.tag("GameId").unwrap_or("");
-    let mut game = record.start().map_err(|e| anyhow!(e))?;
-    let mut rolls = Vec::new();
-    for (actor, ply) in &done.log {
-        if let (Actor::Chance, crate::games::ToAct::Chance(sides)) = (actor, game.to_act()) {
-            rolls.extend(sides.into_iter().zip(gamelog::chance_values(ply)));
+    let checked = serde_json::from_str::<Vec<String>>(record.tag("DiceSalts").unwrap_or("[]"))
+        .map_err(|e| format!("[DiceSalts] is not a JSON list: {e}"))
+        .and_then(|salts| Ok((salts, recorded_rolls(&record)?)));
+    let (salts, rolls) = match checked {
+        Ok(v) => v,
+        Err(why) => {
+            say(&format!("{}: {why}", file.display()));
+            return Ok(1);
         }
-        game.play(*actor, ply).map_err(|e| anyhow!("{e}"))?;
-    }
+    };
+    let commitment = record.tag("DiceCommitment").unwrap_or("");
+    let game_id = record.tag("GameId").unwrap_or("");
     let v = crate::dice::verify(seed, commitment, &salts, game_id, &rolls);
     print!("{v}");
     // Last, how to check it all without trusting this program: the documented script.
@@ -1061,6 +1084,21 @@ fn verify(file: &Path) -> anyhow::Result<Exit> {
         }
     }
     Ok(if v.is_ok() { 0 } else { 1 })
+}
+
+/// Every die roll of a record, with the sides of the die it was rolled with, as the replay
+/// meets them; or why the record does not replay.
+fn recorded_rolls(record: &Record) -> Result<Vec<(u32, u32)>, String> {
+    let done = record.replay().map_err(|e| e.to_string())?;
+    let mut game = record.start()?;
+    let mut rolls = Vec::new();
+    for (actor, ply) in &done.log {
+        if let (Actor::Chance, crate::games::ToAct::Chance(sides)) = (actor, game.to_act()) {
+            rolls.extend(sides.into_iter().zip(gamelog::chance_values(ply)));
+        }
+        game.play(*actor, ply).map_err(|e| e.to_string())?;
+    }
+    Ok(rolls)
 }
 
 /// A seat of a loaded game by name, or the error naming the seats there are.
@@ -1084,8 +1122,13 @@ fn adjudicate(game: &str, file: &Path, json: bool) -> anyhow::Result<Exit> {
     if GameKind::parse(game) != Some(GameKind::DipTacToe) {
         anyhow::bail!("adjudicate knows diptactoe only (the game with simultaneous orders)");
     }
-    let text =
-        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let text = match record_text(file)? {
+        Ok(text) => text,
+        Err(why) => {
+            say(&why);
+            return Ok(1);
+        }
+    };
     match crate::games::diptactoe::whatif::adjudicate_request(&text) {
         Ok(w) if json => {
             println!("{}", serde_json::to_string_pretty(&w.json())?);

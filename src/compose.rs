@@ -555,6 +555,10 @@ pub fn press(
         .get("press")
         .is_some_and(|p| p == "anonymous");
     let to_text: Vec<&str> = targets.iter().map(|x| names[*x]).collect();
+    // One player's words on another's screen: no bidi override may reorder them, no control
+    // character act on a terminal or mail client (crate::invisible).
+    let body = crate::invisible::visible(body);
+    let body = body.as_str();
     for x in targets {
         to_seat(
             tx,

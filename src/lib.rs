@@ -1,7 +1,7 @@
 //! pbem: a play-by-email game master (library; the `pbem` binary is a thin front end).
 
 // The rules live in their own crate; re-exported so `crate::games` (and `pbem::games`) work.
-pub use pbem_rules::{dice, duration, games, quote, records};
+pub use pbem_rules::{dice, duration, games, invisible, quote, records};
 
 // First: its `print!` and `println!` replace std's in every module below (a closed pipe on
 // standard output ends the command quietly instead of a panic).

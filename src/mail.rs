@@ -6,9 +6,13 @@ pub mod intake;
 pub mod outbound;
 pub mod spool;
 
-/// A mail address as pbem keeps it (lower case, trimmed), if it is one (lettre's reading, the
-/// same the sender will apply): `None` for anything a mail could not be sent to.
+/// A mail address as pbem keeps it (lower case, trimmed), if it is one a mail can be sent to:
+/// `None` otherwise. Both of lettre's readings must take it whole, since a mail's headers are
+/// built with its mailbox parser (`outbound::mailbox`): an address only the bare parser takes
+/// (`"<img>"@example.org`) would be seated, and then no mail to it would ever build.
 pub fn address(text: &str) -> Option<String> {
     let a = text.trim().to_ascii_lowercase();
-    a.parse::<lettre::Address>().ok().map(|_| a)
+    let bare = a.parse::<lettre::Address>().ok()?;
+    let mailbox = a.parse::<lettre::message::Mailbox>().ok()?;
+    (mailbox.name.is_none() && mailbox.email == bare).then_some(a)
 }

@@ -642,3 +642,121 @@ fn ingest_starts_a_background_sender_that_sends_the_reply() {
         outbox.iter().map(|m| (m.id, m.status)).collect::<Vec<_>>()
     );
 }
+
+/// A bad record exits 1 with the reason, whichever command reads it and whatever is wrong with
+/// it (it does not parse, does not replay, is not text); a file that is not there is an
+/// error, 2.
+#[test]
+fn a_bad_record_exits_1_for_replay_verify_and_adjudicate_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let misprint =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dicerink/game1-misprint.pgn");
+    std::fs::copy(&misprint, d.join("misprint.pgn")).unwrap();
+    std::fs::write(
+        d.join("latin1.pgn"),
+        b"[Game \"dicerink\"]\n\n1. b1 5/4 \xe9t\xe9\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("garbage.pgn"), "[Game \"no such game\"]\n\n1. x\n").unwrap();
+    for file in ["misprint.pgn", "latin1.pgn", "garbage.pgn"] {
+        for command in ["replay", "verify"] {
+            let o = pbem(d, &[command, file]);
+            assert_eq!(o.status.code(), Some(1), "{command} {file}: {}", text(&o));
+            assert!(!o.stderr.is_empty(), "{command} {file} says why");
+        }
+    }
+    let o = pbem(d, &["adjudicate", "diptactoe", "latin1.pgn"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("not UTF-8"),
+        "{}",
+        text(&o)
+    );
+    let o = pbem(d, &["verify", "missing.pgn"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+/// An address no mail can be built for is refused when the GM seats it, not found out when
+/// the welcome fails to build; an ordinary one (with a +detail) is taken.
+#[test]
+fn an_address_that_can_never_be_mailed_is_refused_at_the_door() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(pbem(d, &["init"]).status.success());
+    for bad in [
+        "A=\"<img src=x onerror=alert(1)>\"@example.org",
+        "A=\"a b\"@example.org",
+        "A=alice@example.org, eve@example.org",
+        "A=Alice <alice@example.org>",
+        "A=alice@[127.0.0.1]",
+    ] {
+        let o = pbem(
+            d,
+            &[
+                "game",
+                "new",
+                "dicerink",
+                "--player",
+                bad,
+                "--player",
+                "B=bob@example.org",
+            ],
+        );
+        assert_eq!(o.status.code(), Some(2), "{bad}: {}", text(&o));
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("is not a mail address"),
+            "{bad}: {}",
+            text(&o)
+        );
+    }
+    let o = pbem(d, &["game", "list"]);
+    assert!(
+        !text(&o).contains("dicerink"),
+        "nothing was created: {}",
+        text(&o)
+    );
+    let o = pbem(d, &crate::common::NEW_DICERINK);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = pbem(
+        d,
+        &["game", "replace", "1", "--seat", "A", "\"<b>\"@example.org"],
+    );
+    assert_ne!(o.status.code(), Some(0), "{}", text(&o));
+}
+
+/// A stranger's escape sequences (a screen clear, a window title, an OSC 52 clipboard write)
+/// and bidi overrides reach the GM's terminal escaped, whichever command prints them.
+#[test]
+fn stored_text_is_printed_with_its_control_characters_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(pbem(d, &["init"]).status.success());
+    let osc52 = "\x1b]52;c;cm0gLXJmIH4=\x07";
+    let mail = format!(
+        "From: eve@example.net\r\nTo: gm@example.org\r\nSubject: hi \x1b[2J{osc52}\r\n\
+         Message-ID: <escapes@example.net>\r\n\r\nHELP \x1b]0;owned\x07 \u{202E}evil\r\n"
+    );
+    let mut store = Store::open(&d.join("g.sqlite"), false).unwrap();
+    pbem::inbox::store_raw(&mut store, mail.as_bytes(), pbem::edge::now()).unwrap();
+    drop(store);
+    for args in [&["inbox"][..], &["inbox", "show", "1"]] {
+        let o = pbem(d, args);
+        assert!(o.status.success(), "{args:?}: {}", text(&o));
+        let out = String::from_utf8(o.stdout).unwrap();
+        assert!(
+            !out.contains('\x1b') && !out.contains('\x07'),
+            "{args:?} printed raw escapes: {out:?}"
+        );
+        assert!(
+            !out.contains('\u{202E}'),
+            "{args:?} printed a raw override: {out:?}"
+        );
+        if args.len() == 3 {
+            assert!(
+                out.contains("\\u{1b}]52;c;"),
+                "the escape is shown, escaped: {out}"
+            );
+        }
+    }
+}

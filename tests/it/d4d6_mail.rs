@@ -112,7 +112,13 @@ fn salts_and_the_revealed_seed_let_anyone_verify_the_rolls() {
     let mut w = World::new();
     let id = example_game(&mut w);
     let (tw, tb) = (w.seat_address(id, 0), w.seat_address(id, 1));
-    let raw = w.mail(WHITE, &tw, "salt", "SALT white's lucky pebble");
+    // A bidi override would show the others a salt that is not the one rolled with: taken out.
+    let raw = w.mail(
+        WHITE,
+        &tw,
+        "salt",
+        "SALT white's \u{202E}lucky\u{202C} pebble\u{200B}",
+    );
     w.deliver(&raw).unwrap();
     let raw = w.mail(BLACK, &tb, "salt", "SALT 42");
     w.deliver(&raw).unwrap();

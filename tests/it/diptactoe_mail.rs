@@ -329,3 +329,26 @@ fn every_mail_starts_with_what_its_reader_must_do_and_names_who_is_awaited() {
         "one deadline for all, none after: {last}"
     );
 }
+
+/// Press is one player's words on another's screen: a right-to-left override, zero-width
+/// spaces and isolates are taken out before it is mailed, the words themselves kept.
+#[test]
+fn press_reaches_the_others_without_bidi_overrides_or_invisible_characters() {
+    let mut w = World::new();
+    let id = w.game(GameKind::DipTacToe, &PLAYERS, &[], None, Some(86400));
+    w.new_mail();
+    order(
+        &mut w,
+        id,
+        0,
+        "PRESS TO RED: I \u{202E}reffo\u{202C} a\u{200B} truce \u{2066}now\u{2069}\u{FEFF}",
+    );
+    let mail = w.new_mail();
+    let press = only_to(&mail, "red@example.org");
+    assert!(press.body.contains("I reffo a truce now"), "{}", press.body);
+    for sneaky in [
+        '\u{202E}', '\u{202C}', '\u{200B}', '\u{2066}', '\u{2069}', '\u{FEFF}',
+    ] {
+        assert!(!press.body.contains(sneaky), "{sneaky:?} in {}", press.body);
+    }
+}

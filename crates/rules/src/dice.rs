@@ -101,7 +101,13 @@ impl fmt::Debug for Seed {
 /// same bytes for everyone who recomputes it). Empty, over-long or control-character salts are
 /// refused with the reason.
 pub fn normalize_salt(text: &str) -> Result<String, String> {
-    let salt = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    // Bidi controls and zero-width characters would show other players a salt that is not
+    // the one in the rolls: taken out (crate::invisible).
+    let salt: String = text
+        .chars()
+        .filter(|&c| !crate::invisible::is_invisible(c))
+        .collect();
+    let salt = salt.split_whitespace().collect::<Vec<_>>().join(" ");
     if salt.is_empty() {
         return Err("SALT needs some text after it".into());
     }
@@ -618,6 +624,10 @@ mod tests {
             "my lucky salt"
         );
         assert_eq!(normalize_salt("naïve ☃").unwrap(), "naïve ☃");
+        assert_eq!(
+            normalize_salt("\u{202E}kcul\u{200B} y\u{FEFF}m").unwrap(),
+            "kcul ym"
+        );
         assert!(normalize_salt("   ").is_err());
         assert!(normalize_salt(&"a".repeat(MAX_SALT_CHARS + 1)).is_err());
         assert!(normalize_salt(&"a".repeat(MAX_SALT_CHARS)).is_ok());

@@ -3,5 +3,6 @@
 pub mod dice;
 pub mod duration;
 pub mod games;
+pub mod invisible;
 pub mod quote;
 pub mod records;
