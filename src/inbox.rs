@@ -551,10 +551,7 @@ fn authenticate(
                 if on_record.as_deref() == Some(from) {
                     auth = Auth::Seat(game, seat);
                 } else if guard::auth_throttled(tx, ctx, from)? {
-                    return Ok(Err(refused(
-                        "throttled: too many failed authentications from this address in the \
-                         last hour",
-                    )));
+                    return Ok(Err(throttled_refusal()));
                 } else {
                     let g = gamelog::load(tx, game)?;
                     let what = format!(
@@ -583,12 +580,17 @@ fn authenticate(
     if matches!(auth, Auth::Seat(..)) {
         return Ok(Ok(auth));
     }
-    if guard::auth_throttled(tx, ctx, from)? {
-        return Ok(Err(refused(
-            "throttled: too many failed authentications from this address in the last hour",
-        )));
-    }
+    // The throttle is for failures, never for the owner: a right password is checked first
+    // and always works, however many wrong ones were forged "from" its address (they were
+    // counted against the address, and the owner cannot tell them from hers). It still
+    // bounds guessing where it can: past it a wrong password is neither answered nor
+    // counted, and a guesser who forges the owner's From never sees the answer, which goes
+    // to the owner. Each guess costs an argon2id hash, as the first five did.
+    let throttled = guard::auth_throttled(tx, ctx, from)?;
     let Some(pw) = password else {
+        if throttled {
+            return Ok(Err(throttled_refusal()));
+        }
         return Ok(Ok(auth));
     };
     match tx.password_hash(from)? {
@@ -599,6 +601,7 @@ fn authenticate(
             }
             Ok(Ok(Auth::Password))
         }
+        _ if throttled => Ok(Err(throttled_refusal())),
         _ => {
             guard::auth_failed(tx, ctx, from, "a wrong password")?;
             if let Some((game, _)) = tx.seats_of(from)?.first() {
@@ -608,6 +611,11 @@ fn authenticate(
             Ok(Err(refused(format!("wrong password from {from}"))))
         }
     }
+}
+
+/// A mail from an address past its failed authentications: stored, not answered.
+fn throttled_refusal() -> Handled {
+    refused("throttled: too many failed authentications from this address in the last hour")
 }
 
 /// The game a password-authenticated mail is about: the one named, else the only active one.
