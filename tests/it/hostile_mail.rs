@@ -64,9 +64,19 @@ fn an_overflowing_salt_window_is_refused_with_a_line_not_a_panic() {
         "new",
         "NEW d4d6 salt_window=9999999999999999",
     );
-    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    let h = w.deliver(&raw).unwrap();
+    assert_eq!(h.status, "done");
+    // The reason is kept for the GM; a stranger's answer repeats none of the stranger's
+    // words (issue 25, point 7), so a reason quoting the value is said in general words.
+    let reasons = format!("{:?}", h.detail.lines);
+    assert!(reasons.contains("needs a unit"), "{reasons}");
     let reply = only_to(&w.new_mail(), MALLORY).body.clone();
-    assert!(reply.contains("salt_window"), "{reply}");
+    assert!(reply.contains("refused: NEW d4d6 salt_window=…"), "{reply}");
+    assert!(!reply.contains("9999999999999999"), "{reply}");
+    // A newcomer's plain slip is told in the checker's words.
+    let raw = w.mail(MALLORY, "gm@pbem.example", "new", "NEW d4d6 grace=30");
+    w.deliver(&raw).unwrap();
+    let reply = only_to(&w.new_mail(), MALLORY).body.clone();
     assert!(reply.contains("needs a unit"), "{reply}");
     for opt in [
         "salt_window=9999999999999999s",
@@ -132,8 +142,9 @@ fn an_html_mail_of_ninety_thousand_cells_is_bounded() {
 fn forged_help_mails_do_not_lock_a_player_out() {
     let mut w = World::new();
     let id = rink(&mut w);
-    for _ in 0..60 {
-        let raw = w.mail(ALICE, "gm@pbem.example", "help", "HELP");
+    // (Each text differs: the same text is answered once a day anyway, issue 25 point 6.)
+    for n in 0..60 {
+        let raw = w.mail(ALICE, "gm@pbem.example", "help", &format!("HELP\nthanks {n}"));
         w.deliver(&raw).unwrap();
     }
     let answered = w.new_mail().len() as i64;
