@@ -178,20 +178,8 @@ pub fn load(
             .map(|o| o.unwrap_or(default))
     };
     let lim = &fc.limits;
-    let env_bytes = match env("PBEM_MAX_MESSAGE_BYTES") {
-        Some(v) => Some(
-            v.trim()
-                .parse::<i64>()
-                .map_err(|_| anyhow!("PBEM_MAX_MESSAGE_BYTES = \"{v}\" is not a number"))?,
-        ),
-        None => lim.max_message_bytes,
-    };
-    let env_strangers = match env("PBEM_STRANGER_REPLIES_PER_HOUR") {
-        Some(v) => Some(v.trim().parse::<i64>().map_err(|_| {
-            anyhow!("PBEM_STRANGER_REPLIES_PER_HOUR = \"{v}\" is not a number")
-        })?),
-        None => lim.stranger_replies_per_hour,
-    };
+    let env_bytes = env_number(env, "PBEM_MAX_MESSAGE_BYTES", lim.max_message_bytes)?;
+    let (unauth_replies_per_hour, stranger_replies_per_hour) = answer_limits(lim, env)?;
     let admin_address = env("PBEM_ADMIN_ADDRESS")
         .or(fc.admin_address)
         .map(|a| a.trim().to_ascii_lowercase())
@@ -229,20 +217,8 @@ pub fn load(
             .or(fc.templates_dir),
         max_message_bytes: count("max_message_bytes", env_bytes, 1 << 20, 4096, 64 << 20)? as usize,
         replies_per_hour: count("replies_per_hour", lim.replies_per_hour, 60, 1, 10_000)?,
-        unauth_replies_per_hour: count(
-            "unauth_replies_per_hour",
-            lim.unauth_replies_per_hour,
-            10,
-            0,
-            1_000,
-        )?,
-        stranger_replies_per_hour: count(
-            "stranger_replies_per_hour",
-            env_strangers,
-            30,
-            0,
-            10_000,
-        )?,
+        unauth_replies_per_hour,
+        stranger_replies_per_hour,
         max_lines: count("max_lines", lim.max_lines, 200, 10, 10_000)? as usize,
         max_commands: count("max_commands", lim.max_commands, 40, 1, 1_000)? as usize,
         max_reply_bytes: count(
@@ -295,6 +271,42 @@ pub fn load(
     };
     // The file's `db` applies unless --db / PBEM_DB gave one (the caller decides).
     Ok((cfg, fc.db))
+}
+
+/// The hourly answers to mail that proves no seat: per address, and for all strangers
+/// together.
+fn answer_limits(lim: &Limits, env: &dyn Fn(&str) -> Option<String>) -> anyhow::Result<(i64, i64)> {
+    let strangers = env_number(
+        env,
+        "PBEM_STRANGER_REPLIES_PER_HOUR",
+        lim.stranger_replies_per_hour,
+    )?;
+    Ok((
+        count(
+            "unauth_replies_per_hour",
+            lim.unauth_replies_per_hour,
+            10,
+            0,
+            1_000,
+        )?,
+        count("stranger_replies_per_hour", strangers, 30, 0, 10_000)?,
+    ))
+}
+
+/// A number from a `PBEM_*` variable, else the file's.
+fn env_number(
+    env: &dyn Fn(&str) -> Option<String>,
+    name: &str,
+    file: Option<i64>,
+) -> anyhow::Result<Option<i64>> {
+    match env(name) {
+        Some(v) => {
+            Ok(Some(v.trim().parse::<i64>().map_err(|_| {
+                anyhow!("{name} = \"{v}\" is not a number")
+            })?))
+        }
+        None => Ok(file),
+    }
 }
 
 /// The default time per move for new games: a duration, or `off` (none).
@@ -646,7 +658,10 @@ mod tests {
         assert!(c.problems().is_empty(), "{:?}", c.problems());
         std::fs::write(&p, "[limits]\nstranger_replies_per_hour = -1\n").unwrap();
         let e = load(Some(&p), &|_| None).unwrap_err().to_string();
-        assert!(e.contains("stranger_replies_per_hour = -1: must be from 0"), "{e}");
+        assert!(
+            e.contains("stranger_replies_per_hour = -1: must be from 0"),
+            "{e}"
+        );
         let env = env_of(&[("PBEM_STRANGER_REPLIES_PER_HOUR", "many")]);
         let e = load(None, &env).unwrap_err().to_string();
         assert!(e.contains("is not a number"), "{e}");

@@ -860,7 +860,11 @@ impl Session {
     /// Whether the mail changed anything: a move, orders, a plan, a request, a command that
     /// changes state. Such a mail is answered however often its text came before.
     fn acted(&self) -> bool {
-        self.acted || self.moved || !self.plies.is_empty() || self.confirm.is_some() || self.game.is_some()
+        self.acted
+            || self.moved
+            || !self.plies.is_empty()
+            || self.confirm.is_some()
+            || self.game.is_some()
     }
 
     /// Why this command is not run again in the same mail (None: run it). Each of these

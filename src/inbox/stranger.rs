@@ -89,9 +89,13 @@ pub fn scrub(lines: Vec<LineVars>, words: &Words) -> Vec<LineVars> {
                 _ => named(&l.text),
             },
             canonical: l.canonical.filter(|c| !words.quoted_in(c)),
-            reason: l
-                .reason
-                .map(|r| if words.quoted_in(&r) { GENERIC.into() } else { r }),
+            reason: l.reason.map(|r| {
+                if words.quoted_in(&r) {
+                    GENERIC.into()
+                } else {
+                    r
+                }
+            }),
             status: l.status,
         })
         .collect()
@@ -147,7 +151,10 @@ mod tests {
         let words = Words::of(&mail, "WINNER");
         let out = scrub(
             vec![
-                line(&mail[0], Some("option 'grace': 'clickhere' is not a duration")),
+                line(
+                    &mail[0],
+                    Some("option 'grace': 'clickhere' is not a duration"),
+                ),
                 line(&mail[1], Some("send it from your secret reply address")),
                 line(&mail[2], Some("game #12 has no open seat B")),
                 line("PASSWORD (hidden)", None),
@@ -162,7 +169,10 @@ mod tests {
             Some("send it from your secret reply address")
         );
         assert_eq!(out[2].text, "JOIN 12 B");
-        assert_eq!(out[2].reason.as_deref(), Some("game #12 has no open seat B"));
+        assert_eq!(
+            out[2].reason.as_deref(),
+            Some("game #12 has no open seat B")
+        );
         assert_eq!(out[3].text, "PASSWORD (hidden)");
         for l in &out {
             let all = format!("{} {:?}", l.text, l.reason).to_lowercase();

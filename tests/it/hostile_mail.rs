@@ -144,7 +144,12 @@ fn forged_help_mails_do_not_lock_a_player_out() {
     let id = rink(&mut w);
     // (Each text differs: the same text is answered once a day anyway, issue 25 point 6.)
     for n in 0..60 {
-        let raw = w.mail(ALICE, "gm@pbem.example", "help", &format!("HELP\nthanks {n}"));
+        let raw = w.mail(
+            ALICE,
+            "gm@pbem.example",
+            "help",
+            &format!("HELP\nthanks {n}"),
+        );
         w.deliver(&raw).unwrap();
     }
     let answered = w.new_mail().len() as i64;
@@ -805,7 +810,10 @@ fn three_hundred_forged_strangers_get_few_short_replies_quoting_nothing() {
                 m.body
             );
         }
-        assert_eq!(m.in_reply_to, None, "no header quotes the stranger's either");
+        assert_eq!(
+            m.in_reply_to, None,
+            "no header quotes the stranger's either"
+        );
     }
     let notices: Vec<_> = mail.iter().filter(|m| m.to_addr == ADMIN).collect();
     assert_eq!(notices.len(), 1, "{notices:#?}");
