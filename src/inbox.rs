@@ -407,9 +407,9 @@ fn handle_mail(
         if let Some(h) = unproven_limits(tx, ctx, &from, stranger)? {
             return finish(tx, msg_id, inb, redact, (h, None));
         }
-        // Its answer quotes nothing of it: not its lines, subject or Message-ID.
+        // Its answer repeats nothing of its lines or subject (`stranger`). Its Message-ID,
+        // which its client made and no reader sees, is still answered to, for threading.
         session.unproven = Some(stranger::Words::of(&lines, &inb.subject));
-        session.in_reply_to = None;
     }
     let outcome = run_lines(
         tx,

@@ -810,10 +810,6 @@ fn three_hundred_forged_strangers_get_few_short_replies_quoting_nothing() {
                 m.body
             );
         }
-        assert_eq!(
-            m.in_reply_to, None,
-            "no header quotes the stranger's either"
-        );
     }
     let notices: Vec<_> = mail.iter().filter(|m| m.to_addr == ADMIN).collect();
     assert_eq!(notices.len(), 1, "{notices:#?}");
