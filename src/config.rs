@@ -58,6 +58,11 @@ pub struct Config {
     /// address: past it such mail is stored and not answered, so forged mail "from" a player
     /// cannot use up that player's replies.
     pub unauth_replies_per_hour: i64,
+    /// Answers per hour to mail that proves no seat from addresses that have no seat, all of
+    /// them together (`stranger_replies_per_hour`, `PBEM_STRANGER_REPLIES_PER_HOUR`): past
+    /// it such mail is stored and not answered, and the GM is told once an hour, so forged
+    /// senders cannot make pbem a reflector however many addresses they forge.
+    pub stranger_replies_per_hour: i64,
     /// Lines of a mail read (past it: "N more lines not read").
     pub max_lines: usize,
     /// Commands run per mail.
@@ -124,6 +129,7 @@ struct Limits {
     max_message_bytes: Option<i64>,
     replies_per_hour: Option<i64>,
     unauth_replies_per_hour: Option<i64>,
+    stranger_replies_per_hour: Option<i64>,
     max_lines: Option<i64>,
     max_commands: Option<i64>,
     max_reply_bytes: Option<i64>,
@@ -172,14 +178,8 @@ pub fn load(
             .map(|o| o.unwrap_or(default))
     };
     let lim = &fc.limits;
-    let env_bytes = match env("PBEM_MAX_MESSAGE_BYTES") {
-        Some(v) => Some(
-            v.trim()
-                .parse::<i64>()
-                .map_err(|_| anyhow!("PBEM_MAX_MESSAGE_BYTES = \"{v}\" is not a number"))?,
-        ),
-        None => lim.max_message_bytes,
-    };
+    let env_bytes = env_number(env, "PBEM_MAX_MESSAGE_BYTES", lim.max_message_bytes)?;
+    let (unauth_replies_per_hour, stranger_replies_per_hour) = answer_limits(lim, env)?;
     let admin_address = env("PBEM_ADMIN_ADDRESS")
         .or(fc.admin_address)
         .map(|a| a.trim().to_ascii_lowercase())
@@ -217,13 +217,8 @@ pub fn load(
             .or(fc.templates_dir),
         max_message_bytes: count("max_message_bytes", env_bytes, 1 << 20, 4096, 64 << 20)? as usize,
         replies_per_hour: count("replies_per_hour", lim.replies_per_hour, 60, 1, 10_000)?,
-        unauth_replies_per_hour: count(
-            "unauth_replies_per_hour",
-            lim.unauth_replies_per_hour,
-            10,
-            0,
-            1_000,
-        )?,
+        unauth_replies_per_hour,
+        stranger_replies_per_hour,
         max_lines: count("max_lines", lim.max_lines, 200, 10, 10_000)? as usize,
         max_commands: count("max_commands", lim.max_commands, 40, 1, 1_000)? as usize,
         max_reply_bytes: count(
@@ -276,6 +271,42 @@ pub fn load(
     };
     // The file's `db` applies unless --db / PBEM_DB gave one (the caller decides).
     Ok((cfg, fc.db))
+}
+
+/// The hourly answers to mail that proves no seat: per address, and for all strangers
+/// together.
+fn answer_limits(lim: &Limits, env: &dyn Fn(&str) -> Option<String>) -> anyhow::Result<(i64, i64)> {
+    let strangers = env_number(
+        env,
+        "PBEM_STRANGER_REPLIES_PER_HOUR",
+        lim.stranger_replies_per_hour,
+    )?;
+    Ok((
+        count(
+            "unauth_replies_per_hour",
+            lim.unauth_replies_per_hour,
+            10,
+            0,
+            1_000,
+        )?,
+        count("stranger_replies_per_hour", strangers, 30, 0, 10_000)?,
+    ))
+}
+
+/// A number from a `PBEM_*` variable, else the file's.
+fn env_number(
+    env: &dyn Fn(&str) -> Option<String>,
+    name: &str,
+    file: Option<i64>,
+) -> anyhow::Result<Option<i64>> {
+    match env(name) {
+        Some(v) => {
+            Ok(Some(v.trim().parse::<i64>().map_err(|_| {
+                anyhow!("{name} = \"{v}\" is not a number")
+            })?))
+        }
+        None => Ok(file),
+    }
 }
 
 /// The default time per move for new games: a duration, or `off` (none).
@@ -484,6 +515,13 @@ impl Config {
                 out.push(format!("templates_dir = \"{}\": {e}", t.display()));
             }
         }
+        if (1..self.unauth_replies_per_hour).contains(&self.stranger_replies_per_hour) {
+            out.push(format!(
+                "limits.stranger_replies_per_hour = {} is below unauth_replies_per_hour = {}: one \
+                 address that proves no seat could use up the hour's answers to every newcomer",
+                self.stranger_replies_per_hour, self.unauth_replies_per_hour
+            ));
+        }
         match &self.admin_address {
             Some(a) if self.is_ours(a) => out.push(format!(
                 "admin_address = \"{a}\": it must differ from address (GM notices sent to pbem \
@@ -598,6 +636,35 @@ mod tests {
         let problems = c.problems().join("\n");
         assert!(problems.contains("must not contain '+'"), "{problems}");
         assert!(problems.contains("transport"), "{problems}");
+    }
+
+    #[test]
+    fn the_cap_on_answers_to_strangers_is_read_checked_and_overridden() {
+        let (c, _) = load(None, &|_| None).unwrap();
+        assert_eq!(c.stranger_replies_per_hour, 30);
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("pbem.toml");
+        std::fs::write(&p, "[limits]\nstranger_replies_per_hour = 4\n").unwrap();
+        let (c, _) = load(Some(&p), &|_| None).unwrap();
+        assert_eq!(c.stranger_replies_per_hour, 4);
+        let problems = c.problems().join("\n");
+        assert!(
+            problems.contains("stranger_replies_per_hour = 4 is below unauth_replies_per_hour"),
+            "{problems}"
+        );
+        let env = env_of(&[("PBEM_STRANGER_REPLIES_PER_HOUR", "0")]);
+        let (c, _) = load(Some(&p), &env).unwrap();
+        assert_eq!(c.stranger_replies_per_hour, 0);
+        assert!(c.problems().is_empty(), "{:?}", c.problems());
+        std::fs::write(&p, "[limits]\nstranger_replies_per_hour = -1\n").unwrap();
+        let e = load(Some(&p), &|_| None).unwrap_err().to_string();
+        assert!(
+            e.contains("stranger_replies_per_hour = -1: must be from 0"),
+            "{e}"
+        );
+        let env = env_of(&[("PBEM_STRANGER_REPLIES_PER_HOUR", "many")]);
+        let e = load(None, &env).unwrap_err().to_string();
+        assert!(e.contains("is not a number"), "{e}");
     }
 }
 

@@ -15,7 +15,9 @@ use crate::{edge, fault, help, orders, password};
 
 mod guard;
 mod note;
+mod repeats;
 mod requests;
+mod stranger;
 
 pub use note::{Fate, LineFate, MailFate, MailNote};
 
@@ -389,7 +391,7 @@ fn handle_mail(
         reply(tx, ctx, &mut session, None, &from)?;
         return Ok((done("request confirmed"), session.game));
     }
-    let (lines, unread_lines) = read_lines(inb, ctx.cfg.max_lines);
+    let (lines, unread_lines, text) = read_lines(inb, ctx.cfg.max_lines);
     let mut cmds = commands::parse(&lines);
     let unread_cmds = cmds.len().saturating_sub(ctx.cfg.max_commands);
     cmds.truncate(ctx.cfg.max_commands);
@@ -400,15 +402,14 @@ fn handle_mail(
         Ok(a) => a,
         Err(h) => return finish(tx, msg_id, inb, redact, (h, None)),
     };
-    if matches!(auth, Auth::None) && guard::unauth_budget_spent(tx, ctx, &from)? {
-        tx.log_event(
-            None,
-            ctx.now,
-            &format!("rate limit: unproven mail from {from} not answered"),
-        )?;
-        let h =
-            refused("rate limit: too many answers to mail from this address that proves no seat");
-        return finish(tx, msg_id, inb, redact, (h, None));
+    let stranger = matches!(auth, Auth::None) && tx.seats_of(&from)?.is_empty();
+    if matches!(auth, Auth::None) {
+        if let Some(h) = unproven_limits(tx, ctx, &from, stranger)? {
+            return finish(tx, msg_id, inb, redact, (h, None));
+        }
+        // Its answer repeats nothing of its lines or subject (`stranger`). Its Message-ID,
+        // which its client made and no reader sees, is still answered to, for threading.
+        session.unproven = Some(stranger::Words::of(&lines, &inb.subject));
     }
     let outcome = run_lines(
         tx,
@@ -433,13 +434,52 @@ fn handle_mail(
     if cmds.is_empty() && session.extra.is_empty() && session.help.is_none() {
         session.help = Some(help_text(ctx, None)?);
     }
+    let game = session.touched.or(session.game);
+    let mark = match session.acted() {
+        true => None,
+        false => match repeats::check(tx, ctx, &from, &text, &session)? {
+            Ok(mark) => Some(mark),
+            Err(why) => return finish(tx, msg_id, inb, redact, (ignored(why), game)),
+        },
+    };
     let current = session.current;
     reply(tx, ctx, &mut session, current, &from)?;
-    if matches!(auth, Auth::None) {
-        tx.note_throttle(&from, guard::UNAUTH_REPLY, ctx.now)?;
+    if let Some(mark) = mark {
+        mark.note(tx, ctx, &from)?;
     }
-    let game = session.touched.or(session.game);
+    if matches!(auth, Auth::None) {
+        guard::answered_unproven(tx, ctx, &from, stranger)?;
+    }
     finish(tx, msg_id, inb, redact, (session.handled(), game))
+}
+
+/// Unproven mail past its address's hourly answers, or from an address with no seat past
+/// all strangers' hourly answers: stored, not run, not answered (`None`: go on).
+fn unproven_limits(
+    tx: &Tx,
+    ctx: &Ctx,
+    from: &str,
+    stranger: bool,
+) -> anyhow::Result<Option<Handled>> {
+    if guard::unauth_budget_spent(tx, ctx, from)? {
+        tx.log_event(
+            None,
+            ctx.now,
+            &format!("rate limit: unproven mail from {from} not answered"),
+        )?;
+        return Ok(Some(refused(
+            "rate limit: too many answers to mail from this address that proves no seat",
+        )));
+    }
+    // Checked before the mail runs: a NEW past the cap would wait for a confirmation that
+    // is never sent.
+    if stranger && guard::strangers_capped(tx, ctx)? {
+        return Ok(Some(refused(
+            "rate limit: the hour's answers to addresses with no seat are spent \
+             (stranger_replies_per_hour)",
+        )));
+    }
+    Ok(None)
 }
 
 /// The mail as handled; a mail that held a password attempt is stored from now on without it.
@@ -489,12 +529,14 @@ fn redacted(inb: &Inbound) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// The lines the player wrote, at most `max` of them, and how many more there were.
-fn read_lines(inb: &Inbound, max: usize) -> (Vec<String>, usize) {
+/// The lines the player wrote, at most `max` of them, how many more there were, and the
+/// fingerprint of all of them.
+fn read_lines(inb: &Inbound, max: usize) -> (Vec<String>, usize, repeats::Fingerprint) {
     let mut lines = orders::player_lines(&inb.body);
+    let text = repeats::Fingerprint::of(&lines);
     let unread = lines.len().saturating_sub(max);
     lines.truncate(max);
-    (lines, unread)
+    (lines, unread, text)
 }
 
 /// The loop, junk and throttle guards: the sender's address, or how the mail ends unanswered.
@@ -551,10 +593,7 @@ fn authenticate(
                 if on_record.as_deref() == Some(from) {
                     auth = Auth::Seat(game, seat);
                 } else if guard::auth_throttled(tx, ctx, from)? {
-                    return Ok(Err(refused(
-                        "throttled: too many failed authentications from this address in the \
-                         last hour",
-                    )));
+                    return Ok(Err(throttled_refusal()));
                 } else {
                     let g = gamelog::load(tx, game)?;
                     let what = format!(
@@ -583,12 +622,17 @@ fn authenticate(
     if matches!(auth, Auth::Seat(..)) {
         return Ok(Ok(auth));
     }
-    if guard::auth_throttled(tx, ctx, from)? {
-        return Ok(Err(refused(
-            "throttled: too many failed authentications from this address in the last hour",
-        )));
-    }
+    // The throttle is for failures, never for the owner: a right password is checked first
+    // and always works, however many wrong ones were forged "from" its address (they were
+    // counted against the address, and the owner cannot tell them from hers). It still
+    // bounds guessing where it can: past it a wrong password is neither answered nor
+    // counted, and a guesser who forges the owner's From never sees the answer, which goes
+    // to the owner. Each guess costs an argon2id hash, as the first five did.
+    let throttled = guard::auth_throttled(tx, ctx, from)?;
     let Some(pw) = password else {
+        if throttled {
+            return Ok(Err(throttled_refusal()));
+        }
         return Ok(Ok(auth));
     };
     match tx.password_hash(from)? {
@@ -599,6 +643,7 @@ fn authenticate(
             }
             Ok(Ok(Auth::Password))
         }
+        _ if throttled => Ok(Err(throttled_refusal())),
         _ => {
             guard::auth_failed(tx, ctx, from, "a wrong password")?;
             if let Some((game, _)) = tx.seats_of(from)?.first() {
@@ -608,6 +653,11 @@ fn authenticate(
             Ok(Err(refused(format!("wrong password from {from}"))))
         }
     }
+}
+
+/// A mail from an address past its failed authentications: stored, not answered.
+fn throttled_refusal() -> Handled {
+    refused("throttled: too many failed authentications from this address in the last hour")
 }
 
 /// The game a password-authenticated mail is about: the one named, else the only active one.
@@ -772,6 +822,11 @@ struct Session {
     plies: Vec<String>,
     /// The mail's move ended the game: its sender gets the game-over mail, which says it all.
     ended: bool,
+    /// A command that changes something was run (or tried).
+    acted: bool,
+    /// The mail proves no seat: its answer names its lines in pbem's words only, never
+    /// repeating these words of the mail.
+    unproven: Option<stranger::Words>,
 }
 
 impl Session {
@@ -797,7 +852,19 @@ impl Session {
             pressed: Vec::new(),
             plies: Vec::new(),
             ended: false,
+            acted: false,
+            unproven: None,
         }
+    }
+
+    /// Whether the mail changed anything: a move, orders, a plan, a request, a command that
+    /// changes state. Such a mail is answered however often its text came before.
+    fn acted(&self) -> bool {
+        self.acted
+            || self.moved
+            || !self.plies.is_empty()
+            || self.confirm.is_some()
+            || self.game.is_some()
     }
 
     /// Why this command is not run again in the same mail (None: run it). Each of these
@@ -1253,6 +1320,7 @@ fn run_command(
     );
     if !reads_only {
         s.fresh = None;
+        s.acted = true;
     }
     match cmd {
         Command::Guard(_) => {}
@@ -1639,9 +1707,13 @@ fn reply(
     if let (Some((_, text)), None) = (&confirm, current) {
         extra.push(text.clone());
     }
+    let mut lines: Vec<LineVars> = s.lines.iter().map(Line::vars).collect();
+    if let Some(words) = &s.unproven {
+        lines = stranger::scrub(lines, words);
+    }
     let letter = Reply {
         refused_only,
-        lines: s.lines.iter().map(Line::vars).collect(),
+        lines,
         reports: vec![],
         extra: extra.join("\n"),
     };

@@ -1,8 +1,10 @@
-//! What an address may cost per hour: failed authentications, answers to mail that proves no seat, refusal notices to a seat's owner.
+//! What an address may cost per hour: failed authentications, answers to mail that proves no seat (per address, and for all strangers together), refusal notices to a seat's owner.
 //!
 //! Limits apply to what pbem sends and to unproven mail, never to a player's authenticated
 //! mail: forged mail "from" a player spends only the forged-mail allowances, so the player's
-//! own moves are always read.
+//! own moves are always read, and a right password is never throttled (`inbox::authenticate`
+//! checks it before the throttle: until issue 25 it was checked after, and six forged wrong
+//! passwords "from" carol refused her right one).
 
 use chrono::Duration;
 
@@ -14,9 +16,16 @@ use crate::store::Tx;
 /// A failed token, password or confirmation from an address.
 pub const AUTH_FAILURE: &str = "auth_failure";
 /// An answer to mail that proved no seat.
-pub const UNAUTH_REPLY: &str = "unauth_reply";
+const UNAUTH_REPLY: &str = "unauth_reply";
 /// A refusal notice to a seat's owner (at most one an hour, however many forgeries).
 const REFUSAL_NOTICE: &str = "refusal_notice";
+/// The `throttle` address the answers to all strangers together are counted under (no mail
+/// address lacks an `@`).
+const ALL_STRANGERS: &str = "*strangers";
+/// An answer to unproven mail from an address with no seat.
+const STRANGER_REPLY: &str = "stranger_reply";
+/// The GM's notice that the strangers' hour is spent (at most one an hour).
+const STRANGER_CAP_NOTICE: &str = "stranger_cap_notice";
 
 /// Whether an address has failed authentication `max_auth_failures` times in the last hour;
 /// its mail is then stored and not answered.
@@ -53,6 +62,42 @@ pub fn auth_failed(tx: &Tx, ctx: &Ctx, from: &str, what: &str) -> anyhow::Result
 pub fn unauth_budget_spent(tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<bool> {
     let hour_ago = ctx.now - Duration::hours(1);
     Ok(tx.throttle_count(from, UNAUTH_REPLY, hour_ago)? >= ctx.cfg.unauth_replies_per_hour)
+}
+
+/// Whether the hour's answers to strangers (addresses with no seat), all of them together, are
+/// spent: 300 forged senders each within their own hourly allowance would otherwise get 300
+/// answers. The GM is told once an hour.
+pub fn strangers_capped(tx: &Tx, ctx: &Ctx) -> anyhow::Result<bool> {
+    let hour_ago = ctx.now - Duration::hours(1);
+    let n = tx.throttle_count(ALL_STRANGERS, STRANGER_REPLY, hour_ago)?;
+    if n < ctx.cfg.stranger_replies_per_hour {
+        return Ok(false);
+    }
+    if tx.throttle_count(ALL_STRANGERS, STRANGER_CAP_NOTICE, hour_ago)? == 0 {
+        tx.note_throttle(ALL_STRANGERS, STRANGER_CAP_NOTICE, ctx.now)?;
+        compose::to_gm(
+            tx,
+            ctx,
+            None,
+            &format!(
+                "{n} answers to mail from addresses with no seat in the last hour (at most \
+                 stranger_replies_per_hour = {}): more such mail is stored but not answered \
+                 until the hour allows it (pbem inbox lists it); players' mail is not affected",
+                ctx.cfg.stranger_replies_per_hour
+            ),
+        )?;
+    }
+    Ok(true)
+}
+
+/// Counts an answer to unproven mail: against its address, and, when that address has no
+/// seat, against all strangers' hour.
+pub fn answered_unproven(tx: &Tx, ctx: &Ctx, from: &str, stranger: bool) -> anyhow::Result<()> {
+    tx.note_throttle(from, UNAUTH_REPLY, ctx.now)?;
+    if stranger {
+        tx.note_throttle(ALL_STRANGERS, STRANGER_REPLY, ctx.now)?;
+    }
+    Ok(())
 }
 
 /// A failed authentication against a seat: the address on record is told (never the sender),

@@ -22,6 +22,8 @@ fn command(dir: &Path, args: &[&str]) -> Command {
     cmd.args(args)
         .env("PBEM_MAILDIR", dir.join("Maildir"))
         .env("PBEM_POLL", "1s")
+        // Its 116 HELP mails come from as many strangers, each to be answered.
+        .env("PBEM_STRANGER_REPLIES_PER_HOUR", "1000")
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null());

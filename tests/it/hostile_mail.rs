@@ -64,9 +64,19 @@ fn an_overflowing_salt_window_is_refused_with_a_line_not_a_panic() {
         "new",
         "NEW d4d6 salt_window=9999999999999999",
     );
-    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    let h = w.deliver(&raw).unwrap();
+    assert_eq!(h.status, "done");
+    // The reason is kept for the GM; a stranger's answer repeats none of the stranger's
+    // words (issue 25, point 7), so a reason quoting the value is said in general words.
+    let reasons = format!("{:?}", h.detail.lines);
+    assert!(reasons.contains("needs a unit"), "{reasons}");
     let reply = only_to(&w.new_mail(), MALLORY).body.clone();
-    assert!(reply.contains("salt_window"), "{reply}");
+    assert!(reply.contains("refused: NEW d4d6 salt_window=…"), "{reply}");
+    assert!(!reply.contains("9999999999999999"), "{reply}");
+    // A newcomer's plain slip is told in the checker's words.
+    let raw = w.mail(MALLORY, "gm@pbem.example", "new", "NEW d4d6 grace=30");
+    w.deliver(&raw).unwrap();
+    let reply = only_to(&w.new_mail(), MALLORY).body.clone();
     assert!(reply.contains("needs a unit"), "{reply}");
     for opt in [
         "salt_window=9999999999999999s",
@@ -132,8 +142,14 @@ fn an_html_mail_of_ninety_thousand_cells_is_bounded() {
 fn forged_help_mails_do_not_lock_a_player_out() {
     let mut w = World::new();
     let id = rink(&mut w);
-    for _ in 0..60 {
-        let raw = w.mail(ALICE, "gm@pbem.example", "help", "HELP");
+    // (Each text differs: the same text is answered once a day anyway, issue 25 point 6.)
+    for n in 0..60 {
+        let raw = w.mail(
+            ALICE,
+            "gm@pbem.example",
+            "help",
+            &format!("HELP\nthanks {n}"),
+        );
         w.deliver(&raw).unwrap();
     }
     let answered = w.new_mail().len() as i64;
@@ -602,4 +618,204 @@ fn a_huge_line_is_quoted_by_its_start_in_the_reason_and_the_note() {
     let reply = &only_to(&mail, ALICE).body;
     assert!(reply.len() < 4_000, "a {}-byte reply", reply.len());
     assert_bounded(&w, &mail);
+}
+
+const CAROL: &str = "carol@example.org";
+
+/// Issue 25, point 5: six forged wrong-PASSWORD mails "from" carol cost only the forged-mail
+/// allowance: her own right password and move, right after, are played and answered.
+#[test]
+fn forged_password_failures_do_not_refuse_the_right_password() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", CAROL), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
+    w.new_mail();
+    let hash = pbem::password::hash("correct horse", &[9u8; 16]).unwrap();
+    w.store
+        .tx(|tx| tx.set_password_hash(CAROL, Some(&hash)))
+        .unwrap();
+    let subject = format!("[pbem #{id}] move");
+    for n in 0..6 {
+        let body = format!("PASSWORD wrong guess {n}\nb1 5/4");
+        let raw = w.mail(CAROL, "gm@pbem.example", &subject, &body);
+        assert_eq!(w.deliver(&raw).unwrap().status, "refused", "forgery {n}");
+    }
+    assert!(w.load(id).moves.is_empty());
+    w.new_mail();
+    let raw = w.mail(
+        CAROL,
+        "gm@pbem.example",
+        &subject,
+        "PASSWORD correct horse\nb1 5/4",
+    );
+    let h = w.deliver(&raw).unwrap();
+    assert_eq!(h.status, "done", "{h:?}");
+    assert_eq!(w.load(id).moves.len(), 1, "the move was played");
+    let mail = w.new_mail();
+    assert!(
+        only_to(&mail, CAROL).body.contains("ok: b1 5/4"),
+        "{}",
+        only_to(&mail, CAROL).body
+    );
+    // A wrong password from the throttled address is still refused, unanswered.
+    let raw = w.mail(CAROL, "gm@pbem.example", &subject, "PASSWORD nope\nSTATUS");
+    let h = w.deliver(&raw).unwrap();
+    assert!(h.note.contains("throttled"), "{h:?}");
+    assert!(w.new_mail().iter().all(|m| m.to_addr != CAROL));
+}
+
+/// Point 5, the secret address: failures forged "from" carol (to another seat's address)
+/// never throttle her right address from her right sender.
+#[test]
+fn forged_failures_do_not_throttle_the_right_secret_address() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", CAROL), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
+    w.new_mail();
+    let bobs = w.seat_address(id, 1);
+    for _ in 0..6 {
+        let raw = w.mail(CAROL, &bobs, "Re: move", "b1 5/4");
+        assert_eq!(w.deliver(&raw).unwrap().status, "refused");
+    }
+    w.new_mail();
+    let h = w.send_to_seat(CAROL, id, 0, "b1 5/4").unwrap();
+    assert_eq!(h.status, "done", "{h:?}");
+    assert_eq!(w.load(id).moves.len(), 1);
+    assert!(only_to(&w.new_mail(), CAROL).body.contains("ok: b1 5/4"));
+}
+
+/// A vacation auto-reply as a person writes it: no Auto-Submitted, no Precedence, no
+/// X-Autoreply, a subject like any reply's.
+const VACATION: &str = "Thank you for your message.\n\nI am away until 20 March with \
+                        little access to my mail, and will answer when I am back.\n\nAlice";
+
+/// Issue 25, point 6: a plain vacation auto-reply (no robot header: it looks like a person)
+/// to a seat's secret address, 61 times in a few seconds and then through the day, whatever
+/// its subject and Message-ID: answered at most once a day, each repeat stored with its fate.
+#[test]
+fn a_plain_vacation_reply_sent_sixty_one_times_is_answered_once_a_day() {
+    let mut w = World::new();
+    let id = rink(&mut w);
+    let to = w.seat_address(id, 0);
+    let start = w.now;
+    let mut last = None;
+    for n in 0..61 {
+        let subject = format!("Re: [pbem #{id}] Dice Rink: your move ({n})");
+        let raw = w.mail(ALICE, &to, &subject, VACATION);
+        last = w.deliver(&raw);
+    }
+    let last = last.unwrap();
+    assert_eq!(last.status, "refused", "{last:?}");
+    assert!(last.note.contains("repeat"), "{last:?}");
+    // Then once every twenty minutes for the rest of the day.
+    for n in 0..60 {
+        w.now = start + Duration::minutes(20 * (n + 1));
+        let raw = w.mail(ALICE, &to, &format!("Automatic reply {n}"), VACATION);
+        w.deliver(&raw);
+    }
+    let answered = w.new_mail().iter().filter(|m| m.to_addr == ALICE).count();
+    assert_eq!(answered, 1, "answered once in the first day");
+    // A day after the first answer, it may be answered once more.
+    w.now = start + Duration::hours(49);
+    let raw = w.mail(ALICE, &to, "Re: hello", VACATION);
+    w.deliver(&raw);
+    let answered = w.new_mail().iter().filter(|m| m.to_addr == ALICE).count();
+    assert!(answered <= 1, "{answered}");
+    // Alice's own move, from the same address, is played and answered as ever.
+    let h = w.send_to_seat(ALICE, id, 0, "b1 5/4").unwrap();
+    assert_eq!(h.status, "done", "{h:?}");
+    assert_eq!(w.load(id).moves.len(), 1);
+    assert!(only_to(&w.new_mail(), ALICE).body.contains("ok: b1 5/4"));
+}
+
+/// Point 6, what "identical" excludes: a move re-sent after its refusal is answered once the
+/// game has changed, and orders sent again after others replaced them are recorded and
+/// answered; a second identical STATUS in an unchanged game is stored, not answered.
+#[test]
+fn identical_text_that_plays_or_meets_a_new_position_is_answered() {
+    let mut w = World::new();
+    let id = rink(&mut w);
+    // Bob's move before his turn: refused, answered.
+    w.send_to_seat(BOB, id, 1, "b4 2/4");
+    assert!(only_to(&w.new_mail(), BOB).body.contains("not your turn"));
+    w.send_to_seat(ALICE, id, 0, "b1 5/4");
+    w.new_mail();
+    // The same text again, now that the position changed: answered.
+    w.send_to_seat(BOB, id, 1, "b4 2/4");
+    only_to(&w.new_mail(), BOB);
+    // STATUS twice in the same position: the second is not answered.
+    w.send_to_seat(ALICE, id, 0, "STATUS");
+    only_to(&w.new_mail(), ALICE);
+    let h = w.send_to_seat(ALICE, id, 0, "STATUS").unwrap();
+    assert!(h.note.contains("repeat"), "{h:?}");
+    assert!(w.new_mail().is_empty());
+
+    let d = dip(&mut w);
+    let to = w.seat_address(d, 0);
+    for orders in ["I.A.1 - II.F.2", "I.A.1 - I.B.1", "I.A.1 - II.F.2"] {
+        let raw = w.mail(DIP[0].1, &to, "Re: orders", orders);
+        assert_eq!(w.deliver(&raw).unwrap().status, "done", "{orders}");
+        let mail = w.new_mail();
+        assert!(only_to(&mail, DIP[0].1).body.contains(orders), "{orders}");
+    }
+}
+
+/// Issue 25, point 7: 300 forged senders each asking for HELP, a game and the forger's
+/// advertisement: at most `stranger_replies_per_hour` are answered, no answer quotes any of
+/// the forger's words (subject, lines, options), the bytes are bounded and the GM is told once.
+#[test]
+fn three_hundred_forged_strangers_get_few_short_replies_quoting_nothing() {
+    let mut w = World::new();
+    rink(&mut w);
+    let words = [
+        "CHEAPPILLS",
+        "spamvertised",
+        "WINNER",
+        "Bitcoinz",
+        "clickhere",
+    ];
+    for n in 0..300 {
+        let from = format!("victim{n}@target.example");
+        let body = "HELP\nWINNER! Buy CHEAPPILLS at spamvertised.example\n\
+                    NEW dicerink grace=clickhere\nJOIN 1 Bitcoinz\nLIST Bitcoinz";
+        let raw = w.mail(&from, "gm@pbem.example", "Bitcoinz WINNER clickhere", body);
+        w.deliver(&raw).unwrap();
+    }
+    let mail = w.new_mail();
+    let replies: Vec<_> = mail.iter().filter(|m| m.to_addr != ADMIN).collect();
+    let cap = w.cfg.stranger_replies_per_hour as usize;
+    assert!(!replies.is_empty());
+    assert!(replies.len() <= cap, "{} replies", replies.len());
+    let bytes: usize = replies.iter().map(|m| m.body.len() + m.subject.len()).sum();
+    assert!(bytes <= cap * 6000, "{bytes} bytes");
+    for m in &replies {
+        for word in words {
+            let low = word.to_ascii_lowercase();
+            assert!(
+                !m.body.to_ascii_lowercase().contains(&low)
+                    && !m.subject.to_ascii_lowercase().contains(&low),
+                "{word} quoted to {}:\n{}\n{}",
+                m.to_addr,
+                m.subject,
+                m.body
+            );
+        }
+    }
+    let notices: Vec<_> = mail.iter().filter(|m| m.to_addr == ADMIN).collect();
+    assert_eq!(notices.len(), 1, "{notices:#?}");
+    // An hour on, strangers are answered again; a player's proven mail never waited.
+    w.now += Duration::minutes(61);
+    let raw = w.mail("newcomer@example.org", "gm@pbem.example", "hi", "HELP");
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    only_to(&w.new_mail(), "newcomer@example.org");
 }

@@ -1,0 +1,184 @@
+//! What a reply to mail that proves no seat may say: pbem's own words, never the sender's.
+//!
+//! Anyone can put any From on a mail. Were the answer to quote the mail's lines, its subject
+//! or the words a refusal quotes, a forger could have pbem carry their text to any address
+//! they name: an open reflector (300 forged senders got 300 replies, each quoting the
+//! forger). So a line is named by its command and the words pbem knows (commands, games,
+//! options, seat letters, short numbers), a reason is given only when it repeats no word of
+//! the mail, and neither the subject nor the Message-ID is used (`inbox::reply`). The
+//! GM's listing keeps the lines as written (`MailNote`).
+
+use crate::compose::{LineStatus, LineVars};
+use crate::games::{GameKind, COMMON_OPTIONS};
+
+/// The command words a line is named by, and the words pbem's own names of lines use.
+const KEYWORDS: &[&str] = &[
+    "help", "rules", "list", "new", "join", "game", "vacation", "off", "digest", "on", "status",
+    "board", "history", "moves", "resign", "draw", "offer", "accept", "decline", "press", "to",
+    "all", "salt", "start", "password", "hidden",
+];
+
+/// The words a command line starts with.
+const COMMANDS: &[&str] = &[
+    "help", "list", "new", "join", "game", "vacation", "digest", "status", "board", "history",
+    "moves", "resign", "draw", "press", "salt", "start", "password",
+];
+
+/// Said instead of a reason that repeats the mail's words.
+const GENERIC: &str = "not accepted as written; an answer to mail that proves no seat \
+                       quotes nothing of it: send HELP to see how each command is written";
+
+/// The words of a mail that an answer must not repeat: those of four characters or more that
+/// are not pbem's own (shorter ones carry no message, and forbidding them would forbid most
+/// of English).
+pub struct Words(Vec<String>);
+
+impl Words {
+    pub fn of(lines: &[String], subject: &str) -> Words {
+        let mut words: Vec<String> = lines
+            .iter()
+            .map(String::as_str)
+            .chain([subject])
+            .flat_map(runs)
+            .filter(|w| w.chars().count() >= 4 && !known(w))
+            .map(str::to_lowercase)
+            .collect();
+        words.sort();
+        words.dedup();
+        Words(words)
+    }
+
+    /// Whether `text` repeats one of the words, anywhere (inside a longer word too).
+    fn quoted_in(&self, text: &str) -> bool {
+        let text = text.to_lowercase();
+        self.0.iter().any(|w| text.contains(w.as_str()))
+    }
+}
+
+/// The runs of letters, digits and `_` in a text: its words as pbem compares them.
+fn runs(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+}
+
+/// A word pbem knows: a command, a game's name, an option's name, a seat's name, or a
+/// number of at most four digits (a game's number, a count, a duration's amount).
+fn known(word: &str) -> bool {
+    let lower = word.to_lowercase();
+    if word.len() <= 4 && word.chars().all(|c| c.is_ascii_digit()) {
+        return true;
+    }
+    KEYWORDS.contains(&lower.as_str())
+        || COMMON_OPTIONS.iter().any(|o| o.name == lower)
+        || GameKind::ALL.iter().any(|k| {
+            let f = k.facts();
+            f.name == lower
+                || f.options.iter().any(|o| o.name == lower)
+                || f.seats.iter().any(|s| s.eq_ignore_ascii_case(word))
+        })
+}
+
+/// The lines of an answer to unproven mail, in pbem's words only.
+pub fn scrub(lines: Vec<LineVars>, words: &Words) -> Vec<LineVars> {
+    lines
+        .into_iter()
+        .map(|l| LineVars {
+            text: match l.status {
+                // "... and 12 more lines" is pbem's own count.
+                LineStatus::Unread if !words.quoted_in(&l.text) => l.text,
+                _ => named(&l.text),
+            },
+            canonical: l.canonical.filter(|c| !words.quoted_in(c)),
+            reason: l.reason.map(|r| {
+                if words.quoted_in(&r) {
+                    GENERIC.into()
+                } else {
+                    r
+                }
+            }),
+            status: l.status,
+        })
+        .collect()
+}
+
+/// A line as pbem names it: a command with the words pbem knows (the rest shown as `…`),
+/// anything else "a line of your mail".
+fn named(text: &str) -> String {
+    let first = runs(text).next().unwrap_or("");
+    if !COMMANDS.contains(&first.to_lowercase().as_str()) {
+        return "(a line of your mail)".into();
+    }
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if !word.is_empty() {
+            out.push_str(if known(word) { word } else { "…" });
+            word.clear();
+        }
+    };
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut out);
+            out.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(text: &str, reason: Option<&str>) -> LineVars {
+        LineVars {
+            status: LineStatus::Refused,
+            text: text.into(),
+            canonical: None,
+            reason: reason.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn a_stranger_s_words_are_never_repeated() {
+        let mail = vec![
+            "NEW d4d6 salt_window=9999999999999999 grace=clickhere".to_string(),
+            "Buy cheap pills at spam.example".to_string(),
+            "JOIN 12 B".to_string(),
+        ];
+        let words = Words::of(&mail, "WINNER");
+        let out = scrub(
+            vec![
+                line(
+                    &mail[0],
+                    Some("option 'grace': 'clickhere' is not a duration"),
+                ),
+                line(&mail[1], Some("send it from your secret reply address")),
+                line(&mail[2], Some("game #12 has no open seat B")),
+                line("PASSWORD (hidden)", None),
+            ],
+            &words,
+        );
+        assert_eq!(out[0].text, "NEW d4d6 salt_window=… grace=…");
+        assert_eq!(out[0].reason.as_deref(), Some(GENERIC));
+        assert_eq!(out[1].text, "(a line of your mail)");
+        assert_eq!(
+            out[1].reason.as_deref(),
+            Some("send it from your secret reply address")
+        );
+        assert_eq!(out[2].text, "JOIN 12 B");
+        assert_eq!(
+            out[2].reason.as_deref(),
+            Some("game #12 has no open seat B")
+        );
+        assert_eq!(out[3].text, "PASSWORD (hidden)");
+        for l in &out {
+            let all = format!("{} {:?}", l.text, l.reason).to_lowercase();
+            for w in ["clickhere", "pills", "spam", "winner", "9999999"] {
+                assert!(!all.contains(w), "{w} in {all}");
+            }
+        }
+    }
+}
