@@ -340,3 +340,87 @@ pub fn open(
     }
     Ok((client, bounds))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::TcpListener;
+
+    /// A wire to a server on loopback that does `server` with its side of the socket.
+    fn wire_to(server: impl FnOnce(TcpStream) + Send + 'static) -> (Wire, Arc<AtomicBool>) {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            let (sock, _) = listener.accept().unwrap();
+            server(sock);
+        });
+        let stop = Arc::new(AtomicBool::new(false));
+        let wire = Wire {
+            sock: TcpStream::connect(addr).unwrap(),
+            bounds: Bounds::new(),
+            stop: Arc::clone(&stop),
+        };
+        (wire, stop)
+    }
+
+    /// Reads a line through a buffer, as the imap crate does.
+    fn read_line(wire: &mut Wire) -> (io::Result<usize>, Vec<u8>) {
+        let mut line = Vec::new();
+        let read = BufReader::new(wire).read_until(b'\n', &mut line);
+        (read, line)
+    }
+
+    #[test]
+    fn a_server_dripping_a_line_fails_the_exchange_at_its_deadline() {
+        let (mut wire, _) = wire_to(|mut sock| {
+            for _ in 0..300 {
+                if sock.write_all(b"*").is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        wire.bounds.set(ORDINARY_BYTES, Duration::from_secs(1));
+        let started = Instant::now();
+        let (read, line) = read_line(&mut wire);
+        assert_eq!(read.unwrap_err().kind(), io::ErrorKind::TimedOut);
+        assert!(!line.is_empty(), "the drip was read until the deadline");
+        // Thirty seconds of drip were on offer; a generous bound on an idle test.
+        assert!(started.elapsed() < Duration::from_secs(10));
+    }
+
+    #[test]
+    fn an_endless_line_fails_the_exchange_at_its_budget() {
+        let (mut wire, _) = wire_to(|mut sock| {
+            let chunk = [b'a'; 64 * 1024];
+            for _ in 0..1000 {
+                if sock.write_all(&chunk).is_err() {
+                    return;
+                }
+            }
+        });
+        wire.bounds.set(100_000, ORDINARY_TIME);
+        let (read, line) = read_line(&mut wire);
+        let err = read.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        assert!(err.to_string().contains("more than the 100000 bytes"), "{err}");
+        assert_eq!(line.len(), 100_000, "exactly the budget read, no more");
+    }
+
+    #[test]
+    fn the_stop_flag_ends_a_silent_wait_at_once() {
+        let (mut wire, stop) = wire_to(|sock| {
+            std::thread::sleep(Duration::from_secs(30));
+            drop(sock);
+        });
+        let started = Instant::now();
+        let raise = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            stop.store(true, Ordering::SeqCst);
+        });
+        let (read, _) = read_line(&mut wire);
+        raise.join().unwrap();
+        assert!(read.unwrap_err().to_string().contains("stopping"));
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+}
