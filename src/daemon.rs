@@ -265,7 +265,8 @@ impl Daemon {
     }
 
     /// Runs passes until SIGINT or SIGTERM (finishing the message in hand), or once. A
-    /// running daemon sends from a second thread, woken after each pass. A pass that fails
+    /// running daemon sends from a second thread, woken after each pass, and reads IMAP on a
+    /// third (`imap_intake`), which wakes it when it delivered mail into the spool. A pass that fails
     /// (a database locked past the busy timeout, a missing Maildir, a timer's error) is
     /// logged and tried again after a pause that doubles with each failure in a row, up to a
     /// minute; nothing but a signal stops a running daemon.

@@ -5,7 +5,8 @@
 //! leaves out what the `Keeper` remembers carrying (by `UIDVALIDITY:UID`), so a server that
 //! forgets flags costs no second fetch, and a reconnect, a restart or a new UIDVALIDITY skips
 //! nothing. A mail is marked and remembered only once it is durable in the spool; a crash
-//! before the mark fetches it again, and the store's Message-ID key finds it a duplicate. A
+//! before that fetches it again, and the store's Message-ID key finds it a duplicate; one
+//! remembered but found unmarked (a cut STORE, a server that forgets) is marked again. A
 //! server whose mailbox takes no keywords (no `\*` in PERMANENTFLAGS) is searched for
 //! `UNSEEN` mail instead.
 //!
@@ -31,6 +32,10 @@ use wire::{Bounds, Stream, ORDINARY_TIME};
 
 /// The keyword a stored mail gets (with `\Seen`), and the search leaves out.
 pub const KEYWORD: &str = "PbemStored";
+
+/// At most this many mails carried before and found unmarked again are marked again in a
+/// round (a command line of a few KiB).
+const REMARK_MAX: usize = 500;
 
 /// What a SEARCH's answer may take: the UIDs of some hundred thousand mails waiting.
 pub const SEARCH_BYTES: u64 = 1 << 20;
@@ -191,18 +196,16 @@ impl Conn {
         }))
     }
 
-    /// Marks a delivered mail: `\Seen` and the keyword, then the move to `folder` if the GM
-    /// named one (MOVE, or COPY, `\Deleted` and UID EXPUNGE where MOVE is missing).
-    fn mark(&mut self, uid: u32, folder: Option<&str>) -> anyhow::Result<()> {
-        let set = uid.to_string();
+    /// Marks delivered mail (`set`: UIDs, comma-separated): `\Seen` and the keyword, then the
+    /// move to `folder` if the GM named one (MOVE, or COPY, `\Deleted` and UID EXPUNGE where
+    /// MOVE is missing).
+    fn mark(&mut self, set: &str, folder: Option<&str>) -> anyhow::Result<()> {
         let flags = match self.keywords {
             true => format!("+FLAGS.SILENT (\\Seen {KEYWORD})"),
             false => "+FLAGS.SILENT (\\Seen)".into(),
         };
         self.bounds.ordinary();
-        self.session
-            .uid_store(&set, flags)
-            .context("STORE failed")?;
+        self.session.uid_store(set, flags).context("STORE failed")?;
         self.forget_unsolicited();
         let Some(folder) = folder else {
             return Ok(());
@@ -211,22 +214,22 @@ impl Conn {
         if self.moves {
             return self
                 .session
-                .uid_mv(&set, folder)
+                .uid_mv(set, folder)
                 .with_context(|| format!("MOVE to {folder:?} failed"));
         }
         self.session
-            .uid_copy(&set, folder)
+            .uid_copy(set, folder)
             .with_context(|| format!("COPY to {folder:?} failed"))?;
         self.bounds.ordinary();
         self.session
-            .uid_store(&set, "+FLAGS.SILENT (\\Deleted)")
+            .uid_store(set, "+FLAGS.SILENT (\\Deleted)")
             .context("STORE failed")?;
         self.forget_unsolicited();
         // Without UIDPLUS the copies stay flagged \Deleted: a plain EXPUNGE would also remove
         // whatever else the GM deleted and kept.
         if self.uidplus {
             self.bounds.ordinary();
-            self.session.uid_expunge(&set).context("EXPUNGE failed")?;
+            self.session.uid_expunge(set).context("EXPUNGE failed")?;
         }
         Ok(())
     }
@@ -290,14 +293,23 @@ impl ImapSource {
         let validity = conn.uid_validity;
         let before = keeper.carried(validity)?;
         let waiting = conn.waiting()?;
-        let known = waiting.iter().filter(|u| before.contains(u)).count();
-        if known > 0 {
-            // Marked before, yet found again: the server forgot the flags (or a crash came
-            // between the mark and the memory). Not fetched again.
-            tracing::debug!(
-                known,
-                "IMAP mail already carried is still unmarked on the server"
-            );
+        let known: Vec<u32> = waiting
+            .iter()
+            .filter(|u| before.contains(u))
+            .take(REMARK_MAX)
+            .copied()
+            .collect();
+        if !known.is_empty() {
+            // Carried before, yet found again: its mark failed (a cut connection) or the
+            // server forgot it. Not fetched again; marked again, which may not take either.
+            let set = known
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(",");
+            if let Err(e) = conn.mark(&set, folder.as_deref()) {
+                tracing::debug!(error = %format!("{e:#}"), "IMAP mail carried before could not be marked again");
+            }
         }
         let mut delivered = 0;
         for uid in waiting.into_iter().filter(|u| !before.contains(u)) {
@@ -312,7 +324,7 @@ impl ImapSource {
             delivered += 1;
             // Remembered even when the mark fails: a server that refuses it (a read-only
             // mailbox) must not make pbem fetch the same mail every round.
-            let marked = conn.mark(uid, folder.as_deref());
+            let marked = conn.mark(&uid.to_string(), folder.as_deref());
             keeper.remember(validity, uid)?;
             marked?;
         }

@@ -135,10 +135,7 @@ fn connection(
         let (tag, command) = line.split_once(' ').unwrap_or((&line, ""));
         match command.to_ascii_uppercase().as_str() {
             "" => return Ok(()),
-            "CAPABILITY" => write!(
-                sock,
-                "* CAPABILITY IMAP4rev1 STARTTLS\r\n{tag} OK done\r\n"
-            )?,
+            "CAPABILITY" => write!(sock, "* CAPABILITY IMAP4rev1 STARTTLS\r\n{tag} OK done\r\n")?,
             "STARTTLS" => {
                 write!(sock, "{tag} OK begin TLS\r\n")?;
                 break;
@@ -205,7 +202,10 @@ fn fetch(s: &mut impl Write, tag: &str, mode: Hostile) -> std::io::Result<()> {
             spew(s, n)
         }
         Hostile::DrippingFetch => {
-            for b in b"* 1 FETCH (UID 1 RFC822.SIZE 99 BODY[]<0> {99}\r\n".iter().cycle() {
+            for b in b"* 1 FETCH (UID 1 RFC822.SIZE 99 BODY[]<0> {99}\r\n"
+                .iter()
+                .cycle()
+            {
                 s.write_all(&[*b])?;
                 s.flush()?;
                 std::thread::sleep(Duration::from_millis(300));
@@ -335,10 +335,14 @@ fn a_server_that_forgets_flags_and_chatters_through_idle_has_its_mail_fetched_on
     let d = dir.path();
     let serve = Serve::start(d, &server.url());
     let mut store = Store::open(&d.join("pbem.sqlite"), false).unwrap();
-    serve.wait_for(Duration::from_secs(60), "the mail stored and answered", || {
-        let answered = store.read(|tx| tx.outbox(None, 10)).unwrap();
-        !answered.is_empty()
-    });
+    serve.wait_for(
+        Duration::from_secs(60),
+        "the mail stored and answered",
+        || {
+            let answered = store.read(|tx| tx.outbox(None, 10)).unwrap();
+            !answered.is_empty()
+        },
+    );
     // Every IDLE's chatter ends it past its budget, and the next round connects anew: four
     // rounds that each found mail 1 unmarked again.
     serve.wait_for(Duration::from_secs(60), "four rounds", || {
@@ -365,24 +369,31 @@ fn endless_lines_and_a_400_mb_literal_cost_serve_no_more_than_its_budget() {
     ]);
     let dir = tempfile::tempdir().unwrap();
     let serve = Serve::start(dir.path(), &server.url());
+    let within_memory = || {
+        let peak = serve.peak_memory();
+        assert!(
+            peak < 200 << 20,
+            "serve's peak memory {} MB; its log:\n{}",
+            peak >> 20,
+            serve.log()
+        );
+    };
     serve.wait_for(Duration::from_secs(60), "each hostile server met", || {
+        within_memory();
         server.connections() >= 4
     });
     assert!(server.fetches() >= 1, "the huge literal was asked for");
-    let peak = serve.peak_memory();
-    assert!(
-        peak < 200 << 20,
-        "serve's peak memory {} MB; its log:\n{}",
-        peak >> 20,
-        serve.log()
-    );
+    within_memory();
     let log = serve.log();
     assert!(
         log.contains("more than the 65536 bytes") && log.contains("IMAP round failed; retrying"),
         "each connection is dropped, and logged: {log}"
     );
     assert!(
-        log.contains(&format!("more than the {} bytes", (1 << 20) + 1 + 64 * 1024)),
+        log.contains(&format!(
+            "more than the {} bytes",
+            (1 << 20) + 1 + 64 * 1024
+        )),
         "the FETCH's budget: max_message_bytes + 1 + 64 KiB: {log}"
     );
     serve.stop(Duration::from_secs(10));
@@ -412,9 +423,11 @@ fn a_dripping_fetch_neither_holds_the_clocks_nor_a_sigterm() {
     let due = pbem::edge::now() + chrono::Duration::seconds(12);
     run(&["game", "deadline", &game, &due.to_rfc3339()]);
     let serve = Serve::start_only(d, &url);
-    serve.wait_for(Duration::from_secs(30), "the FETCH to begin dripping", || {
-        server.fetches() == 1
-    });
+    serve.wait_for(
+        Duration::from_secs(30),
+        "the FETCH to begin dripping",
+        || server.fetches() == 1,
+    );
     // Due in twelve seconds; the drip would last for ever.
     let fired = format!("timer of game {game}: deadline");
     serve.wait_for(Duration::from_secs(40), "the deadline to fire", || {

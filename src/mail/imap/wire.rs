@@ -403,7 +403,10 @@ mod tests {
         let (read, line) = read_line(&mut wire);
         let err = read.unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidData);
-        assert!(err.to_string().contains("more than the 100000 bytes"), "{err}");
+        assert!(
+            err.to_string().contains("more than the 100000 bytes"),
+            "{err}"
+        );
         assert_eq!(line.len(), 100_000, "exactly the budget read, no more");
     }
 
