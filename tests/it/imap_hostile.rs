@@ -436,3 +436,35 @@ fn a_dripping_fetch_neither_holds_the_clocks_nor_a_sigterm() {
     assert_eq!(server.connections(), 1, "the FETCH still drips");
     serve.stop(Duration::from_secs(5));
 }
+
+#[test]
+fn config_check_connect_reads_an_honest_server_and_names_a_hostile_greeting() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let check = |url: &str| {
+        let out = pbem(d, url)
+            .args(["config", "check", "--connect"])
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (out.status.code(), text)
+    };
+    let honest = FakeImap::start(vec![Hostile::ForgetsAndChatters]);
+    let (code, text) = check(&honest.url());
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("(STARTTLS), logged in as gm") && text.contains("1 mail(s) waiting"),
+        "{text}"
+    );
+    let hostile = FakeImap::start(vec![Hostile::EndlessGreeting]);
+    let (code, text) = check(&hostile.url());
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("no IMAP greeting") && text.contains("more than the 65536 bytes"),
+        "{text}"
+    );
+}
