@@ -198,9 +198,9 @@ impl Daemon {
     /// A pass that leaves the outbox to a `BackgroundSender`. Its parts (the Maildir, the
     /// spool, stored messages, the timers) each run even when one before failed or panicked:
     /// a broken Maildir must not stop the clocks. IMAP is no part of it: its thread
-    /// (`imap_intake`) carries mail into the spool, so no IMAP server can hold a pass up. Only the store's own trouble (a lock held
-    /// past the busy timeout) skips the parts after it, which would wait for it in vain. The
-    /// error is every failed part's.
+    /// (`imap_intake`) carries mail into the spool, so no IMAP server can hold a pass up.
+    /// Only the store's own trouble (a lock held past the busy timeout) skips the parts after
+    /// it, which would wait for it in vain. The error is every failed part's.
     pub fn pass_without_sending(&mut self) -> anyhow::Result<Pass> {
         let mut pass = Pass::default();
         let mut failed = Failed::default();
@@ -266,9 +266,9 @@ impl Daemon {
 
     /// Runs passes until SIGINT or SIGTERM (finishing the message in hand), or once. A
     /// running daemon sends from a second thread, woken after each pass, and reads IMAP on a
-    /// third (`imap_intake`), which wakes it when it delivered mail into the spool. A pass that fails
-    /// (a database locked past the busy timeout, a missing Maildir, a timer's error) is
-    /// logged and tried again after a pause that doubles with each failure in a row, up to a
+    /// third (`imap_intake`), which wakes it when it delivered mail into the spool. A pass
+    /// that fails (a database locked past the busy timeout, a missing Maildir, a timer's
+    /// error) is logged and tried again after a pause that doubles with each failure in a row, up to a
     /// minute; nothing but a signal stops a running daemon.
     pub fn serve(&mut self, once: bool) -> anyhow::Result<Pass> {
         signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&self.stop))?;

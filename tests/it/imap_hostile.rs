@@ -384,6 +384,7 @@ fn endless_lines_and_a_400_mb_literal_cost_serve_no_more_than_its_budget() {
     });
     assert!(server.fetches() >= 1, "the huge literal was asked for");
     within_memory();
+    eprintln!("serve's peak memory: {} MB", serve.peak_memory() >> 20);
     let log = serve.log();
     assert!(
         log.contains("more than the 65536 bytes") && log.contains("IMAP round failed; retrying"),
