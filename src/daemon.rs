@@ -268,8 +268,8 @@ impl Daemon {
     /// running daemon sends from a second thread, woken after each pass, and reads IMAP on a
     /// third (`imap_intake`), which wakes it when it delivered mail into the spool. A pass
     /// that fails (a database locked past the busy timeout, a missing Maildir, a timer's
-    /// error) is logged and tried again after a pause that doubles with each failure in a row, up to a
-    /// minute; nothing but a signal stops a running daemon.
+    /// error) is logged and tried again after a pause that doubles with each failure in a
+    /// row, up to a minute; nothing but a signal stops a running daemon.
     pub fn serve(&mut self, once: bool) -> anyhow::Result<Pass> {
         signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&self.stop))?;
         signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&self.stop))?;
