@@ -9,7 +9,7 @@ use crate::compose::Ctx;
 use crate::config::Config;
 use crate::edge;
 use crate::inbox;
-use crate::mail::imap::ImapSource;
+use crate::mail::imap::ImapAccount;
 use crate::mail::intake::{MaildirSource, Source};
 use crate::mail::outbound::Transport;
 use crate::sender;
@@ -19,6 +19,7 @@ use crate::timers;
 use crate::unwind;
 
 pub mod handoff;
+pub mod imap_intake;
 pub mod worker;
 
 /// How many messages share one transaction (and so one fsync).
@@ -104,8 +105,11 @@ pub struct Daemon {
     pub templates: Templates,
     pub transport: Transport,
     pub stop: Arc<AtomicBool>,
-    /// The IMAP mailbox, when the config names one: kept between passes with its connection.
-    imap: Option<ImapSource>,
+    /// The IMAP mailbox, when the config names one: read by a thread of its own
+    /// (`imap_intake`), which `serve` starts.
+    imap: Option<ImapAccount>,
+    /// The IMAP thread's wake-ups (a mail delivered into the spool), while it runs.
+    imap_wakes: Option<mpsc::Receiver<()>>,
     /// When expired NEW/JOIN requests and old throttle counts were last forgotten.
     pruned: Option<std::time::Instant>,
 }
@@ -120,9 +124,7 @@ impl Daemon {
         };
         let transport = cfg.transport()?;
         let stop = Arc::new(AtomicBool::new(false));
-        let imap = cfg
-            .imap_account()?
-            .map(|a| ImapSource::new(a, cfg.max_message_bytes, Arc::clone(&stop)));
+        let imap = cfg.imap_account()?;
         Ok(Daemon {
             db: db.to_path_buf(),
             store,
@@ -131,6 +133,7 @@ impl Daemon {
             transport,
             stop,
             imap,
+            imap_wakes: None,
             pruned: None,
         })
     }
@@ -192,26 +195,17 @@ impl Daemon {
         Ok(pass)
     }
 
-    /// A pass that leaves the outbox to a `BackgroundSender`. Its parts (the Maildir, the IMAP
-    /// mailbox, stored messages, the timers) each run even when one before failed or
-    /// panicked: a broken Maildir or an unreachable IMAP server must not stop the clocks. Only the store's own trouble (a lock held
-    /// past the busy timeout) skips the parts after it, which would wait for it in vain. The
-    /// error is every failed part's.
+    /// A pass that leaves the outbox to a `BackgroundSender`. Its parts (the Maildir, the
+    /// spool, stored messages, the timers) each run even when one before failed or panicked:
+    /// a broken Maildir must not stop the clocks. IMAP is no part of it: its thread
+    /// (`imap_intake`) carries mail into the spool, so no IMAP server can hold a pass up.
+    /// Only the store's own trouble (a lock held past the busy timeout) skips the parts after
+    /// it, which would wait for it in vain. The error is every failed part's.
     pub fn pass_without_sending(&mut self) -> anyhow::Result<Pass> {
         let mut pass = Pass::default();
         let mut failed = Failed::default();
         if let Some(dir) = self.cfg.maildir.clone() {
             failed.note("Maildir", unwind::catch(|| self.intake(&dir, &mut pass)));
-        }
-        if let Some(mut source) = self.imap.take() {
-            source.new_pass();
-            let read = unwind::catch(|| self.drain_source(&mut source, &mut pass));
-            if read.is_err() {
-                // Whatever the error left on the wire, the next pass starts on a new connection.
-                source.disconnect();
-            }
-            self.imap = Some(source);
-            failed.note("IMAP", read);
         }
         if !failed.store_down {
             failed.note("spool", unwind::catch(|| self.intake_spool(&mut pass)));
@@ -271,18 +265,30 @@ impl Daemon {
     }
 
     /// Runs passes until SIGINT or SIGTERM (finishing the message in hand), or once. A
-    /// running daemon sends from a second thread, woken after each pass. A pass that fails
-    /// (a database locked past the busy timeout, a missing Maildir, a timer's error) is
-    /// logged and tried again after a pause that doubles with each failure in a row, up to a
-    /// minute; nothing but a signal stops a running daemon.
+    /// running daemon sends from a second thread, woken after each pass, and reads IMAP on a
+    /// third (`imap_intake`), which wakes it when it delivered mail into the spool. A pass
+    /// that fails (a database locked past the busy timeout, a missing Maildir, a timer's
+    /// error) is logged and tried again after a pause that doubles with each failure in a
+    /// row, up to a minute; nothing but a signal stops a running daemon.
     pub fn serve(&mut self, once: bool) -> anyhow::Result<Pass> {
         signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&self.stop))?;
         signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&self.stop))?;
         self.log_start();
         if once {
-            return self.pass();
+            return self.once();
         }
         let sender = BackgroundSender::start(&self.db, &self.cfg, Arc::clone(&self.stop))?;
+        let imap = match &self.imap {
+            Some(account) => {
+                let (wake, wakes) = mpsc::channel();
+                self.imap_wakes = Some(wakes);
+                let stop = Arc::clone(&self.stop);
+                Some(imap_intake::ImapIntake::start(
+                    &self.db, &self.cfg, account, stop, wake,
+                )?)
+            }
+            None => None,
+        };
         // `pbem ingest` calls this daemon to read the spool while it runs (and starts a
         // worker when it cannot): a socket that fails to open costs only that speed.
         let handoff = handoff::Handoff::start(&self.db, &self.cfg, &self.templates, sender.waker())
@@ -318,6 +324,9 @@ impl Daemon {
         }
         // Its copy of the sender's waker keeps the sender waiting: it goes first.
         drop(handoff);
+        if let Some(imap) = imap {
+            imap.finish();
+        }
         match sender.finish() {
             Ok(d) => {
                 total.sent = d.sent;
@@ -338,8 +347,8 @@ impl Daemon {
         if let Some(m) = &self.cfg.maildir {
             intake.push(format!("Maildir {}", m.display()));
         }
-        if let Some(source) = &self.imap {
-            intake.push(format!("IMAP {}", source.account()));
+        if let Some(account) = &self.imap {
+            intake.push(format!("IMAP {account}"));
         }
         let intake = match intake.is_empty() {
             true => "no Maildir nor IMAP (mail comes by pbem ingest)".into(),
@@ -359,34 +368,43 @@ impl Daemon {
         );
     }
 
-    /// Waits `secs` seconds before the next pass: with IDLE on the IMAP connection of a pass
-    /// that worked (new mail ends the wait at once), else asleep. A failed IDLE is logged and
-    /// the rest of the pause slept; the next pass connects anew.
-    fn wait(&mut self, secs: u64) {
-        let started = std::time::Instant::now();
-        if let Some(source) = self.imap.as_mut() {
-            // RFC 2177: an IDLE is renewed within 29 minutes, or the server may log us out;
-            // a longer pause ends in a pass sooner, which costs nothing.
-            let idle = std::time::Duration::from_secs(secs.min(25 * 60));
-            match unwind::catch(|| source.idle(idle)) {
-                Ok(true) => return,
-                Ok(false) => {}
-                Err(e) => {
-                    source.disconnect();
-                    tracing::warn!(error = %format!("{e:#}"), "IMAP IDLE failed; polling until the next pass")
-                }
+    /// `serve --once`: the IMAP mailbox's mail into the spool, then a pass. A failed IMAP
+    /// round does not stop the pass; it is the error, after it.
+    fn once(&mut self) -> anyhow::Result<Pass> {
+        let carried = match &self.imap {
+            Some(account) => {
+                imap_intake::once(&self.db, &self.cfg, account, Arc::clone(&self.stop))
             }
-        }
-        self.sleep(secs.saturating_sub(started.elapsed().as_secs()));
+            None => Ok(0),
+        };
+        let pass = self.pass();
+        carried.map_err(|e| anyhow::anyhow!("IMAP: {e:#}"))?;
+        pass
     }
 
-    /// Sleeps `secs` seconds, waking early for a signal.
-    fn sleep(&self, secs: u64) {
-        for _ in 0..secs * 10 {
-            if self.stop.load(Ordering::SeqCst) {
+    /// Waits `secs` seconds before the next pass, waking early for a signal or for mail the
+    /// IMAP thread delivered into the spool.
+    fn wait(&mut self, secs: u64) {
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+        let tick = std::time::Duration::from_millis(100);
+        while !self.stop.load(Ordering::SeqCst) {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
                 return;
             }
-            std::thread::sleep(std::time::Duration::from_millis(100));
+            let Some(wakes) = &self.imap_wakes else {
+                std::thread::sleep(left.min(tick));
+                continue;
+            };
+            match wakes.recv_timeout(left.min(tick)) {
+                Ok(()) => {
+                    // One pass reads all the thread delivered so far.
+                    while wakes.try_recv().is_ok() {}
+                    return;
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => self.imap_wakes = None,
+            }
         }
     }
 }

@@ -1,20 +1,24 @@
-//! Mail from an IMAP mailbox: the `Source` that fetches what pbem has not stored yet and marks it (`\Seen` and the keyword `PbemStored`, or a move to the GM's folder) only once stored; IDLE to wait for new mail.
+//! Mail from an IMAP mailbox: carries what pbem has not stored yet into the spool, one mail per FETCH, and marks it (`\Seen` and the keyword `PbemStored`, or a move to the GM's folder); IDLE to wait for new mail; `check`.
 //!
-//! Which mail is waiting is the server's to say, not pbem's memory: every pass searches the
-//! mailbox for mail without the keyword (`UNDELETED UNKEYWORD PbemStored`), so a reconnect, a
-//! restart or a new UIDVALIDITY skips nothing. A mail is marked only after the store
-//! committed it (`Source::ack`); a crash or a dropped connection in between leaves it
-//! unmarked, it is fetched again, and the store's Message-ID key finds it a duplicate. A mark
-//! names the mail by `UIDVALIDITY:UID`: if the mailbox's UIDVALIDITY changed since the fetch,
-//! the mark is not made (a UID of another validity could be another mail), and the mail is
-//! read again. A server whose mailbox takes no keywords (no `\*` in PERMANENTFLAGS) is
-//! searched for `UNSEEN` mail instead.
+//! Which mail is waiting is the server's to say, and pbem's memory besides: every round
+//! searches the mailbox for mail without the keyword (`UNDELETED UNKEYWORD PbemStored`), and
+//! leaves out what the `Keeper` remembers carrying (by `UIDVALIDITY:UID`), so a server that
+//! forgets flags costs no second fetch, and a reconnect, a restart or a new UIDVALIDITY skips
+//! nothing. A mail is marked and remembered only once it is durable in the spool; a crash
+//! before that fetches it again, and the store's Message-ID key finds it a duplicate; one
+//! remembered but found unmarked (a cut STORE, a server that forgets) is marked again. A
+//! server whose mailbox takes no keywords (no `\*` in PERMANENTFLAGS) is searched for
+//! `UNSEEN` mail instead.
+//!
+//! Every command is an exchange with its own byte budget and deadline (`wire::Bounds`): a
+//! few lines for most, `max_message_bytes` and a margin for the FETCH of one mail. A server
+//! past either loses the connection.
 
 pub mod account;
 mod wire;
 
-use std::collections::VecDeque;
-use std::sync::atomic::AtomicBool;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,19 +28,45 @@ use imap::types::{Flag, UnsolicitedResponse};
 pub use account::{ImapAccount, Security};
 
 use super::inbound::oversize_stub;
-use super::intake::{Fetched, Source};
-use wire::Stream;
+use wire::{Bounds, Stream, ORDINARY_TIME};
 
 /// The keyword a stored mail gets (with `\Seen`), and the search leaves out.
 pub const KEYWORD: &str = "PbemStored";
 
-/// Mails per FETCH: one response holds them all in memory (twice, the crate's buffer and the
-/// copies), so a batch of large mails stays within a few times `max_message_bytes` × this.
-const FETCH_MAX: usize = 50;
+/// At most this many mails carried before and found unmarked again are marked again in a
+/// round (a command line of a few KiB).
+const REMARK_MAX: usize = 500;
+
+/// What a SEARCH's answer may take: the UIDs of some hundred thousand mails waiting.
+pub const SEARCH_BYTES: u64 = 1 << 20;
+
+/// What a FETCH of one mail may take besides the `max_message_bytes + 1` asked for: its
+/// size, its UID, and the flag updates a server adds.
+pub const FETCH_MARGIN: u64 = 64 * 1024;
+
+/// How long the FETCH of one mail may take: an ordinary exchange, and a second for every
+/// 64 KiB asked for (a 1 MiB mail: 76 s; a slower server has the connection dropped).
+pub fn fetch_time(max_bytes: usize) -> Duration {
+    ORDINARY_TIME + Duration::from_secs(max_bytes as u64 / (64 * 1024))
+}
+
+/// Where carried mail goes, and what was carried before (the daemon's: the spool, and the
+/// store's memory of `UIDVALIDITY:UID`).
+pub trait Keeper {
+    /// The UIDs of the mailbox under this UIDVALIDITY already carried.
+    fn carried(&mut self, uid_validity: u32) -> anyhow::Result<HashSet<u32>>;
+    /// Makes the mail durable (the spool) before it is marked on the server.
+    fn deliver(&mut self, raw: &[u8]) -> anyhow::Result<()>;
+    /// Remembers a mail delivered, so that it is not fetched again, whatever the server
+    /// forgets.
+    fn remember(&mut self, uid_validity: u32, uid: u32) -> anyhow::Result<()>;
+}
 
 /// A logged-in session on the selected mailbox, with what the server said it can do.
 struct Conn {
     session: imap::Session<Stream>,
+    /// The budget and deadline of the next exchange: set before each command.
+    bounds: Bounds,
     uid_validity: u32,
     /// The mailbox takes new keywords (`\*` in PERMANENTFLAGS).
     keywords: bool,
@@ -48,7 +78,8 @@ struct Conn {
 impl Conn {
     /// Connects, logs in and selects the mailbox; each error says which step failed.
     fn open(account: &ImapAccount, stop: Arc<AtomicBool>) -> anyhow::Result<Conn> {
-        let client = wire::open(account, stop)?;
+        let (client, bounds) = wire::open(account, stop)?;
+        bounds.ordinary();
         let mut session =
             client
                 .login(&account.user, account.password())
@@ -58,12 +89,15 @@ impl Conn {
                     }
                     e => anyhow!("login as {:?} failed: {e}", account.user),
                 })?;
+        bounds.ordinary();
         let caps = session.capabilities().context("CAPABILITY failed")?;
         let (idle, moves, uidplus) = (
             caps.has_str("IDLE"),
             caps.has_str("MOVE"),
             caps.has_str("UIDPLUS"),
         );
+        drop(caps);
+        bounds.ordinary();
         let mailbox = session
             .select(&account.mailbox)
             .with_context(|| format!("cannot open the mailbox {:?}", account.mailbox))?;
@@ -76,6 +110,7 @@ impl Conn {
             .any(|f| *f == Flag::MayCreate || *f == Flag::Custom(KEYWORD.into()));
         let mut conn = Conn {
             session,
+            bounds,
             uid_validity,
             keywords,
             idle,
@@ -90,7 +125,9 @@ impl Conn {
 
     /// Makes the folder stored mail moves to, unless it exists.
     fn ensure_folder(&mut self, folder: &str) -> anyhow::Result<()> {
+        self.bounds.ordinary();
         if self.session.status(folder, "(MESSAGES)").is_err() {
+            self.bounds.ordinary();
             self.session
                 .create(folder)
                 .with_context(|| format!("cannot create the folder {folder:?} (imap_move_to)"))?;
@@ -107,125 +144,115 @@ impl Conn {
         }
     }
 
+    /// What the server said on its own (EXISTS, flag changes) is no news to pbem: dropped
+    /// after each command, so that it never piles up.
+    fn forget_unsolicited(&mut self) {
+        self.session.take_all_unsolicited().for_each(drop);
+    }
+
     /// The UIDs of the mail waiting, oldest first.
     fn waiting(&mut self) -> anyhow::Result<Vec<u32>> {
         // NOOP first: mail delivered since the last command becomes visible to this session.
+        self.bounds.ordinary();
         self.session.noop().context("NOOP failed")?;
+        self.forget_unsolicited();
+        self.bounds.set(SEARCH_BYTES, ORDINARY_TIME);
         let mut uids: Vec<u32> = self
             .session
             .uid_search(self.criteria())
             .context("SEARCH failed")?
             .into_iter()
             .collect();
-        // What the server said on its own (EXISTS, flag changes) is no news to a search.
-        self.session.take_all_unsolicited().for_each(drop);
+        self.forget_unsolicited();
         uids.sort_unstable();
         Ok(uids)
     }
 
-    /// These mails, each at most `max_bytes` (a larger one as its headers and its size, like
-    /// `intake::read_bounded`): only the first `max_bytes + 1` bytes of each are asked for.
-    /// `BODY.PEEK` leaves `\Seen` alone until the mail is stored.
-    fn fetch(&mut self, uids: &[u32], max_bytes: usize) -> anyhow::Result<Vec<Fetched>> {
+    /// One mail, at most `max_bytes` (a larger one as its headers and its size, like
+    /// `intake::read_bounded`): only its first `max_bytes + 1` bytes are asked for, and the
+    /// answer may take only that and `FETCH_MARGIN`. `BODY.PEEK` leaves `\Seen` alone until
+    /// the mail is delivered. `None`: gone since the search.
+    fn fetch_one(&mut self, uid: u32, max_bytes: usize) -> anyhow::Result<Option<Vec<u8>>> {
         let query = format!("(UID RFC822.SIZE BODY.PEEK[]<0.{}>)", max_bytes + 1);
+        self.bounds
+            .set(max_bytes as u64 + 1 + FETCH_MARGIN, fetch_time(max_bytes));
         let fetches = self
             .session
-            .uid_fetch(uid_set(uids), query)
+            .uid_fetch(uid.to_string(), query)
             .context("FETCH failed")?;
-        let mut out: Vec<(u32, Fetched)> = Vec::new();
-        for f in fetches.iter() {
-            // Flag updates the server adds on its own carry no body.
-            let (Some(uid), Some(body)) = (f.uid, f.body()) else {
-                continue;
-            };
-            let size = f.size.map_or(body.len(), |s| s as usize).max(body.len());
-            let raw = match size > max_bytes {
-                true => oversize_stub(body, size as u64),
-                false => body.to_vec(),
-            };
-            let name = format!("{}:{uid}", self.uid_validity);
-            out.push((uid, Fetched { name, raw }));
-        }
-        out.sort_by_key(|(uid, _)| *uid);
-        Ok(out.into_iter().map(|(_, f)| f).collect())
+        self.forget_unsolicited();
+        // Flag updates the server adds on its own carry no body, nor does another UID.
+        let Some((f, body)) = fetches
+            .iter()
+            .filter(|f| f.uid == Some(uid))
+            .find_map(|f| f.body().map(|b| (f, b)))
+        else {
+            return Ok(None);
+        };
+        let size = f.size.map_or(body.len(), |s| s as usize).max(body.len());
+        Ok(Some(match size > max_bytes {
+            true => oversize_stub(body, size as u64),
+            false => body.to_vec(),
+        }))
     }
 
-    /// Marks stored mail: `\Seen` and the keyword, then the move to `folder` if the GM named
-    /// one (MOVE, or COPY, `\Deleted` and UID EXPUNGE where MOVE is missing).
-    fn mark(&mut self, uids: &[u32], folder: Option<&str>) -> anyhow::Result<()> {
-        let set = uid_set(uids);
+    /// Marks delivered mail (`set`: UIDs, comma-separated): `\Seen` and the keyword, then the
+    /// move to `folder` if the GM named one (MOVE, or COPY, `\Deleted` and UID EXPUNGE where
+    /// MOVE is missing).
+    fn mark(&mut self, set: &str, folder: Option<&str>) -> anyhow::Result<()> {
         let flags = match self.keywords {
             true => format!("+FLAGS.SILENT (\\Seen {KEYWORD})"),
             false => "+FLAGS.SILENT (\\Seen)".into(),
         };
-        self.session
-            .uid_store(&set, flags)
-            .context("STORE failed")?;
+        self.bounds.ordinary();
+        self.session.uid_store(set, flags).context("STORE failed")?;
+        self.forget_unsolicited();
         let Some(folder) = folder else {
             return Ok(());
         };
+        self.bounds.ordinary();
         if self.moves {
             return self
                 .session
-                .uid_mv(&set, folder)
+                .uid_mv(set, folder)
                 .with_context(|| format!("MOVE to {folder:?} failed"));
         }
         self.session
-            .uid_copy(&set, folder)
+            .uid_copy(set, folder)
             .with_context(|| format!("COPY to {folder:?} failed"))?;
+        self.bounds.ordinary();
         self.session
-            .uid_store(&set, "+FLAGS.SILENT (\\Deleted)")
+            .uid_store(set, "+FLAGS.SILENT (\\Deleted)")
             .context("STORE failed")?;
+        self.forget_unsolicited();
         // Without UIDPLUS the copies stay flagged \Deleted: a plain EXPUNGE would also remove
         // whatever else the GM deleted and kept.
         if self.uidplus {
-            self.session.uid_expunge(&set).context("EXPUNGE failed")?;
+            self.bounds.ordinary();
+            self.session.uid_expunge(set).context("EXPUNGE failed")?;
         }
         Ok(())
     }
 }
 
-/// The UIDs of the fetched mails named under this UIDVALIDITY: a UID of another validity
-/// could be another mail.
-fn uids_of(stored: &[Fetched], uid_validity: u32) -> Vec<u32> {
-    let validity = uid_validity.to_string();
-    stored
-        .iter()
-        .filter_map(|f| f.name.split_once(':'))
-        .filter(|(v, _)| *v == validity)
-        .filter_map(|(_, uid)| uid.parse().ok())
-        .collect()
-}
-
-/// `1,2,5`: the UIDs as a set.
-fn uid_set(uids: &[u32]) -> String {
-    uids.iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-/// An IMAP mailbox as a `Source`. It keeps its connection between passes and makes a new
-/// one after any error (the caller backs off and tries again).
+/// An IMAP mailbox, read by `serve`'s IMAP thread. It keeps its connection between rounds
+/// and makes a new one after any error (the caller backs off and tries again).
 pub struct ImapSource {
     account: ImapAccount,
     max_bytes: usize,
-    /// Set on SIGINT/SIGTERM: an IDLE ends at once.
+    /// Set on SIGINT/SIGTERM: any read or write fails within a moment, IDLE included.
     stop: Arc<AtomicBool>,
     conn: Option<Conn>,
-    /// The UIDs this pass's search found and not yet fetched.
-    queue: Option<VecDeque<u32>>,
 }
 
 impl ImapSource {
-    /// Nothing is connected until the first fetch.
+    /// Nothing is connected until the first round.
     pub fn new(account: ImapAccount, max_bytes: usize, stop: Arc<AtomicBool>) -> ImapSource {
         ImapSource {
             account,
             max_bytes,
             stop,
             conn: None,
-            queue: None,
         }
     }
 
@@ -242,76 +269,87 @@ impl ImapSource {
         Ok(self.conn.as_mut().expect("connected above"))
     }
 
-    /// Drops the connection (after an error, whatever state it was in): the next fetch
+    /// Drops the connection (after an error, whatever state it was in): the next round
     /// connects and searches anew.
     pub fn disconnect(&mut self) {
         self.conn = None;
-        self.queue = None;
     }
 
-    /// A new pass searches the mailbox again.
-    pub fn new_pass(&mut self) {
-        self.queue = None;
+    /// One round: every mail waiting and not carried before goes to `keeper` (delivered,
+    /// then marked, then remembered), one FETCH each, oldest first, until the stop flag;
+    /// how many were delivered. Any error drops the connection.
+    pub fn carry(&mut self, keeper: &mut dyn Keeper) -> anyhow::Result<usize> {
+        let carried = self.carry_waiting(keeper);
+        if carried.is_err() {
+            self.disconnect();
+        }
+        carried.with_context(|| self.account.to_string())
     }
 
-    fn fetch_some(&mut self, max: usize) -> anyhow::Result<Vec<Fetched>> {
-        if self.queue.is_none() {
-            let uids = self.connected()?.waiting()?;
-            self.queue = Some(uids.into());
-        }
-        let queue = self.queue.as_mut().expect("searched above");
-        let n = max.min(FETCH_MAX).min(queue.len());
-        let batch: Vec<u32> = queue.drain(..n).collect();
-        if batch.is_empty() {
-            self.queue = None;
-            return Ok(Vec::new());
-        }
-        let max_bytes = self.max_bytes;
-        let fetched = self.connected()?.fetch(&batch, max_bytes)?;
-        if fetched.len() < batch.len() {
-            // Expunged by someone else since the search: nothing to store.
-            tracing::debug!(
-                asked = batch.len(),
-                got = fetched.len(),
-                "IMAP mail gone before its fetch"
-            );
-        }
-        Ok(fetched)
-    }
-
-    fn mark(&mut self, stored: &[Fetched]) -> anyhow::Result<()> {
-        if stored.is_empty() {
-            return Ok(());
-        }
+    fn carry_waiting(&mut self, keeper: &mut dyn Keeper) -> anyhow::Result<usize> {
+        let (max_bytes, stop) = (self.max_bytes, Arc::clone(&self.stop));
         let folder = self.account.move_to.clone();
         let conn = self.connected()?;
-        let uids = uids_of(stored, conn.uid_validity);
-        if uids.len() < stored.len() {
-            tracing::warn!(
-                count = stored.len() - uids.len(),
-                "stored IMAP mail left unmarked: the mailbox's UIDVALIDITY changed; it will be read again and found a duplicate"
-            );
+        let validity = conn.uid_validity;
+        let before = keeper.carried(validity)?;
+        let waiting = conn.waiting()?;
+        let known: Vec<u32> = waiting
+            .iter()
+            .filter(|u| before.contains(u))
+            .take(REMARK_MAX)
+            .copied()
+            .collect();
+        if !known.is_empty() {
+            // Carried before, yet found again: its mark failed (a cut connection) or the
+            // server forgot it. Not fetched again; marked again, which may not take either.
+            let set = known
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(",");
+            if let Err(e) = conn.mark(&set, folder.as_deref()) {
+                tracing::debug!(error = %format!("{e:#}"), "IMAP mail carried before could not be marked again");
+            }
         }
-        if uids.is_empty() {
-            return Ok(());
+        let mut delivered = 0;
+        for uid in waiting.into_iter().filter(|u| !before.contains(u)) {
+            if stop.load(Ordering::SeqCst) {
+                break;
+            }
+            let Some(raw) = conn.fetch_one(uid, max_bytes)? else {
+                tracing::debug!(uid, "IMAP mail gone before its fetch");
+                continue;
+            };
+            keeper.deliver(&raw)?;
+            delivered += 1;
+            // Remembered even when the mark fails: a server that refuses it (a read-only
+            // mailbox) must not make pbem fetch the same mail every round.
+            let marked = conn.mark(&uid.to_string(), folder.as_deref());
+            keeper.remember(validity, uid)?;
+            marked?;
         }
-        conn.mark(&uids, folder.as_deref())
+        Ok(delivered)
     }
 
-    /// Waits up to `wait` for new mail with IDLE, on the connection of the last pass. Says
-    /// whether it waited: not without a connection (a pass failed: the caller's pause backs
-    /// off) nor on a server without IDLE (the caller polls). Any error drops the connection.
+    /// Waits up to `wait` for new mail with IDLE, on the connection of the last round. Says
+    /// whether it waited: not without a connection (a round failed: the caller's pause backs
+    /// off) nor on a server without IDLE (the caller polls). The wait is an exchange of its
+    /// own (`IDLE_BYTES` in `wait`); any error drops the connection.
     pub fn idle(&mut self, wait: Duration) -> anyhow::Result<bool> {
         let Some(conn) = self.conn.as_mut().filter(|c| c.idle) else {
             return Ok(false);
         };
+        conn.bounds.ordinary();
         let mut handle = conn.session.idle();
         handle.timeout(wait).keepalive(false);
         // Only new mail ends the wait early; flag changes by other clients do not.
         let waited = handle.wait_while(|r| !matches!(r, UnsolicitedResponse::Exists(_)));
         drop(handle);
         match waited {
-            Ok(_) => Ok(true),
+            Ok(_) => {
+                conn.forget_unsolicited();
+                Ok(true)
+            }
             Err(e) => {
                 self.disconnect();
                 Err(anyhow!("{}: IDLE failed: {e}", self.account))
@@ -355,46 +393,8 @@ impl ImapSource {
                     .into()
             }
         });
+        conn.bounds.ordinary();
         let _ = conn.session.logout();
         Ok(said)
-    }
-}
-
-impl Source for ImapSource {
-    fn fetch(&mut self, max: usize) -> anyhow::Result<Vec<Fetched>> {
-        let fetched = self.fetch_some(max);
-        if fetched.is_err() {
-            self.disconnect();
-        }
-        fetched.with_context(|| self.account.to_string())
-    }
-
-    fn ack(&mut self, stored: &[Fetched]) -> anyhow::Result<()> {
-        let marked = self.mark(stored);
-        if marked.is_err() {
-            self.disconnect();
-        }
-        marked.with_context(|| self.account.to_string())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn uid_sets_list_each_uid() {
-        assert_eq!(uid_set(&[3, 4, 9]), "3,4,9");
-    }
-
-    #[test]
-    fn only_mail_of_the_current_uidvalidity_is_marked() {
-        let f = |name: &str| Fetched {
-            name: name.into(),
-            raw: Vec::new(),
-        };
-        let stored = [f("7:10"), f("8:11"), f("7:12"), f("junk")];
-        assert_eq!(uids_of(&stored, 7), [10, 12]);
-        assert!(uids_of(&stored, 9).is_empty());
     }
 }

@@ -2,6 +2,7 @@
 
 mod desk;
 mod games;
+mod imap_carried;
 mod mail;
 mod requests;
 pub mod schema;

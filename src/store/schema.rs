@@ -291,6 +291,16 @@ const MIGRATIONS: &[&str] = &[
     r#"
     CREATE INDEX players_digest_due ON players(digest_due) WHERE digest_due IS NOT NULL;
     "#,
+    // 12: what `serve`'s IMAP thread carried into the spool (mailbox, UIDVALIDITY, UID), so a
+    // server that forgets its flags does not have the same mail fetched again and again.
+    r#"
+    CREATE TABLE imap_carried (
+        mailbox      TEXT NOT NULL,
+        uid_validity INTEGER NOT NULL,
+        uid          INTEGER NOT NULL,
+        PRIMARY KEY (mailbox, uid_validity, uid)
+    ) WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -206,7 +206,7 @@ fn a_connection_cut_in_the_middle_of_a_fetch_loses_and_repeats_nothing() {
     serve.stop();
     assert_each_once(dir.path(), 8);
     let text = std::fs::read_to_string(&log).unwrap();
-    assert!(text.contains("pass failed; retrying"), "{text}");
+    assert!(text.contains("IMAP round failed; retrying"), "{text}");
     imap_box::delete_folder(&mut s, &folder);
 }
 
@@ -229,16 +229,17 @@ fn pbem_killed_mid_stream_and_restarted_reads_every_mail_once() {
         "imaps://imapgm:imapgm-secret@127.0.0.1:{}/{folder}",
         imap_box::imaps_port()
     );
-    // Killed after the store committed the batch and before the mails were marked.
+    // Killed once the first mail is durable in the spool, before it was marked.
     let status = pbem(d, &root, &url)
         .args(["serve", "--once"])
-        .env("PBEM_FAULT", "process:after-commit")
+        .env("PBEM_FAULT", "imap:after-spool")
         .stderr(Stdio::null())
         .status()
         .unwrap();
     assert!(!status.success(), "the fault point kills it: {status:?}");
     assert_eq!(imap_box::unmarked(&mut s, &folder), 5, "nothing marked");
-    // A daemon: the five come again and are found duplicates; then mail arrives while it
+    // A daemon: the spooled one is stored, the five come again (the first found a duplicate);
+    // then mail arrives while it
     // runs (IDLE), and it is killed in the middle of that stream.
     let serve = Serve::start(pbem(d, &root, &url), &log);
     wait_until(

@@ -40,6 +40,7 @@ mod guides;
 mod handoff;
 mod hostile_mail;
 mod html_mail;
+mod imap_hostile;
 mod imap_stack;
 mod install;
 mod isolation;
