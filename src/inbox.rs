@@ -225,7 +225,16 @@ pub fn store_and_process_batch(
     raws: &[Vec<u8>],
     ctx: &Ctx,
 ) -> anyhow::Result<Vec<bool>> {
-    let parsed: Vec<Inbound> = raws.iter().map(|r| inbound::parse(r)).collect();
+    let parsed: Vec<Inbound> = raws
+        .iter()
+        .map(|r| {
+            let inb = inbound::parse(r);
+            if fault::keyed("ingest:kill").is_some_and(|k| inb.subject.contains(k)) {
+                fault::kill();
+            }
+            inb
+        })
+        .collect();
     let (fresh, told) = store.tx(|tx| {
         let mut fresh = Vec::with_capacity(raws.len());
         let mut told = Vec::new();

@@ -40,6 +40,13 @@ pub trait Source {
     fn fetch(&mut self, max: usize) -> anyhow::Result<Vec<Fetched>>;
     /// These mails are stored: the source may let go of them.
     fn ack(&mut self, stored: &[Fetched]) -> anyhow::Result<()>;
+    /// Up to `max` mails of at most `bytes` in all (one larger mail alone when it is the
+    /// first), so a batch's memory is bounded whatever the backlog. A source that cannot tell
+    /// a mail's size before reading it bounds the count only.
+    fn fetch_within(&mut self, max: usize, bytes: usize) -> anyhow::Result<Vec<Fetched>> {
+        let _ = bytes;
+        self.fetch(max)
+    }
 }
 
 /// One mail on a pipe (`pbem ingest` under an MTA): acknowledged by exiting 0.
