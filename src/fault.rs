@@ -9,7 +9,8 @@
 //! - `<point>:<N>`: die the Nth time (`send:after-send:5`: after the fifth mail went out);
 //! - `<fault>:<key>` for the keyed faults that test failure isolation (`process:panic:<text>`
 //!   panics while processing a mail whose subject holds the text, `ingest:kill:<text>` kills
-//!   the process while it reads such a mail into the store; `timer:panic:<game>` and
+//!   the process while it reads such a mail into the store (`ingest:panic:<text>` panics
+//!   there, outside the isolation of processing); `timer:panic:<game>` and
 //!   `timer:error:<game>` make that game's timer panic or fail; `picture:panic:<game>` makes
 //!   drawing that game's board panic).
 

@@ -239,6 +239,9 @@ pub fn store_and_process_batch(
             if fault::keyed("ingest:kill").is_some_and(|k| inb.subject.contains(k)) {
                 fault::kill();
             }
+            if fault::keyed("ingest:panic").is_some_and(|k| inb.subject.contains(k)) {
+                panic!("fault injected: ingest:panic while reading mail {i} of a batch");
+            }
             fresh.push(store_then_process(tx, ctx, raw, &inb, &mut told)?.is_some());
         }
         step(None)?;

@@ -97,6 +97,31 @@ fn a_mail_that_kills_its_readers_is_set_aside_after_two_deaths() {
     assert_eq!(told(d), 1, "the GM is told once: {:?}", events(d));
 }
 
+/// A reader that panics on a mail before its processing's isolation (here in the parse) does
+/// not die, but leaves the batch unstored all the same: the mail is set aside after two such
+/// passes, and the rest of the spool is read in.
+#[test]
+fn a_mail_whose_reading_panics_is_set_aside_after_two_passes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let alice = game_and_alices_move(d);
+    let bomb = b"From: mallory@example.org\r\nTo: gm@example.org\r\nSubject: BOMB\r\n\r\nHELP\r\n";
+    let sp = spool(d);
+    let at = |s| chrono::DateTime::from_timestamp(s, 0).unwrap();
+    pbem::mail::spool::deliver(&sp, bomb, at(1_800_000_000)).unwrap();
+    pbem::mail::spool::deliver(&sp, alice.as_bytes(), at(1_800_000_001)).unwrap();
+    let panic = [("PBEM_FAULT", "ingest:panic:BOMB")];
+    for _ in 0..2 {
+        pbem(d, &["serve", "--once"], &panic, b"");
+        assert_eq!(pbem::mail::spool::waiting(&sp), 2);
+    }
+    pbem(d, &["serve", "--once"], &panic, b"");
+    assert_eq!(pbem::mail::spool::waiting(&sp), 0);
+    assert_eq!(set_aside(d).len(), 1);
+    let mut store = Store::open(&d.join("pbem.sqlite"), false).unwrap();
+    assert_eq!(store.read(|tx| tx.moves(1)).unwrap().len(), 1);
+}
+
 /// The pid of the process holding the lock on `path` exclusively (from /proc/locks).
 fn lock_holder(path: &Path) -> Option<i32> {
     use std::os::unix::fs::MetadataExt as _;
