@@ -4,7 +4,6 @@ use crate::common;
 
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt as _;
-use std::os::unix::process::ExitStatusExt as _;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -70,9 +69,16 @@ fn a_mail_that_kills_its_readers_is_set_aside_after_two_deaths() {
     // The worker each `ingest` starts inherits the fault and dies on the bomb.
     assert_eq!(pbem(d, &["ingest"], &kill, bomb).code(), Some(0));
     common::wait_for_workers(&d.join("pbem.sqlite"));
-    assert_eq!(pbem(d, &["ingest"], &kill, alice.as_bytes()).code(), Some(0));
+    assert_eq!(
+        pbem(d, &["ingest"], &kill, alice.as_bytes()).code(),
+        Some(0)
+    );
     common::wait_for_workers(&d.join("pbem.sqlite"));
-    assert_eq!(pbem::mail::spool::waiting(&spool(d)), 2, "both died on the bomb");
+    assert_eq!(
+        pbem::mail::spool::waiting(&spool(d)),
+        2,
+        "both died on the bomb"
+    );
 
     let serve = pbem(d, &["serve", "--once"], &kill, b"");
     assert!(serve.success(), "the third reader died too: {serve:?}");
@@ -176,7 +182,10 @@ fn a_worker_killed_while_waiting_strands_no_mail() {
     let _go = Go(d);
     let transport = format!("sendmail:{}", script.display());
     let slow = [("PBEM_TRANSPORT", transport.as_str())];
-    assert_eq!(pbem(d, &["ingest"], &slow, alice.as_bytes()).code(), Some(0));
+    assert_eq!(
+        pbem(d, &["ingest"], &slow, alice.as_bytes()).code(),
+        Some(0)
+    );
     wait_until("the first worker sends", || d.join("sending").exists());
 
     let carol = b"From: carol@example.org\r\nTo: gm@example.org\r\nSubject: hello\r\n\

@@ -114,7 +114,10 @@ fn tally(text: &str) -> (HashMap<String, u32>, bool) {
     let mut deaths: HashMap<String, u32> = HashMap::new();
     let (mut in_hand, mut left) = (None, false);
     // Only whole lines: a line cut short by a power cut says nothing sure.
-    for line in text.split_inclusive('\n').filter_map(|l| l.strip_suffix('\n')) {
+    for line in text
+        .split_inclusive('\n')
+        .filter_map(|l| l.strip_suffix('\n'))
+    {
         if let Some(name) = line.strip_prefix('!') {
             *deaths.entry(name.to_string()).or_default() += 1;
         } else if let Some(name) = line.strip_prefix('+') {
