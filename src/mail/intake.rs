@@ -1,4 +1,4 @@
-//! Where incoming mail comes from: the `Source` interface (fetch, then acknowledge only after the store committed) for a pipe and a Maildir, and reading a mail without ever holding more than the size limit in memory (an I/O edge).
+//! Where incoming mail comes from: the `Source` interface (fetch, then acknowledge only after the store committed) for a pipe, a Maildir and the spool (whose entries that cannot be read, or killed their readers, are set aside), and reading a mail without ever holding more than the size limit in memory, nor a batch more than its bound (an I/O edge).
 
 use std::collections::VecDeque;
 use std::ffi::OsStr;

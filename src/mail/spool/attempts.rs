@@ -35,18 +35,7 @@ impl Attempts {
     /// Opens the marker of the spool `dir` (made if need be) and reads what dead readers
     /// left; `waiting` are the names in `new/` (deaths of mails gone from it are forgotten).
     pub fn open(dir: &Path, waiting: &[String]) -> anyhow::Result<Attempts> {
-        let path = dir.join("reading");
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .mode(0o600)
-            .open(&path)
-            .with_context(|| format!("cannot open {}", path.display()))?;
-        if super::shared(dir) {
-            // A worker of an MTA's user in the spool's group reads the spool too.
-            file.set_permissions(Permissions::from_mode(0o660))?;
-        }
+        let mut file = open_marker(dir)?;
         let mut text = Vec::new();
         file.read_to_end(&mut text)?;
         let (mut deaths, left) = tally(&String::from_utf8_lossy(&text));
@@ -108,6 +97,29 @@ impl Attempts {
     }
 }
 
+/// The marker file, made if need be: as open as the spool's lock file, since in a spool shared
+/// with an MTA's user a worker of that user reads the spool too (only its maker may change its
+/// mode).
+fn open_marker(dir: &Path) -> anyhow::Result<File> {
+    let path = dir.join("reading");
+    let mut options = OpenOptions::new();
+    options.read(true).append(true);
+    match options.open(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let file = options
+                .create(true)
+                .mode(0o600)
+                .open(&path)
+                .with_context(|| format!("cannot make {}", path.display()))?;
+            if super::shared(dir) {
+                file.set_permissions(Permissions::from_mode(0o660))?;
+            }
+            Ok(file)
+        }
+        opened => opened.with_context(|| format!("cannot open {}", path.display())),
+    }
+}
+
 /// The deaths the marker's text records, and whether it holds lines of a reader that did not
 /// settle (to be rewritten as deaths alone).
 fn tally(text: &str) -> (HashMap<String, u32>, bool) {
@@ -156,6 +168,23 @@ mod tests {
         drop(second); // died while committing: no mail's fault
         let third = Attempts::open(d.path(), &waiting).unwrap();
         assert_eq!((third.deaths("b"), third.deaths("c")), (1, 0));
+    }
+
+    /// In a spool shared with an MTA's user, that user's worker writes the marker too.
+    #[test]
+    fn in_a_shared_spool_the_marker_is_the_groups_too() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(d.path(), Permissions::from_mode(0o2770)).unwrap();
+        drop(Attempts::open(d.path(), &[]).unwrap());
+        let mode = std::fs::metadata(d.path().join("reading"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o660);
+        assert!(
+            Attempts::open(d.path(), &[]).is_ok(),
+            "opened again as it is"
+        );
     }
 
     #[test]
