@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::edge;
 use crate::inbox;
 use crate::mail::imap::ImapAccount;
-use crate::mail::intake::{MaildirSource, Source};
+use crate::mail::intake::{Aside, MaildirSource, Source};
 use crate::mail::outbound::Transport;
 use crate::sender;
 use crate::store::Store;
@@ -25,6 +25,11 @@ pub mod worker;
 /// How many messages share one transaction (and so one fsync).
 const BATCH: usize = 200;
 
+/// How many bytes of raw mail a batch may hold (but for its first mail, which may be as large
+/// as `max_message_bytes`): a backlog of large mails is read in several batches, never 200
+/// times the size limit at once.
+const BATCH_BYTES: usize = 16 << 20;
+
 /// What one pass did, for the log and for `serve --once`.
 #[derive(Debug, Default, Clone)]
 pub struct Pass {
@@ -35,6 +40,8 @@ pub struct Pass {
     pub sent: usize,
     pub retrying: usize,
     pub failed: usize,
+    /// Spool entries moved aside (`mail::spool::aside`).
+    pub set_aside: usize,
 }
 
 /// What storing and answering mail needs besides the store: the database's path (its spool
@@ -67,7 +74,9 @@ pub fn intake_spool(store: &mut Store, warm: &Warm, pass: &mut Pass) -> anyhow::
 }
 
 /// Stores and processes everything `source` has, a batch per commit, acknowledging each
-/// batch to the source only after its commit.
+/// batch to the source only after its commit. The source hears of each mail before it is
+/// parsed and of the commit (`Source::begin`, `put_down`): the spool keeps a mark of the mail
+/// in hand, so one that kills its readers is set aside, and the GM told.
 fn drain(
     store: &mut Store,
     source: &mut dyn Source,
@@ -75,14 +84,27 @@ fn drain(
     pass: &mut Pass,
 ) -> anyhow::Result<()> {
     while !warm.stop.load(Ordering::SeqCst) {
-        let batch = source.fetch(BATCH)?;
+        let batch = source.fetch_within(BATCH, BATCH_BYTES)?;
+        tell_set_aside(store, warm, source.set_aside(), pass);
         if batch.is_empty() {
             break;
         }
-        let raws: Vec<Vec<u8>> = batch.iter().map(|f| f.raw.clone()).collect();
+        let raws: Vec<&[u8]> = batch.iter().map(|f| f.raw.as_slice()).collect();
         let ctx = Ctx::new(warm.cfg, warm.templates, edge::now());
         // One commit stores and plays the whole batch; only then does the source let go.
-        for fresh in inbox::store_and_process_batch(store, &raws, &ctx)? {
+        let stored = inbox::store_and_process_batch(store, &raws, &ctx, &mut |step| match step {
+            Some(i) => source.begin(&batch[i]),
+            None => source.put_down(),
+        });
+        let stored = match stored {
+            Ok(fresh) => fresh,
+            Err(e) => {
+                // An error is no death: the mail in hand is not to blame.
+                let _ = source.put_down();
+                return Err(e);
+            }
+        };
+        for fresh in stored {
             if fresh {
                 pass.stored += 1;
                 pass.processed += 1;
@@ -94,6 +116,32 @@ fn drain(
         source.ack(&batch)?;
     }
     Ok(())
+}
+
+/// Tells the GM of each spool entry moved aside, once (it has left `new/`, so no reader finds
+/// it again). A notice that cannot be stored is logged; the entry waits in `quarantine/`,
+/// which `pbem inbox` counts.
+fn tell_set_aside(store: &mut Store, warm: &Warm, aside: Vec<Aside>, pass: &mut Pass) {
+    if aside.is_empty() {
+        return;
+    }
+    pass.set_aside += aside.len();
+    let ctx = Ctx::new(warm.cfg, warm.templates, edge::now());
+    let told = store.tx(|tx| {
+        for a in &aside {
+            let text = format!(
+                "a mail in the spool was set aside, not read into the store: {}. It is {} \
+                 (move it back into the spool's new/ to have it read again).",
+                a.why,
+                a.to.display()
+            );
+            crate::compose::to_gm(tx, &ctx, None, &text)?;
+        }
+        Ok(())
+    });
+    if let Err(e) = told {
+        tracing::error!(error = %format!("{e:#}"), "the GM was not told of mail set aside");
+    }
 }
 
 /// Everything a pass needs.

@@ -8,7 +8,9 @@
 //! - `<point>`: die the first time the process passes the point;
 //! - `<point>:<N>`: die the Nth time (`send:after-send:5`: after the fifth mail went out);
 //! - `<fault>:<key>` for the keyed faults that test failure isolation (`process:panic:<text>`
-//!   panics while processing a mail whose subject holds the text; `timer:panic:<game>` and
+//!   panics while processing a mail whose subject holds the text, `ingest:kill:<text>` kills
+//!   the process while it reads such a mail into the store (`ingest:panic:<text>` panics
+//!   there, outside the isolation of processing); `timer:panic:<game>` and
 //!   `timer:error:<game>` make that game's timer panic or fail; `picture:panic:<game>` makes
 //!   drawing that game's board panic).
 
@@ -51,10 +53,15 @@ pub fn point(name: &str) {
         return;
     };
     if armed == name && PASSES.fetch_add(1, Ordering::SeqCst) + 1 == nth {
-        let _ = signal_hook::low_level::raise(signal_hook::consts::SIGKILL);
-        // SIGKILL cannot be caught; if raising failed, abort is the next best thing.
-        std::process::abort();
+        kill();
     }
+}
+
+/// Dies here, at once and without cleanup, as the system's OOM killer ends a process.
+pub fn kill() -> ! {
+    let _ = signal_hook::low_level::raise(signal_hook::consts::SIGKILL);
+    // SIGKILL cannot be caught; if raising failed, abort is the next best thing.
+    std::process::abort();
 }
 
 /// The key of a keyed fault (`<fault>:<key>`) when that fault is armed.

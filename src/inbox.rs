@@ -221,19 +221,32 @@ pub fn store_and_process(store: &mut Store, raw: &[u8], ctx: &Ctx) -> anyhow::Re
 }
 
 /// Stores many raw messages and processes the new ones, all in one commit (one fsync for
-/// the lot), each isolated. `true` for each message that was new.
+/// the lot), each isolated. `true` for each message that was new. Each mail is parsed only
+/// when its turn comes, and its parse dropped before the next: a batch holds its raw bytes
+/// and one mail's parse, never all of theirs. `step` hears of each mail before it is parsed
+/// (`Some(index)`) and of the commit before it is made (`None`), so a source can tell which
+/// mail a reader that died had in hand.
 pub fn store_and_process_batch(
     store: &mut Store,
-    raws: &[Vec<u8>],
+    raws: &[&[u8]],
     ctx: &Ctx,
+    step: &mut dyn FnMut(Option<usize>) -> anyhow::Result<()>,
 ) -> anyhow::Result<Vec<bool>> {
-    let parsed: Vec<Inbound> = raws.iter().map(|r| inbound::parse(r)).collect();
     let (fresh, told) = store.tx(|tx| {
         let mut fresh = Vec::with_capacity(raws.len());
         let mut told = Vec::new();
-        for (raw, inb) in raws.iter().zip(&parsed) {
-            fresh.push(store_then_process(tx, ctx, raw, inb, &mut told)?.is_some());
+        for (i, raw) in raws.iter().enumerate() {
+            step(Some(i))?;
+            let inb = inbound::parse(raw);
+            if fault::keyed("ingest:kill").is_some_and(|k| inb.subject.contains(k)) {
+                fault::kill();
+            }
+            if fault::keyed("ingest:panic").is_some_and(|k| inb.subject.contains(k)) {
+                panic!("fault injected: ingest:panic while reading mail {i} of a batch");
+            }
+            fresh.push(store_then_process(tx, ctx, raw, &inb, &mut told)?.is_some());
         }
+        step(None)?;
         fault::point("process:before-commit");
         Ok((fresh, told))
     })?;

@@ -61,7 +61,8 @@ pub fn run(db: &Path, cmd: Option<InboxCmd>, list: InboxList) -> anyhow::Result<
 }
 
 /// Mail `pbem ingest` left in the spool and no worker has read into the store yet: safe, but
-/// not in the listing below until it is (a worker that cannot open the database leaves it).
+/// not in the listing below until it is (a worker that cannot open the database leaves it);
+/// and what was set aside from it.
 fn print_spooled(db: &Path) {
     let spool = crate::mail::spool::dir(db);
     match crate::mail::spool::waiting(&spool) {
@@ -71,6 +72,15 @@ fn print_spooled(db: &Path) {
              `pbem serve` pass; `pbem serve --once` does it now)",
             if n == 1 { "" } else { "s" },
             spool.display()
+        ),
+    }
+    match crate::mail::spool::aside::count(&spool) {
+        0 => {}
+        n => println!(
+            "{n} spool entr{} set aside in {}, never read in (unreadable, or it killed its \
+             readers twice): see the GM notices",
+            if n == 1 { "y" } else { "ies" },
+            crate::mail::spool::aside::folder(&spool).display()
         ),
     }
 }

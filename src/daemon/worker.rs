@@ -44,32 +44,63 @@ pub fn start(exe: &Path, db: &Path, config: Option<&Path>) -> anyhow::Result<boo
 /// No spooled mail goes unanswered: `pbem ingest` syncs its mail into the spool, then starts
 /// a worker unless one waits, and a waiting worker reads the spool only after it stops
 /// waiting. A mail spooled while another worker draws and sends is answered when that work
-/// ends (a daemon's pass, and so a deadline, reads the spool first).
+/// ends (a daemon's pass, and so a deadline, reads the spool first). A waiting worker that
+/// dies (killed, out of memory) leaves its place free, so the next `pbem ingest` starts
+/// another (the kernel drops a dead process's locks); and the worker that was sending, at the
+/// end of its turn, finds mail in the spool with no one waiting for it, and takes it over
+/// (`take_over`).
 pub fn run_background(daemon: &mut Daemon) -> anyhow::Result<Option<Drained>> {
-    let Some(waiter) = daemon.store.wait_for_send_turn()? else {
+    let Some(mut waiter) = daemon.store.wait_for_send_turn()? else {
         return Ok(None);
     };
     sender::lower_priority();
-    let turn = daemon.store.send_turn()?;
-    // From here a newly spooled mail needs a new worker: this one may read the spool
-    // before that mail is there.
-    drop(waiter);
-    answer_stored(daemon);
-    sender::drain_in_turn(
-        &mut daemon.store,
-        &daemon.cfg,
-        &daemon.transport,
-        &edge::now,
-        turn,
-    )
-    .map(Some)
+    let mut total = Drained::default();
+    for round in 0.. {
+        let turn = daemon.store.send_turn()?;
+        // From here a newly spooled mail needs a new worker: this one may read the spool
+        // before that mail is there.
+        drop(waiter);
+        let read = answer_stored(daemon);
+        let d = sender::drain_in_turn(
+            &mut daemon.store,
+            &daemon.cfg,
+            &daemon.transport,
+            &edge::now,
+            turn,
+        )?;
+        total.sent += d.sent;
+        total.retrying += d.retrying;
+        total.failed += d.failed;
+        // A round that read nothing new from the spool is not repeated: the spool's mail
+        // cannot be read now (the next mail or pass tries again), and looping would not help.
+        let progress = round == 0 || read.stored + read.set_aside > 0;
+        match progress.then(|| take_over(daemon)).transpose()?.flatten() {
+            Some(w) => waiter = w,
+            None => break,
+        }
+    }
+    Ok(Some(total))
+}
+
+/// After its turn, the worker's place as the waiting one, if mail waits in the spool and no
+/// other worker waits for it: a worker that was waiting died since this one read the spool,
+/// and what `pbem ingest` spooled meanwhile, seeing it wait, would wait for the next mail.
+fn take_over(daemon: &Daemon) -> anyhow::Result<Option<crate::store::SendWaiter>> {
+    if crate::mail::spool::waiting(&crate::mail::spool::dir(&daemon.db)) == 0 {
+        return Ok(None);
+    }
+    let waiter = daemon.store.wait_for_send_turn()?;
+    if waiter.is_some() {
+        tracing::info!("mail waits in the spool and no worker waits for it: reading it");
+    }
+    Ok(waiter)
 }
 
 /// Reads the spool into the store and answers it, then anything else stored and not yet
 /// answered; a failure is logged (the mail stays in the spool, or new in the store, for the
 /// next worker or pass), and the sending goes on: the replies already queued are not held
-/// back by it.
-fn answer_stored(daemon: &mut Daemon) {
+/// back by it. What the spool's reading did.
+fn answer_stored(daemon: &mut Daemon) -> super::Pass {
     let mut pass = super::Pass::default();
     if let Err(e) = unwind::catch(|| daemon.intake_spool(&mut pass)) {
         tracing::error!(error = %format!("{e:#}"), "reading the spool failed; its mail stays there");
@@ -77,4 +108,5 @@ fn answer_stored(daemon: &mut Daemon) {
     if let Err(e) = unwind::catch(|| daemon.process_stored()) {
         tracing::error!(error = %format!("{e:#}"), "processing failed; the messages stay new");
     }
+    pass
 }

@@ -1,12 +1,14 @@
-//! Where incoming mail comes from: the `Source` interface (fetch, then acknowledge only after the store committed) for a pipe and a Maildir, and reading a mail without ever holding more than the size limit in memory (an I/O edge).
+//! Where incoming mail comes from: the `Source` interface (fetch, then acknowledge only after the store committed) for a pipe, a Maildir and the spool (whose entries that cannot be read, or killed their readers, are set aside), and reading a mail without ever holding more than the size limit in memory, nor a batch more than its bound (an I/O edge).
 
 use std::collections::VecDeque;
+use std::ffi::OsStr;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
 use super::inbound::oversize_stub;
+use super::spool::{Attempts, MAX_DEATHS};
 
 /// Reads a whole mail, but at most `max` bytes of it into memory: a larger mail is read to its
 /// end (so the MTA's pipe is drained and it sees success) and comes back as its headers with
@@ -40,6 +42,35 @@ pub trait Source {
     fn fetch(&mut self, max: usize) -> anyhow::Result<Vec<Fetched>>;
     /// These mails are stored: the source may let go of them.
     fn ack(&mut self, stored: &[Fetched]) -> anyhow::Result<()>;
+    /// Up to `max` mails of at most `bytes` in all (one larger mail alone when it is the
+    /// first), so a batch's memory is bounded whatever the backlog. A source that cannot tell
+    /// a mail's size before reading it bounds the count only.
+    fn fetch_within(&mut self, max: usize, bytes: usize) -> anyhow::Result<Vec<Fetched>> {
+        let _ = bytes;
+        self.fetch(max)
+    }
+    /// The caller takes this mail of the batch in hand: it parses and stores it next.
+    fn begin(&mut self, _mail: &Fetched) -> anyhow::Result<()> {
+        Ok(())
+    }
+    /// No mail in hand any more: the batch commits next, or it failed with an error.
+    fn put_down(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
+    /// What the source moved aside since it was last asked, each to be told to the GM once.
+    fn set_aside(&mut self) -> Vec<Aside> {
+        Vec::new()
+    }
+}
+
+/// An entry of the spool moved aside (`mail::spool::aside`), not read again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Aside {
+    /// Its name in `new/` (as UTF-8 as it goes).
+    pub name: String,
+    /// Where it went.
+    pub to: PathBuf,
+    pub why: String,
 }
 
 /// One mail on a pipe (`pbem ingest` under an MTA): acknowledged by exiting 0.
@@ -92,8 +123,13 @@ pub struct MaildirSource {
     /// the next pass lists `new/` only once every stored mail has left it.
     mover: Option<Mover>,
     /// pbem's own spool (`mail::spool`): a stored mail is deleted, not kept in `cur/` (the
-    /// store holds it whole).
+    /// store holds it whole), and an entry that cannot be read, or killed its readers, is
+    /// moved aside.
     spool: bool,
+    /// The spool's attempt marker, once it is listed.
+    attempts: Option<Attempts>,
+    /// Entries moved aside and not yet told.
+    aside: Vec<Aside>,
 }
 
 /// The thread that moves stored mail from `new/` to `cur/`.
@@ -160,6 +196,8 @@ impl MaildirSource {
             queue: None,
             mover: None,
             spool: false,
+            attempts: None,
+            aside: Vec::new(),
         })
     }
 
@@ -172,6 +210,8 @@ impl MaildirSource {
             queue: None,
             mover: None,
             spool: true,
+            attempts: None,
+            aside: Vec::new(),
         })
     }
 
@@ -187,35 +227,169 @@ impl MaildirSource {
         names.sort();
         Ok(names.into())
     }
+
+    /// The spool's `new/`, oldest first, less what is moved aside now: entries with a name
+    /// the attempt marker cannot hold (not UTF-8, or with a control character) and mails
+    /// whose reading killed `MAX_DEATHS` readers. Every entry is listed, not only files: one
+    /// that is no mail is found when opened, and moved aside too.
+    fn list_spool(&mut self) -> anyhow::Result<VecDeque<String>> {
+        let new = self.dir.join("new");
+        let mut names = Vec::new();
+        let entries = std::fs::read_dir(&new)
+            .with_context(|| format!("cannot read the spool {}", new.display()))?;
+        for e in entries.filter_map(Result::ok) {
+            match e.file_name().into_string() {
+                Ok(n) if !n.chars().any(char::is_control) => names.push(n),
+                Ok(n) => self.move_aside(OsStr::new(&n), "its name holds a control character"),
+                Err(n) => self.move_aside(&n, "its name is not UTF-8"),
+            }
+        }
+        names.sort();
+        let attempts = Attempts::open(&self.dir, &names)?;
+        let mut kept = VecDeque::with_capacity(names.len());
+        for name in names {
+            match attempts.deaths(&name) >= MAX_DEATHS {
+                true => self.move_aside(
+                    OsStr::new(&name),
+                    "its readers died twice while reading it (killed, out of memory, or a \
+                     panic), so it is not read a third time",
+                ),
+                false => kept.push_back(name),
+            }
+        }
+        self.attempts = Some(attempts);
+        Ok(kept)
+    }
+
+    /// Moves a spool entry aside, to be told to the GM; one that cannot be moved is left in
+    /// `new/`, logged at each read.
+    fn move_aside(&mut self, name: &OsStr, why: &str) {
+        let shown = name.to_string_lossy().into_owned();
+        match crate::mail::spool::aside::set_aside(&self.dir, name) {
+            Ok(to) => {
+                tracing::error!(file = %shown, to = %to.display(), "spool entry set aside: {why}");
+                self.aside.push(Aside {
+                    name: shown,
+                    to,
+                    why: why.to_string(),
+                });
+            }
+            Err(e) => {
+                tracing::error!(file = %shown, error = %format!("{e:#}"), "cannot set aside a spool entry ({why}); left in new/")
+            }
+        }
+    }
+
+    /// A mail that cannot be opened or read: in the spool, moved aside (unless the trouble is
+    /// the process's, out of files or memory); in a Maildir, left in `new/` for the next pass.
+    fn unreadable(&mut self, name: &str, e: &io::Error) {
+        let ours = matches!(
+            e.raw_os_error().map(rustix::io::Errno::from_raw_os_error),
+            Some(
+                rustix::io::Errno::MFILE
+                    | rustix::io::Errno::NFILE
+                    | rustix::io::Errno::NOMEM
+                    | rustix::io::Errno::INTR
+                    | rustix::io::Errno::AGAIN
+            )
+        );
+        let path = self.dir.join("new").join(name);
+        match self.spool && !ours {
+            true => self.move_aside(OsStr::new(name), &format!("it cannot be read: {e}")),
+            // Left in new/ for the next pass; one unreadable file stops nothing.
+            false => {
+                tracing::error!(file = %path.display(), error = %e, "cannot read a mail; left in new/")
+            }
+        }
+    }
+}
+
+/// Opens a mail file: never through a symbolic link, never a FIFO's wait, and only a regular
+/// file; with its size.
+fn open_mail(path: &Path) -> io::Result<(std::fs::File, u64)> {
+    use rustix::fs::{Mode, OFlags};
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let file = std::fs::File::from(rustix::fs::open(path, flags, Mode::empty())?);
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok((file, meta.len()))
 }
 
 impl Source for MaildirSource {
     fn fetch(&mut self, max: usize) -> anyhow::Result<Vec<Fetched>> {
+        self.fetch_within(max, usize::MAX)
+    }
+
+    fn fetch_within(&mut self, max: usize, bytes: usize) -> anyhow::Result<Vec<Fetched>> {
         if self.queue.is_none() {
-            self.queue = Some(self.list_new()?);
+            let listed = match self.spool {
+                true => self.list_spool()?,
+                false => self.list_new()?,
+            };
+            self.queue = Some(listed);
         }
-        let queue = self.queue.as_mut().expect("listed above");
         let mut out = Vec::new();
+        let mut held = 0;
         while out.len() < max {
-            let Some(name) = queue.pop_front() else { break };
-            let path = self.dir.join("new").join(&name);
-            // Never more than the size limit in memory: a larger mail is kept as its headers.
-            let read =
-                std::fs::File::open(&path).and_then(|mut f| read_bounded(&mut f, self.max_bytes));
-            match read {
-                Ok(raw) => out.push(Fetched { name, raw }),
-                // Left in new/ for the next pass; one unreadable file stops nothing.
+            let Some(name) = self.queue.as_mut().and_then(VecDeque::pop_front) else {
+                break;
+            };
+            let (mut file, size) = match open_mail(&self.dir.join("new").join(&name)) {
+                Ok(opened) => opened,
+                // Taken by another reader of the Maildir since it was listed.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
                 Err(e) => {
-                    tracing::error!(file = %path.display(), error = %e, "cannot read a mail; left in new/")
+                    self.unreadable(&name, &e);
+                    continue;
                 }
+            };
+            // Never more than the size limit of one mail in memory (a larger mail is kept
+            // as its headers), nor than `bytes` for the batch but for its first mail.
+            let cost = size.min(self.max_bytes as u64 + 1) as usize;
+            if !out.is_empty() && held + cost > bytes {
+                self.queue.as_mut().expect("listed above").push_front(name);
+                break;
+            }
+            match read_bounded(&mut file, self.max_bytes) {
+                Ok(raw) => {
+                    held += raw.len();
+                    out.push(Fetched { name, raw });
+                }
+                Err(e) => self.unreadable(&name, &e),
             }
         }
         Ok(out)
     }
 
+    fn begin(&mut self, mail: &Fetched) -> anyhow::Result<()> {
+        match &mut self.attempts {
+            Some(a) => a.begin(&mail.name),
+            None => Ok(()),
+        }
+    }
+
+    fn put_down(&mut self) -> anyhow::Result<()> {
+        match &mut self.attempts {
+            Some(a) => a.put_down(),
+            None => Ok(()),
+        }
+    }
+
+    fn set_aside(&mut self) -> Vec<Aside> {
+        std::mem::take(&mut self.aside)
+    }
+
     fn ack(&mut self, stored: &[Fetched]) -> anyhow::Result<()> {
         if self.spool {
             delete_stored(&self.dir.join("new"), stored);
+            if let Some(a) = &mut self.attempts {
+                a.settle()?;
+            }
             return Ok(());
         }
         let batch: Vec<(PathBuf, PathBuf)> = stored

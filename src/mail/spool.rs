@@ -5,7 +5,8 @@
 //! parses the whole schema at open, as many instructions as the process start itself), two
 //! syncs. `pbem serve` (called on its socket, and at every pass) and the background worker
 //! read the spool into the store (`MaildirSource::spool`), one commit a batch, and delete
-//! each file only after that commit.
+//! each file only after that commit. No entry stops the spool: one that cannot be read as a
+//! mail, or whose reading killed its readers twice (`attempts`), is moved aside (`aside`).
 
 use std::fs::{DirBuilder, File, OpenOptions, Permissions};
 use std::io::{ErrorKind, Write as _};
@@ -15,6 +16,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::Context;
 use chrono::{DateTime, Utc};
+
+pub mod aside;
+mod attempts;
+
+pub use attempts::{Attempts, MAX_DEATHS};
 
 /// The spool of the database at `db`: `<database>-spool`, beside its lock files.
 pub fn dir(db: &Path) -> PathBuf {

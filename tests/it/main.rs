@@ -54,5 +54,6 @@ mod salt_window;
 mod serve;
 mod siberian_mail;
 mod smtp_stack;
+mod spool_quarantine;
 mod tidy;
 mod wal;
