@@ -117,3 +117,4 @@ fn a_worst_case_mail_is_read_stored_and_answered_in_bounded_work() {
     // It was read as Alice's mail to her seat and answered.
     assert!(w.new_mail().iter().any(|m| m.to_addr == ALICE));
 }
+

@@ -51,10 +51,18 @@ impl HtmlBudget {
     /// budget is stripped of its tags; HTML that makes the converter fail (or panic) yields
     /// no text rather than an error.
     pub(crate) fn to_text(&mut self, html: &str) -> String {
-        let guess = scan::estimate(html);
-        if guess.nodes > self.nodes || guess.work > self.work {
+        let limit = scan::Estimate {
+            nodes: self.nodes,
+            work: self.work,
+            depth: 0,
+        };
+        let Some(guess) = scan::estimate(html, limit) else {
+            // The scan spent the budget finding that out: the mail's other parts go the
+            // linear way too.
+            self.nodes = 0;
+            self.work = 0;
             return strip_tags(html);
-        }
+        };
         self.work -= guess.work;
         let config = html2text::config::plain_no_decorate()
             .raw_mode(true)

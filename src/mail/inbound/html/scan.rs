@@ -160,12 +160,17 @@ fn is_boundary(name: &str, open: &str) -> bool {
         || (name == "li" && matches!(open, "ol" | "ul"))
 }
 
-/// Guesses, from above, what html5ever builds of `html` and what it costs; linear in its length.
-pub(super) fn estimate(html: &str) -> Estimate {
+/// Guesses, from above, what html5ever builds of `html` and what it costs; `None` as soon as
+/// that is more than `limit` (nodes, work). The scan's own work is linear in the length of
+/// `html` plus the work it counts, so stopping at the limit bounds it too.
+pub(super) fn estimate(html: &str, limit: Estimate) -> Option<Estimate> {
     let bytes = html.as_bytes();
     let mut model = Model::default();
     let mut at = 0;
     while at < bytes.len() {
+        if model.guess.nodes > limit.nodes || model.guess.work > limit.work {
+            return None;
+        }
         let lt = find_byte(bytes, at, b'<').unwrap_or(bytes.len());
         if lt > at {
             model.insert(lt - at, true);
@@ -214,7 +219,8 @@ pub(super) fn estimate(html: &str) -> Estimate {
             lt + 1
         };
     }
-    model.guess
+    let guess = model.guess;
+    (guess.nodes <= limit.nodes && guess.work <= limit.work).then_some(guess)
 }
 
 fn find_byte(bytes: &[u8], from: usize, byte: u8) -> Option<usize> {
@@ -303,6 +309,28 @@ fn raw_text_end(bytes: &[u8], from: usize, name: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn estimate(html: &str) -> Estimate {
+        let unlimited = Estimate {
+            nodes: u64::MAX,
+            work: u64::MAX,
+            depth: 0,
+        };
+        super::estimate(html, unlimited).unwrap()
+    }
+
+    #[test]
+    fn the_scan_stops_at_its_limit() {
+        // Deep open elements and then end tags that search the whole stack: quadratic work,
+        // cut off at the limit.
+        let html = format!("{}{}", "<h1><h2>".repeat(50_000), "</div>".repeat(50_000));
+        let limit = Estimate {
+            nodes: 1_000_000,
+            work: 1_000_000,
+            depth: 0,
+        };
+        assert_eq!(super::estimate(&html, limit), None);
+    }
 
     #[test]
     fn the_self_closing_flag_does_not_close_a_blockquote() {
