@@ -334,7 +334,7 @@ fn joined_parts(
         }
         let text = match &part.body {
             PartType::Text(text) => plain_text(part, text),
-            PartType::Html(html) => budget.to_text(html),
+            PartType::Html(html) => budget.convert(html),
             _ => continue,
         };
         if !text.trim().is_empty() {
@@ -800,7 +800,7 @@ mod tests {
     }
 
     fn html_to_text(html: &str) -> String {
-        HtmlBudget::per_mail().to_text(html)
+        HtmlBudget::per_mail().convert(html)
     }
 
     #[test]

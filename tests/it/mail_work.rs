@@ -75,10 +75,16 @@ fn a_to_of_125000_addresses_reads_in_bounded_work() {
     let (recipients, cost) = measure(|| {
         let inb = inbound::parse(&raw);
         // The mail path asks three times.
-        (0..3).map(|_| inb.recipients()).last().unwrap()
+        let _ = (inb.recipients(), inb.recipients());
+        inb.recipients()
     });
     assert_within(cost, "125,000 addresses");
-    assert_eq!(recipients.first().map(String::as_str), Some("gm+tok0g1@pbem.example"));
+    // mail-parser reads the header once (about 13 MB allocated); nothing after it multiplies.
+    assert!(cost.allocated < 64 << 20, "{cost:?}");
+    assert_eq!(
+        recipients.first().map(String::as_str),
+        Some("gm+tok0g1@pbem.example")
+    );
     assert!(recipients.len() <= 300, "{}", recipients.len());
 }
 
@@ -87,7 +93,13 @@ fn a_to_of_125000_addresses_reads_in_bounded_work() {
 #[test]
 fn a_worst_case_mail_is_read_stored_and_answered_in_bounded_work() {
     let mut w = World::new();
-    let rink = w.game(GameKind::DiceRink, &[("A", ALICE), ("B", BOB)], &[], None, None);
+    let rink = w.game(
+        GameKind::DiceRink,
+        &[("A", ALICE), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
     let to = w.seat_address(rink, 0);
     w.new_mail();
     let part = blockquote_bomb();
@@ -117,4 +129,3 @@ fn a_worst_case_mail_is_read_stored_and_answered_in_bounded_work() {
     // It was read as Alice's mail to her seat and answered.
     assert!(w.new_mail().iter().any(|m| m.to_addr == ALICE));
 }
-

@@ -12,7 +12,11 @@ use regex_lite::Regex;
 
 use super::{auto_submitted, header_text, Inbound};
 
-pub(super) fn is_auto_reply(message: &Message<'_>, inbound: &Inbound, report_type: &[String]) -> bool {
+pub(super) fn is_auto_reply(
+    message: &Message<'_>,
+    inbound: &Inbound,
+    report_type: &[String],
+) -> bool {
     if auto_submitted(message).is_some_and(|value| value != "no") {
         return true;
     }
@@ -55,7 +59,9 @@ fn is_auto_reply_header(name: &str, value: &str) -> bool {
         return false;
     }
     let auto_name = (compact.starts_with("xauto") || compact.starts_with("xmailauto"))
-        && (compact.contains("repl") || compact.contains("respon") || compact.contains("generated"));
+        && (compact.contains("repl")
+            || compact.contains("respon")
+            || compact.contains("generated"));
     auto_name
         || compact == "xvacation"
         || (compact == "xpostmessageclass" && value.to_ascii_lowercase().contains("autorespon"))
@@ -192,7 +198,9 @@ mod tests {
         ];
         for s in subjects {
             let pattern = auto_reply_pattern().is_match(&s.to_lowercase())
-                || AUTO_REPLY_MARKERS.iter().any(|m| s.to_lowercase().contains(m));
+                || AUTO_REPLY_MARKERS
+                    .iter()
+                    .any(|m| s.to_lowercase().contains(m));
             assert_eq!(is_auto_reply_subject(s), pattern, "{s:?}");
         }
         assert!(is_auto_reply_subject("Out of Office: gone"));
@@ -242,9 +250,15 @@ mod tests {
         ] {
             assert!(is_auto_reply_header(name, "yes"), "{name}");
         }
-        assert!(is_auto_reply_header("X-POST-MessageClass", "9; Autoresponder"));
+        assert!(is_auto_reply_header(
+            "X-POST-MessageClass",
+            "9; Autoresponder"
+        ));
         assert!(!is_auto_reply_header("X-POST-MessageClass", "1; Personal"));
         assert!(!is_auto_reply_header("X-Auto-Response-Suppress", "All"));
-        assert!(!is_auto_reply_header("X-Mailer", "Autoreply-capable client"));
+        assert!(!is_auto_reply_header(
+            "X-Mailer",
+            "Autoreply-capable client"
+        ));
     }
 }

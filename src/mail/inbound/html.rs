@@ -50,7 +50,7 @@ impl HtmlBudget {
     /// HTML converted to plain text; blockquotes come out as `> ` lines. What is over the
     /// budget is stripped of its tags; HTML that makes the converter fail (or panic) yields
     /// no text rather than an error.
-    pub(crate) fn to_text(&mut self, html: &str) -> String {
+    pub(crate) fn convert(&mut self, html: &str) -> String {
         let limit = scan::Estimate {
             nodes: self.nodes,
             work: self.work,

@@ -17,8 +17,7 @@ const VOID: [&str; 16] = [
 /// html5ever's formatting elements: kept in its list of active formatting elements and
 /// rebuilt (reconstructed) wherever they were closed by something else.
 const FORMATTING: [&str; 14] = [
-    "a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt",
-    "u",
+    "a", "b", "big", "code", "em", "font", "i", "nobr", "s", "small", "strike", "strong", "tt", "u",
 ];
 
 /// Elements whose content the tokenizer reads as text up to their own end tag.
@@ -28,10 +27,44 @@ const RAW_TEXT: [&str; 8] = [
 
 /// End tags that html5ever matches against elements in scope: it pops down to the element.
 const SCOPED_END: [&str; 38] = [
-    "address", "article", "aside", "blockquote", "button", "center", "details", "dialog", "dir",
-    "div", "dl", "fieldset", "figcaption", "figure", "footer", "header", "hgroup", "listing",
-    "main", "menu", "nav", "ol", "pre", "section", "summary", "ul", "p", "li", "dd", "dt",
-    "table", "tbody", "thead", "tfoot", "tr", "td", "th", "caption",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "button",
+    "center",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "header",
+    "hgroup",
+    "listing",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "pre",
+    "section",
+    "summary",
+    "ul",
+    "p",
+    "li",
+    "dd",
+    "dt",
+    "table",
+    "tbody",
+    "thead",
+    "tfoot",
+    "tr",
+    "td",
+    "th",
+    "caption",
 ];
 
 /// Where a search for an open element stops (html5ever's scope boundaries).
@@ -43,9 +76,36 @@ const SCOPE_BOUNDARY: [&str; 11] = [
 /// Start tags that close an open `<p>` at the top of the stack (not `<table>`: in quirks
 /// mode, which mail without a doctype is in, it does not).
 const CLOSES_P: [&str; 30] = [
-    "address", "article", "aside", "blockquote", "center", "details", "dialog", "dir", "div",
-    "dl", "fieldset", "figcaption", "figure", "footer", "header", "hgroup", "main", "menu", "nav",
-    "ol", "p", "section", "summary", "ul", "h1", "h2", "h3", "h4", "h5", "pre",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "center",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "header",
+    "hgroup",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "p",
+    "section",
+    "summary",
+    "ul",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "pre",
 ];
 
 /// Nodes an end tag of a formatting element may create (the adoption agency's clones: at
