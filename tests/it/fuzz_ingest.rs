@@ -1,8 +1,10 @@
 //! Fuzzing the mail path on stable Rust: real client and robot mail from the corpus, mutated and stuffed with hostile lines, never panics, never errors and never exceeds the per-mail bounds.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::common::World;
+use crate::work::measure;
 use pbem::games::GameKind;
 use proptest::prelude::*;
 
@@ -187,5 +189,102 @@ proptest! {
                 prop_assert!(!m.body.contains("secret") || !m.body.contains("PASSWORD:secret"));
             }
         }
+    }
+}
+
+/// Pieces of hostile HTML, each repeated to fill a part: markup whose parse or layout grows
+/// faster than its size (nesting, self-closed blocks, reopened formatting, tables, lists).
+const HTML_PIECES: &[&str] = &[
+    "<blockquote/>x ",
+    "<blockquote>x",
+    "<div>",
+    "<div/>",
+    "</div>",
+    "</span></p></li>",
+    "<b>",
+    "<b id=N>",
+    "<font color=N>",
+    "<a href=N>",
+    "</p>x<p>",
+    "<p>",
+    "x",
+    "<table><tr><td>",
+    "<td>x",
+    "<tr>",
+    "<ul><li>",
+    "<li>",
+    "<!-- </div> -->",
+    "<span title='</div>'>",
+    "<svg><g/>",
+    "<style>",
+    "</b>",
+    "&amp;&nbsp;",
+    "<br>",
+    "<h1><h2>",
+];
+
+/// Hostile header lines: many addresses and robot markers.
+fn hostile_headers(addresses: usize, delivered: usize) -> String {
+    let mut headers = String::from("To: gm@pbem.example");
+    for n in 0..addresses {
+        headers.push_str(&format!(", \"N{n}\" <a{n}@x.example>"));
+    }
+    headers.push_str("\r\n");
+    for n in 0..delivered {
+        headers.push_str(&format!("Delivered-To: d{n}@x.example\r\n"));
+    }
+    headers
+}
+
+/// An HTML mail of at most `max` bytes: each part a run of pieces, each piece repeated.
+fn hostile_html_mail(parts: &[Vec<(usize, usize)>], headers: &str, max: usize) -> Vec<u8> {
+    let mut raw = format!(
+        "From: Alice <{ALICE}>\r\n{headers}Subject: Re: move\r\nMessage-ID: <html@fuzz.example>\r\n\
+         MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b\"\r\n\r\n"
+    );
+    let share = max.saturating_sub(raw.len() + 100) / parts.len().max(1);
+    for (p, pieces) in parts.iter().enumerate() {
+        raw.push_str("--b\r\nContent-Type: text/html; charset=utf-8\r\n\r\n");
+        let mut part = String::new();
+        for (n, (piece, count)) in pieces.iter().enumerate() {
+            for k in 0..*count {
+                let piece = HTML_PIECES[*piece].replace('N', &format!("{p}x{n}x{k}"));
+                if part.len() + piece.len() > share {
+                    break;
+                }
+                part.push_str(&piece);
+            }
+        }
+        raw.push_str(&part);
+        raw.push_str("\r\n");
+    }
+    raw.push_str("--b--\r\n");
+    raw.truncate(max);
+    raw.into_bytes()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: std::env::var("PBEM_FUZZ_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(12), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Issue 25: a mail of at most max_message_bytes, whatever HTML and headers it holds, is
+    /// read and answered in about a second of CPU and under 150 MB.
+    #[test]
+    fn hostile_html_and_headers_are_read_and_answered_in_bounded_work(
+        parts in proptest::collection::vec(
+            proptest::collection::vec((0..HTML_PIECES.len(), 1usize..40_000), 1..4),
+            1..14,
+        ),
+        addresses in 0usize..30_000,
+        delivered in 0usize..3_000,
+    ) {
+        let (mut w, _) = world();
+        let max = w.cfg.max_message_bytes;
+        let raw = hostile_html_mail(&parts, &hostile_headers(addresses, delivered), max);
+        let cfg = w.cfg.clone();
+        let templates = pbem::template::Templates::load(None).unwrap();
+        let ctx = pbem::compose::Ctx::new(&cfg, &templates, w.now);
+        let (_, cost) = measure(|| pbem::inbox::store_and_process(&mut w.store, &raw, &ctx).unwrap());
+        prop_assert!(cost.cpu < Duration::from_secs(5), "{cost:?}");
+        prop_assert!(cost.peak < 150 << 20, "{cost:?}");
     }
 }

@@ -447,3 +447,44 @@ proptest! {
         let _ = refusal(&inbound, &our_addresses(), MAX_BYTES);
     }
 }
+
+/// Issue 25: auto-replies without `Auto-Submitted` are known by the other headers robots set
+/// or by their subject, and ordinary player mail is not taken for one.
+#[test]
+fn auto_replies_without_auto_submitted_are_recognised() {
+    let by_header = [
+        "X-Auto-Reply: yes\n",
+        "X-AutoReply-From: bob@example.org\n",
+        "X-Mail-Autoreply: yes\n",
+        "X-Vacation: yes\n",
+        "X-Precedence: auto_reply\n",
+        "X-POST-MessageClass: 9; Autoresponder\n",
+    ];
+    for header in by_header {
+        let raw = format!("From: bob@example.org\nSubject: Re: [pbem #3] move\n{header}\nAway\n");
+        assert_eq!(parse(raw.as_bytes()).kind, MailKind::AutoReply, "{header}");
+    }
+    let by_subject = [
+        "Automatisk svar: Re: [pbem #3] move",
+        "Automaattinen vastaus: Re: [pbem #3] move",
+        "Автоматический ответ: Re: [pbem #3] move",
+        "Re: [pbem #3] move [Auto-Reply]",
+        "Re: [pbem #3] move (Out of Office)",
+        "Vacation response: Re: [pbem #3] move",
+    ];
+    for subject in by_subject {
+        let raw = format!("From: bob@example.org\nSubject: {subject}\n\nAway\n");
+        assert_eq!(parse(raw.as_bytes()).kind, MailKind::AutoReply, "{subject}");
+    }
+    for subject in [
+        "Re: [pbem #3] move",
+        "Re: [pbem #3] automatic reply? no, b1 5/4",
+        "Re: out of office next week",
+        "Vacation",
+    ] {
+        let raw = format!(
+            "From: bob@example.org\nSubject: {subject}\nX-Auto-Response-Suppress: All\n\nb1 5/4\n"
+        );
+        assert_eq!(parse(raw.as_bytes()).kind, MailKind::Normal, "{subject}");
+    }
+}

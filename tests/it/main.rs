@@ -1,4 +1,4 @@
-//! The application's integration tests, one test binary: one module per subject, with the shared harness (`common`, `lcg`, `mailstack`, and for the IMAP tests `imap_box` and `cut_proxy`).
+//! The application's integration tests, one test binary: one module per subject, with the shared harness (`common`, `lcg`, `mailstack`, `work`'s counting allocator, and for the IMAP tests `imap_box` and `cut_proxy`).
 //!
 //! The modules share one process, so none changes the process's environment or current
 //! folder: what a `pbem` child process needs is given to its `Command`.
@@ -8,6 +8,11 @@ mod cut_proxy;
 mod imap_box;
 mod lcg;
 mod mailstack;
+mod work;
+
+/// Counts each test thread's allocations, for the tests that bound the work of one mail.
+#[global_allocator]
+static ALLOCATOR: work::Counting = work::Counting::system();
 
 mod bench_smoke;
 mod browser;
@@ -46,6 +51,7 @@ mod install;
 mod isolation;
 mod mail_flow;
 mod mail_inbound;
+mod mail_work;
 mod outbox;
 mod picture;
 mod record_roundtrip;
