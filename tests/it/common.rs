@@ -308,3 +308,29 @@ pub fn wait_for_workers(db: &std::path::Path) {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
 }
+
+/// Sends SIGTERM to a running `pbem serve` and waits up to `limit` for it to exit; its exit
+/// status, or a failure that says so and shows `log()` (the daemon's log, if the test has one).
+pub fn sigterm_and_wait(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+    log: impl Fn() -> String,
+) -> std::process::ExitStatus {
+    let pid = child.id().to_string();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status();
+    assert!(killed.unwrap().success(), "kill -TERM {pid}");
+    let start = std::time::Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            start.elapsed() < limit,
+            "serve did not stop on SIGTERM within {limit:?}; its log:\n{}",
+            log()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}

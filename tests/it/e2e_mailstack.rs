@@ -260,22 +260,7 @@ fn a_game_by_mail_through_a_real_mail_server() {
 
     // A clean shutdown on SIGTERM.
     let mut daemon = daemon;
-    let pid = daemon.0.id().to_string();
-    assert!(Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap()
-        .success());
-    let start = Instant::now();
-    loop {
-        if let Some(status) = daemon.0.try_wait().unwrap() {
-            assert!(status.success(), "serve exited with {status:?} on SIGTERM");
-            break;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(15),
-            "serve did not stop on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let status =
+        crate::common::sigterm_and_wait(&mut daemon.0, Duration::from_secs(15), String::new);
+    assert!(status.success(), "serve exited with {status:?} on SIGTERM");
 }

@@ -299,25 +299,10 @@ impl Serve {
 
     /// SIGTERM, and a clean exit within `limit`, whatever the server is doing.
     fn stop(mut self, limit: Duration) {
-        let pid = self.child.id().to_string();
-        assert!(Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success());
-        let start = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert!(status.success(), "serve exited with {status:?} on SIGTERM");
-                return;
-            }
-            assert!(
-                start.elapsed() < limit,
-                "serve did not stop on SIGTERM within {limit:?}; its log:\n{}",
-                self.log()
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        let log = self.log.clone();
+        let log = move || std::fs::read_to_string(&log).unwrap_or_default();
+        let status = crate::common::sigterm_and_wait(&mut self.child, limit, log);
+        assert!(status.success(), "serve exited with {status:?} on SIGTERM");
     }
 }
 

@@ -84,24 +84,9 @@ impl Serve {
 
     /// SIGTERM, and a clean exit within 15 s (an IDLE must end at once).
     fn stop(mut self) {
-        let pid = self.child.id().to_string();
-        assert!(Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success());
-        let start = Instant::now();
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert!(status.success(), "serve exited with {status:?} on SIGTERM");
-                return;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(15),
-                "serve did not stop on SIGTERM"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        let status =
+            crate::common::sigterm_and_wait(&mut self.child, Duration::from_secs(15), String::new);
+        assert!(status.success(), "serve exited with {status:?} on SIGTERM");
     }
 }
 

@@ -295,23 +295,7 @@ fn the_service_unit_runs_as_a_fresh_user_on_a_fresh_database() {
     );
     wait_for_replies(&out, 3);
 
-    let pid = daemon.id().to_string();
-    assert!(Command::new("kill")
-        .args(["-TERM", &pid])
-        .status()
-        .unwrap()
-        .success());
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = daemon.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(15),
-            "no stop on SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let status = crate::common::sigterm_and_wait(&mut daemon, Duration::from_secs(15), String::new);
     let mut err = String::new();
     std::io::Read::read_to_string(&mut daemon.stderr.take().unwrap(), &mut err).unwrap();
     assert!(status.success(), "serve as the service: {status:?}\n{err}");
