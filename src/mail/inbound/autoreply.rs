@@ -50,6 +50,11 @@ pub(super) fn is_auto_reply(
 /// `X-Mail-Autoreply`, `X-Vacation`, `X-POST-MessageClass: ...; Autoresponder` (but not
 /// `X-Auto-Response-Suppress`, which Outlook sets on ordinary mail too).
 fn is_auto_reply_header(name: &str, value: &str) -> bool {
+    // Every such header is an `X-` one: the others (Received, DKIM-Signature, ...) are passed
+    // over without a copy, which every header of every mail would cost.
+    if !name.get(..2).is_some_and(|x| x.eq_ignore_ascii_case("x-")) {
+        return false;
+    }
     let compact: String = name
         .chars()
         .filter(char::is_ascii_alphanumeric)
