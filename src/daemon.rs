@@ -8,7 +8,7 @@ use std::sync::Arc;
 use crate::compose::Ctx;
 use crate::config::Config;
 use crate::edge;
-use crate::inbox;
+use crate::mailroom;
 use crate::mail::imap::ImapAccount;
 use crate::mail::intake::{Aside, MaildirSource, Source};
 use crate::mail::outbound::Transport;
@@ -92,7 +92,7 @@ fn drain(
         let raws: Vec<&[u8]> = batch.iter().map(|f| f.raw.as_slice()).collect();
         let ctx = Ctx::new(warm.cfg, warm.templates, edge::now());
         // One commit stores and plays the whole batch; only then does the source let go.
-        let stored = inbox::store_and_process_batch(store, &raws, &ctx, &mut |step| match step {
+        let stored = mailroom::store_and_process_batch(store, &raws, &ctx, &mut |step| match step {
             Some(i) => source.begin(&batch[i]),
             None => source.put_down(),
         });
@@ -196,7 +196,7 @@ impl Daemon {
         // Stored and processed in one commit (one fsync): a crash before it leaves nothing,
         // and the MTA, which saw no exit 0, delivers again. Processing runs isolated inside
         // it, so a mail whose processing fails or panics is still stored (marked failed).
-        let id = inbox::store_and_process(&mut self.store, raw, &ctx)?;
+        let id = mailroom::store_and_process(&mut self.store, raw, &ctx)?;
         crate::fault::point("process:after-commit");
         // Any message an earlier run stored but did not finish is processed exactly once.
         if let Err(e) = unwind::catch(|| self.process_stored().map(drop)) {
@@ -214,7 +214,7 @@ impl Daemon {
         let ctx = Ctx::new(&self.cfg, &self.templates, edge::now());
         let mut processed = 0;
         loop {
-            let n = inbox::process_batch(&mut self.store, &ctx, BATCH)?;
+            let n = mailroom::process_batch(&mut self.store, &ctx, BATCH)?;
             crate::fault::point("process:after-commit");
             processed += n;
             if n < BATCH || self.stop.load(Ordering::SeqCst) {

@@ -20,7 +20,7 @@ pub mod fault;
 pub mod gamelog;
 pub mod gm;
 pub mod help;
-pub mod inbox;
+pub mod mailroom;
 pub mod mail;
 pub mod orders;
 pub mod password;

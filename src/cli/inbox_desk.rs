@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use clap::{Args, Subcommand};
 
 use super::{say, Exit};
-use crate::inbox::{MailFate, MailNote};
+use crate::mailroom::{MailFate, MailNote};
 use crate::mail::inbound::{self, Inbound};
 use crate::store::{MessageFilter, MessageRow, Store};
 

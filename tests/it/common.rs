@@ -8,7 +8,7 @@ use pbem::dice::{ScriptedDice, Seed};
 use pbem::gamelog::{self, Loaded};
 use pbem::games::GameKind;
 use pbem::gm::{self, GameSpec, Secrets};
-use pbem::inbox::{self, Handled};
+use pbem::mailroom::{self, Handled};
 use pbem::store::{OutboxRow, Store};
 use pbem::template::Templates;
 
@@ -116,8 +116,8 @@ impl World {
         dice: Option<&mut ScriptedDice>,
     ) -> Option<Handled> {
         let ctx = Ctx::new(&self.cfg, &self.templates, self.now);
-        let id = inbox::store_raw(&mut self.store, raw, ctx.now).unwrap()?;
-        inbox::process(
+        let id = mailroom::store_raw(&mut self.store, raw, ctx.now).unwrap()?;
+        mailroom::process(
             &mut self.store,
             &ctx,
             id,

@@ -123,7 +123,7 @@ fn a_worst_case_mail_is_read_stored_and_answered_in_bounded_work() {
     let templates = pbem::template::Templates::load(None).unwrap();
     let ctx = pbem::compose::Ctx::new(&cfg, &templates, w.now);
     let (stored, cost) =
-        measure(|| pbem::inbox::store_and_process(&mut w.store, &raw, &ctx).unwrap());
+        measure(|| pbem::mailroom::store_and_process(&mut w.store, &raw, &ctx).unwrap());
     assert!(stored.is_some());
     assert_within(cost, "a worst-case mail through the path");
     // It was read as Alice's mail to her seat and answered.

@@ -77,7 +77,7 @@ const LAYERS: &[&[&str]] = &[
     &["gamelog"],
     &["gm"],
     &["compose"],
-    &["timers", "inbox", "sender"],
+    &["timers", "mailroom", "sender"],
     &["daemon"],
     &["demo", "bench"],
     &["cli"],

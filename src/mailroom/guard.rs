@@ -2,7 +2,7 @@
 //!
 //! Limits apply to what pbem sends and to unproven mail, never to a player's authenticated
 //! mail: forged mail "from" a player spends only the forged-mail allowances, so the player's
-//! own moves are always read, and a right password is never throttled (`inbox::authenticate`
+//! own moves are always read, and a right password is never throttled (`mailroom::auth`
 //! checks it before the throttle: until issue 25 it was checked after, and six forged wrong
 //! passwords "from" carol refused her right one).
 

@@ -294,7 +294,7 @@ fn welcome_if_started(tx: &Tx, ctx: &Ctx, seated: &gm::Seated) -> anyhow::Result
 }
 
 /// The mail that carries the code: its Reply-To is the confirmation address, so replying to
-/// it is all the player does. `None` when the reply itself carries it (see `inbox::reply`).
+/// it is all the player does. `None` when the reply itself carries it (see `mailroom::reply`).
 pub fn confirmation_draft(ctx: &Ctx, to: &str, code: &str, body: String) -> Draft {
     Draft {
         kind: "confirm",

@@ -5,7 +5,7 @@
 //! they name: an open reflector (300 forged senders got 300 replies, each quoting the
 //! forger). So a line is named by its command and the words pbem knows (commands, games,
 //! options, seat letters, short numbers), a reason is given only when it repeats no word of
-//! the mail, and neither the subject nor the Message-ID is used (`inbox::reply`). The
+//! the mail, and neither the subject nor the Message-ID is used (`mailroom::reply`). The
 //! GM's listing keeps the lines as written (`MailNote`).
 
 use crate::compose::{LineStatus, LineVars};
