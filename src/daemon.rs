@@ -8,10 +8,10 @@ use std::sync::Arc;
 use crate::compose::Ctx;
 use crate::config::Config;
 use crate::edge;
-use crate::mailroom;
 use crate::mail::imap::ImapAccount;
 use crate::mail::intake::{Aside, MaildirSource, Source};
 use crate::mail::outbound::Transport;
+use crate::mailroom;
 use crate::sender;
 use crate::store::Store;
 use crate::template::Templates;
@@ -92,10 +92,11 @@ fn drain(
         let raws: Vec<&[u8]> = batch.iter().map(|f| f.raw.as_slice()).collect();
         let ctx = Ctx::new(warm.cfg, warm.templates, edge::now());
         // One commit stores and plays the whole batch; only then does the source let go.
-        let stored = mailroom::store_and_process_batch(store, &raws, &ctx, &mut |step| match step {
-            Some(i) => source.begin(&batch[i]),
-            None => source.put_down(),
-        });
+        let stored =
+            mailroom::store_and_process_batch(store, &raws, &ctx, &mut |step| match step {
+                Some(i) => source.begin(&batch[i]),
+                None => source.put_down(),
+            });
         let stored = match stored {
             Ok(fresh) => fresh,
             Err(e) => {

@@ -6,8 +6,8 @@ use chrono::{DateTime, Utc};
 use clap::{Args, Subcommand};
 
 use super::{say, Exit};
-use crate::mailroom::{MailFate, MailNote};
 use crate::mail::inbound::{self, Inbound};
+use crate::mailroom::{MailFate, MailNote};
 use crate::store::{MessageFilter, MessageRow, Store};
 
 #[derive(Debug, Subcommand)]

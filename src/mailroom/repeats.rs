@@ -25,7 +25,7 @@
 use chrono::Duration;
 use sha2::{Digest, Sha256};
 
-use super::Session;
+use super::session::Session;
 use crate::compose::Ctx;
 use crate::gamelog;
 use crate::store::Tx;

@@ -6,13 +6,15 @@
 use chrono::Duration;
 use serde::{Deserialize, Serialize};
 
-use super::{reborrow, Handled, Line, Session};
+use super::session::Session;
+use super::{Handled, Line};
 use crate::compose::{self, Ctx, Draft};
 use crate::dice::DiceSource;
 use crate::edge;
 use crate::gamelog;
 use crate::games::{AnyGame, GameKind, Options};
 use crate::gm;
+use crate::gm::reborrow;
 use crate::store::{GameStatus, Tx};
 
 /// The local-part prefix of a confirmation address: `gm+confirm-CODE@domain`.

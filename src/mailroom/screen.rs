@@ -1,0 +1,33 @@
+//! The loop, junk and throttle guards a mail meets before anything in it is read.
+
+use super::{guard, ignored, refused, Handled};
+use crate::compose::Ctx;
+use crate::mail::inbound;
+use crate::mail::inbound::Inbound;
+use crate::store::Tx;
+
+/// The loop, junk and throttle guards: the sender's address, or how the mail ends unanswered.
+pub(super) fn screen(tx: &Tx, ctx: &Ctx, inb: &Inbound) -> anyhow::Result<Result<String, Handled>> {
+    let ours = vec![ctx.cfg.address.clone()];
+    if let Some(r) = inbound::refusal(inb, &ours, ctx.cfg.max_message_bytes) {
+        if r.code == "too-large" {
+            if let Some(from) = &inb.from {
+                guard::answer_too_large(tx, ctx, inb, from)?;
+            }
+        }
+        let why = format!("{}: {}", r.code, r.reason);
+        // An oversized mail may be a player's (and is answered to a seat); the rest is no
+        // person's mail, or our own come back.
+        return Ok(Err(match r.code {
+            "too-large" => refused(why),
+            _ => ignored(why),
+        }));
+    }
+    let Some(from) = inb.from.clone() else {
+        return Ok(Err(ignored("no usable From address")));
+    };
+    if ctx.cfg.is_ours(&from) {
+        return Ok(Err(ignored("loop: mail from our own address")));
+    }
+    Ok(Ok(from))
+}
