@@ -105,8 +105,8 @@ fn drain(
                 return Err(e);
             }
         };
-        for fresh in stored {
-            if fresh {
+        for id in stored {
+            if id.is_some() {
                 pass.stored += 1;
                 pass.processed += 1;
             } else {

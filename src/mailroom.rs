@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use crate::compose::{Ctx, LineVars};
 use crate::dice::DiceSource;
 use crate::fault;
+use crate::gm::reborrow;
 use crate::mail::inbound::{self, Inbound};
 use crate::quote::shorten;
 use crate::store::{MessageStatus, Store, Tx};
@@ -92,68 +93,104 @@ pub struct Handled {
     pub detail: MailNote,
 }
 
-/// Processes one stored message, all of its effects in one transaction with its status.
-/// Processing a message that is no longer `new` does nothing (so a retry is harmless).
+/// Processes stored messages by id, all of their effects in one transaction with their
+/// statuses: each through `process_one`, like every other mail. `None` for an id that is not
+/// there or no longer `new` (so a retry is harmless). The tests' harness enters here, with
+/// scripted dice.
 pub fn process(
     store: &mut Store,
     ctx: &Ctx,
-    id: i64,
-    dice: Option<&mut dyn DiceSource>,
-) -> anyhow::Result<Option<Handled>> {
-    let (h, told) = store.tx(|tx| {
+    ids: &[i64],
+    mut dice: Option<&mut dyn DiceSource>,
+) -> anyhow::Result<Vec<Option<Handled>>> {
+    let (handled, told) = store.tx(|tx| {
         let mut told = Vec::new();
-        let h = process_in(tx, ctx, id, dice, &mut told)?;
+        let handled = process_ids(tx, ctx, ids, &mut dice, &mut told)?;
         fault::point("process:before-commit");
-        Ok((h, told))
+        Ok((handled, told))
     })?;
     tell(told);
-    Ok(h)
+    Ok(handled)
 }
 
-/// Processes every stored message not yet processed, many in one transaction so their
-/// commits share one fsync. Each message runs in isolation (`isolated`): one that fails is
-/// rolled back alone and marked `failed` for the GM (`pbem inbox`), and the rest still commit.
+/// Processes every stored message not yet processed (at most `limit`), many in one
+/// transaction so their commits share one fsync; how many.
 pub fn process_batch(store: &mut Store, ctx: &Ctx, limit: usize) -> anyhow::Result<usize> {
     let (n, told) = store.tx(|tx| {
-        let ids = tx.new_messages()?;
-        let mut n = 0;
+        let ids: Vec<i64> = tx.new_messages()?.into_iter().take(limit).collect();
         let mut told = Vec::new();
-        for id in ids.into_iter().take(limit) {
-            let Some(msg) = tx.message(id)? else {
-                continue;
-            };
-            let inb = inbound::parse(&msg.raw);
-            isolated(tx, id, inb.from.as_deref(), || {
-                process_parsed(tx, ctx, id, &inb, None, &mut told)
-            })?;
-            n += 1;
-        }
+        let handled = process_ids(tx, ctx, &ids, &mut None, &mut told)?;
         fault::point("process:before-commit");
-        Ok((n, told))
+        Ok((handled.iter().flatten().count(), told))
     })?;
     tell(told);
     Ok(n)
 }
 
+/// Stored messages by id, each still `new` processed by `process_one`, in the caller's
+/// transaction.
+fn process_ids(
+    tx: &Tx,
+    ctx: &Ctx,
+    ids: &[i64],
+    dice: &mut Option<&mut dyn DiceSource>,
+    told: &mut Vec<Told>,
+) -> anyhow::Result<Vec<Option<Handled>>> {
+    let mut handled = Vec::with_capacity(ids.len());
+    for &id in ids {
+        let msg = tx.message(id)?.filter(|m| m.status == MessageStatus::New);
+        let Some(msg) = msg else {
+            handled.push(None);
+            continue;
+        };
+        let inb = inbound::parse(&msg.raw);
+        handled.push(Some(process_one(tx, ctx, id, &inb, reborrow(dice), told)?));
+    }
+    Ok(handled)
+}
+
+/// The one way a stored mail is processed, whoever asks (`serve`, the ingest worker, a
+/// running daemon called by `pbem ingest`, the tests): in the caller's transaction, isolated
+/// (`isolated`), its fate recorded. A mail that fails or panics is marked `failed`, and its
+/// `Handled` says why.
+fn process_one(
+    tx: &Tx,
+    ctx: &Ctx,
+    id: i64,
+    inb: &Inbound,
+    dice: Option<&mut dyn DiceSource>,
+    told: &mut Vec<Told>,
+) -> anyhow::Result<Handled> {
+    let from = inb.from.as_deref();
+    Ok(
+        match isolated(tx, id, from, || {
+            process_parsed(tx, ctx, id, inb, dice, told)
+        })? {
+            Ok(h) => h,
+            Err(reason) => whole(MessageStatus::Failed, MailFate::Failed, &reason),
+        },
+    )
+}
+
 /// Runs one message's processing inside a savepoint, a panic caught like an error. A
-/// failure rolls back only this message's work and marks it `failed` with the reason: that
-/// status is final, so a mail that trips a bug (a panic deep in a game, an overflow) is never
-/// tried again in a loop, and the other mails of its batch still commit. Errors of the store
-/// itself (busy, disk full, I/O) are not the mail's fault: they abort the whole
-/// transaction, which is tried again later. `None` when the message failed.
+/// failure rolls back only this message's work and marks it `failed` with the reason (the
+/// `Err`): that status is final, so a mail that trips a bug (a panic deep in a game, an
+/// overflow) is never tried again in a loop, and the other mails of its batch still commit.
+/// Errors of the store itself (busy, disk full, I/O) are not the mail's fault: they abort
+/// the whole transaction, which is tried again later.
 fn isolated<T>(
     tx: &Tx,
     id: i64,
     from: Option<&str>,
     f: impl FnOnce() -> anyhow::Result<T>,
-) -> anyhow::Result<Option<T>> {
+) -> anyhow::Result<Result<T, String>> {
     tx.savepoint()?;
     // The closure only touches the transaction (rolled back below) and thread-local memos
     // that stay valid when a replay is cut short, so nothing broken is seen after a panic.
     match crate::unwind::catch(f) {
         Ok(v) => {
             tx.release()?;
-            Ok(Some(v))
+            Ok(Ok(v))
         }
         Err(e) => {
             tx.rollback_to()?;
@@ -164,26 +201,9 @@ fn isolated<T>(
             tracing::error!(id, error = %reason, "message failed; marked failed for the GM");
             let note = MailNote::whole(MailFate::Failed, &reason).to_json();
             tx.finish_message(id, MessageStatus::Failed, &note, from, None)?;
-            Ok(None)
+            Ok(Err(reason))
         }
     }
-}
-
-/// One message's whole effect, inside the caller's transaction.
-fn process_in(
-    tx: &Tx,
-    ctx: &Ctx,
-    id: i64,
-    dice: Option<&mut dyn DiceSource>,
-    told: &mut Vec<Told>,
-) -> anyhow::Result<Option<Handled>> {
-    let Some(msg) = tx.message(id)? else {
-        return Ok(None);
-    };
-    if msg.status != MessageStatus::New {
-        return Ok(None);
-    }
-    process_parsed(tx, ctx, id, &inbound::parse(&msg.raw), dice, told).map(Some)
 }
 
 /// Processes a stored message already parsed, and records how it ended.
@@ -211,35 +231,28 @@ fn process_parsed(
     Ok(h)
 }
 
-/// Stores a raw message and processes it in the same transaction (one fsync). Processing
-/// runs isolated (`isolated`): if it fails or panics, the raw message still commits, marked
-/// `failed`. `None` when the message was stored before.
+/// Stores one raw message and processes it in the same transaction (one fsync), as a batch
+/// of one; its id, `None` when the message was stored before.
 pub fn store_and_process(store: &mut Store, raw: &[u8], ctx: &Ctx) -> anyhow::Result<Option<i64>> {
-    let inb = inbound::parse(raw);
-    let (id, told) = store.tx(|tx| {
-        let mut told = Vec::new();
-        let id = store_then_process(tx, ctx, raw, &inb, &mut told)?;
-        fault::point("process:before-commit");
-        Ok((id, told))
-    })?;
-    tell(told);
-    Ok(id)
+    let ids = store_and_process_batch(store, &[raw], ctx, &mut |_| Ok(()))?;
+    Ok(ids.into_iter().next().flatten())
 }
 
-/// Stores many raw messages and processes the new ones, all in one commit (one fsync for
-/// the lot), each isolated. `true` for each message that was new. Each mail is parsed only
-/// when its turn comes, and its parse dropped before the next: a batch holds its raw bytes
-/// and one mail's parse, never all of theirs. `step` hears of each mail before it is parsed
-/// (`Some(index)`) and of the commit before it is made (`None`), so a source can tell which
-/// mail a reader that died had in hand.
+/// Stores many raw messages and processes the new ones (`process_one`), all in one commit
+/// (one fsync for the lot): each one's id, `None` for a message stored before. If a mail's
+/// processing fails or panics, the raw message still commits, marked `failed`. Each mail is
+/// parsed only when its turn comes, and its parse dropped before the next: a batch holds its
+/// raw bytes and one mail's parse, never all of theirs. `step` hears of each mail before it
+/// is parsed (`Some(index)`) and of the commit before it is made (`None`), so a source can
+/// tell which mail a reader that died had in hand.
 pub fn store_and_process_batch(
     store: &mut Store,
     raws: &[&[u8]],
     ctx: &Ctx,
     step: &mut dyn FnMut(Option<usize>) -> anyhow::Result<()>,
-) -> anyhow::Result<Vec<bool>> {
-    let (fresh, told) = store.tx(|tx| {
-        let mut fresh = Vec::with_capacity(raws.len());
+) -> anyhow::Result<Vec<Option<i64>>> {
+    let (ids, told) = store.tx(|tx| {
+        let mut ids = Vec::with_capacity(raws.len());
         let mut told = Vec::new();
         for (i, raw) in raws.iter().enumerate() {
             step(Some(i))?;
@@ -250,33 +263,19 @@ pub fn store_and_process_batch(
             if fault::keyed("ingest:panic").is_some_and(|k| inb.subject.contains(k)) {
                 panic!("fault injected: ingest:panic while reading mail {i} of a batch");
             }
-            fresh.push(store_then_process(tx, ctx, raw, &inb, &mut told)?.is_some());
+            let id = insert(tx, &inb, raw, ctx.now, &mut told)?;
+            if let Some(id) = id {
+                fault::point("ingest:after-store");
+                process_one(tx, ctx, id, &inb, None, &mut told)?;
+            }
+            ids.push(id);
         }
         step(None)?;
         fault::point("process:before-commit");
-        Ok((fresh, told))
+        Ok((ids, told))
     })?;
     tell(told);
-    Ok(fresh)
-}
-
-/// Inside the caller's transaction: stores one raw message (unless it is a duplicate) and
-/// processes it isolated; a failure leaves it stored, marked `failed`.
-fn store_then_process(
-    tx: &Tx,
-    ctx: &Ctx,
-    raw: &[u8],
-    inb: &Inbound,
-    told: &mut Vec<Told>,
-) -> anyhow::Result<Option<i64>> {
-    let Some(id) = insert(tx, inb, raw, ctx.now, told)? else {
-        return Ok(None);
-    };
-    fault::point("ingest:after-store");
-    isolated(tx, id, inb.from.as_deref(), || {
-        process_parsed(tx, ctx, id, inb, None, told)
-    })?;
-    Ok(Some(id))
+    Ok(ids)
 }
 
 /// A mail answered with nothing to say line by line (a confirmed request).

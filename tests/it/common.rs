@@ -120,10 +120,12 @@ impl World {
         mailroom::process(
             &mut self.store,
             &ctx,
-            id,
+            &[id],
             dice.map(|d| d as &mut dyn pbem::dice::DiceSource),
         )
         .unwrap()
+        .pop()
+        .flatten()
     }
 
     /// Mails `body` from `from` to the secret address of a seat (the game's own dice).
