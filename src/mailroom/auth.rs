@@ -64,12 +64,15 @@ pub(super) fn authenticate(
     if matches!(auth, Auth::Seat(..)) {
         return Ok(Ok(auth));
     }
-    // The throttle is for failures, never for the owner: a right password is checked first
-    // and always works, however many wrong ones were forged "from" its address (they were
-    // counted against the address, and the owner cannot tell them from hers). It still
-    // bounds guessing where it can: past it a wrong password is neither answered nor
-    // counted, and a guesser who forges the owner's From never sees the answer, which goes
-    // to the owner. Each guess costs an argon2id hash, as the first five did.
+    // The throttle is for failures, never for the owner: past it a right password is still
+    // checked and works, however many wrong ones were forged "from" its address (they were
+    // counted against the address, and the owner cannot tell them from hers). Past it a
+    // wrong password is neither answered nor counted. But a guesser who forges the owner's
+    // From could then guess without end (and an opponent sees a guess that worked in the
+    // game): so past the throttle only `guard::GUESSES_PAST_THROTTLE` times the limit more
+    // passwords are checked in the hour, and then none, right or wrong. Forgers must send
+    // three times the limit in an hour to close the password way for the hour; the seat's
+    // secret address is never closed.
     let throttled = guard::auth_throttled(tx, ctx, from)?;
     let Some(pw) = password else {
         if throttled {
@@ -77,6 +80,9 @@ pub(super) fn authenticate(
         }
         return Ok(Ok(auth));
     };
+    if throttled && guard::guesses_spent(tx, ctx, from)? {
+        return Ok(Err(throttled_refusal()));
+    }
     match tx.password_hash(from)? {
         Some(h) if password::verify(pw, &h) => {
             if password::needs_rehash(&h) {

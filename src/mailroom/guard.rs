@@ -34,6 +34,26 @@ pub fn auth_throttled(tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<bool> {
     Ok(tx.throttle_count(from, AUTH_FAILURE, hour_ago)? >= ctx.cfg.max_auth_failures)
 }
 
+/// A password checked past the throttle (`auth_throttled`).
+const GUESS_PAST_THROTTLE: &str = "guess_past_throttle";
+
+/// How many times `max_auth_failures` an address may still have its passwords checked in an
+/// hour once it is throttled: a right password keeps working past forged failures, and
+/// guessing stays bounded (`mailroom::auth`).
+pub const GUESSES_PAST_THROTTLE: i64 = 2;
+
+/// Counts a password about to be checked past the throttle; whether the hour's checks past
+/// it are spent (then none is checked, right or wrong, for the rest of the hour).
+pub fn guesses_spent(tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<bool> {
+    let hour_ago = ctx.now - Duration::hours(1);
+    let cap = GUESSES_PAST_THROTTLE * ctx.cfg.max_auth_failures;
+    if tx.throttle_count(from, GUESS_PAST_THROTTLE, hour_ago)? >= cap {
+        return Ok(true);
+    }
+    tx.note_throttle(from, GUESS_PAST_THROTTLE, ctx.now)?;
+    Ok(false)
+}
+
 /// Counts a failed authentication; the GM is told when the address reaches the limit.
 pub fn auth_failed(tx: &Tx, ctx: &Ctx, from: &str, what: &str) -> anyhow::Result<()> {
     tx.note_throttle(from, AUTH_FAILURE, ctx.now)?;

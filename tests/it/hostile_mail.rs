@@ -819,3 +819,50 @@ fn three_hundred_forged_strangers_get_few_short_replies_quoting_nothing() {
     assert_eq!(w.deliver(&raw).unwrap().status, "done");
     only_to(&w.new_mail(), "newcomer@example.org");
 }
+
+/// Point 5's other side: past the throttle a right password still works, but guessing stays
+/// bounded. Once twice the limit more passwords were checked in the hour, none is checked,
+/// right or wrong, so a forger cannot try passwords without end; the seat's secret address
+/// still works.
+#[test]
+fn guessing_past_the_throttle_is_bounded_and_the_secret_address_still_works() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", CAROL), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
+    w.new_mail();
+    let hash = pbem::password::hash("correct horse", &[9u8; 16]).unwrap();
+    w.store
+        .tx(|tx| tx.set_password_hash(CAROL, Some(&hash)))
+        .unwrap();
+    let subject = format!("[pbem #{id}] move");
+    let limit = w.cfg.max_auth_failures;
+    // The limit's failures, then twice the limit guesses past the throttle: all refused.
+    for n in 0..3 * limit {
+        let body = format!("PASSWORD guess {n}\nRESIGN");
+        let raw = w.mail(CAROL, "gm@pbem.example", &subject, &body);
+        assert_eq!(w.deliver(&raw).unwrap().status, "refused", "guess {n}");
+    }
+    // The next one is not checked at all, even when it is right.
+    let raw = w.mail(
+        CAROL,
+        "gm@pbem.example",
+        &subject,
+        "PASSWORD correct horse\nRESIGN",
+    );
+    let h = w.deliver(&raw).unwrap();
+    assert!(h.note.contains("throttled"), "{h:?}");
+    assert!(
+        w.load(id).row.result.is_none(),
+        "no resignation went through"
+    );
+    // Carol's own secret address is never closed.
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(CAROL, &to, "Re: move", "b1 5/4");
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    assert_eq!(w.load(id).moves.len(), 1);
+}
