@@ -22,7 +22,7 @@ use sha2::{Digest, Sha256};
 mod autoreply;
 mod html;
 
-use autoreply::is_auto_reply;
+use autoreply::{is_auto_reply, is_auto_reply_subject};
 use html::HtmlBudget;
 
 /// What kind of sender a mail comes from, as far as its headers and structure tell.
@@ -32,8 +32,13 @@ pub enum MailKind {
     Normal,
     /// A non-delivery report or delay warning: RFC 3464 DSN or a free-text notice.
     Bounce,
-    /// A vacation notice or other RFC 3834 automatic response (also read receipts).
+    /// A vacation notice or other RFC 3834 automatic response (also read receipts), by a
+    /// header or structure only robots set.
     AutoReply,
+    /// Only the subject says it is an automatic reply ("Out of office", "Automatic reply:"):
+    /// a person may write such a subject over a real move, so mail that proves its seat is
+    /// read anyway (`mailroom::screen`), and the repeat policy bounds a loop.
+    AutoReplyBySubject,
     /// Mailing-list or bulk mail (`Precedence: bulk/junk/list`, `List-Id`, `List-Unsubscribe`).
     Bulk,
     /// An abuse feedback report (ARF, RFC 5965).
@@ -131,6 +136,12 @@ pub fn refusal(inbound: &Inbound, our_addresses: &[String], max_bytes: usize) ->
             return refuse(
                 "auto-reply",
                 "an automatic reply (vacation notice, receipt)".to_string(),
+            );
+        }
+        MailKind::AutoReplyBySubject => {
+            return refuse(
+                "auto-reply-subject",
+                "an automatic reply, by its subject (vacation notice, out of office)".to_string(),
             );
         }
         MailKind::Bulk => return refuse("bulk", "mailing-list or bulk mail".to_string()),
@@ -484,11 +495,14 @@ fn classify(message: &Message<'_>, inbound: &Inbound) -> MailKind {
     if is_bounce(message, inbound, &report_type) {
         return MailKind::Bounce;
     }
-    if is_auto_reply(message, inbound, &report_type) {
+    if is_auto_reply(message, &report_type) {
         return MailKind::AutoReply;
     }
     if is_bulk(message) {
         return MailKind::Bulk;
+    }
+    if is_auto_reply_subject(&inbound.subject) {
+        return MailKind::AutoReplyBySubject;
     }
     MailKind::Normal
 }

@@ -9,7 +9,14 @@ use crate::store::Tx;
 /// The loop, junk and throttle guards: the sender's address, or how the mail ends unanswered.
 pub(super) fn screen(tx: &Tx, ctx: &Ctx, inb: &Inbound) -> anyhow::Result<Result<String, Handled>> {
     let ours = vec![ctx.cfg.address.clone()];
-    if let Some(r) = inbound::refusal(inb, &ours, ctx.cfg.max_message_bytes) {
+    let refusal = inbound::refusal(inb, &ours, ctx.cfg.max_message_bytes);
+    // A subject alone is a weak sign: a player may head a real move "Vacation notice". Mail
+    // that proves its seat is read; an auto-reply loop through it is bounded by the repeats.
+    let refusal = match refusal {
+        Some(r) if r.code == "auto-reply-subject" && proves_a_seat(tx, ctx, inb)? => None,
+        other => other,
+    };
+    if let Some(r) = refusal {
         if r.code == "too-large" {
             if let Some(from) = &inb.from {
                 guard::answer_too_large(tx, ctx, inb, from)?;
@@ -30,4 +37,19 @@ pub(super) fn screen(tx: &Tx, ctx: &Ctx, inb: &Inbound) -> anyhow::Result<Result
         return Ok(Err(ignored("loop: mail from our own address")));
     }
     Ok(Ok(from))
+}
+
+/// Whether a mail comes to a seat's secret address from the address on record for that seat.
+fn proves_a_seat(tx: &Tx, ctx: &Ctx, inb: &Inbound) -> anyhow::Result<bool> {
+    let Some(from) = inb.from.as_deref() else {
+        return Ok(false);
+    };
+    let token = inb
+        .recipients()
+        .into_iter()
+        .find_map(|a| ctx.cfg.token_in(&a));
+    let Some((game, seat)) = token.map(|t| tx.seat_by_token(&t)).transpose()?.flatten() else {
+        return Ok(false);
+    };
+    Ok(tx.seat_email(game, seat)?.as_deref() == Some(from))
 }

@@ -866,3 +866,32 @@ fn guessing_past_the_throttle_is_bounded_and_the_secret_address_still_works() {
     assert_eq!(w.deliver(&raw).unwrap().status, "done");
     assert_eq!(w.load(id).moves.len(), 1);
 }
+
+/// A subject alone is a weak sign of a robot: a player's real move headed "Vacation notice"
+/// or "Out of office from Monday", to the seat's secret address from its registered sender,
+/// is played; the same subject from a stranger is still ignored.
+#[test]
+fn a_move_under_an_auto_reply_subject_from_its_seat_is_played() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", CAROL), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
+    w.new_mail();
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(CAROL, &to, "Vacation notice", "b1 5/4\nVACATION 7");
+    let h = w.deliver(&raw).unwrap();
+    assert_eq!(h.status, "done", "{h:?}");
+    assert_eq!(w.load(id).moves.len(), 1, "the move was played");
+    let raw = w.mail(
+        "eve@example.net",
+        "gm@pbem.example",
+        "Out of office",
+        "HELP",
+    );
+    let h = w.deliver(&raw).unwrap();
+    assert!(h.note.contains("auto-reply"), "{h:?}");
+}

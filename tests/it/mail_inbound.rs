@@ -73,7 +73,10 @@ fn every_auto_reply_is_classified_and_refused() {
     for path in paths {
         let inbound = parse_file(&path);
         assert!(
-            matches!(inbound.kind, MailKind::AutoReply | MailKind::Bulk),
+            matches!(
+                inbound.kind,
+                MailKind::AutoReply | MailKind::AutoReplyBySubject | MailKind::Bulk
+            ),
             "{}: {:?}",
             name(&path),
             inbound.kind
@@ -89,7 +92,7 @@ fn every_auto_reply_is_classified_and_refused() {
 #[test]
 fn exchange_automatic_reply_needs_its_subject_as_well_as_the_suppress_header() {
     let raw = fs::read(format!("{CORPUS}/autoreplies/sisimai-rfc3834-04.eml")).unwrap();
-    assert_eq!(parse(&raw).kind, MailKind::AutoReply);
+    assert_eq!(parse(&raw).kind, MailKind::AutoReplyBySubject);
     // Outlook sets X-Auto-Response-Suppress on ordinary mail too; alone it proves nothing.
     let ordinary = b"From: a@example.org\nTo: gm@pbem.example\nSubject: Re: [pbem #1] x\n\
 X-Auto-Response-Suppress: All\n\n5W6\n";
@@ -115,10 +118,17 @@ fn robot_headers_classify_small_messages() {
         let raw = format!("From: bob@example.org\nSubject: Re: [pbem #3] move\n{header}\n5W6\n");
         assert_eq!(parse(raw.as_bytes()).kind, kind, "{header}");
     }
+    // A subject alone is the weaker sign (a player may write it over a real move).
     let auto_subject = "From: bob@example.org\nSubject: Auto: Re: [pbem #3] move\n\nAway\n";
-    assert_eq!(parse(auto_subject.as_bytes()).kind, MailKind::AutoReply);
+    assert_eq!(
+        parse(auto_subject.as_bytes()).kind,
+        MailKind::AutoReplyBySubject
+    );
     let out_of_office = "From: bob@example.org\nSubject: Out of Office: Re: [pbem #3]\n\nAway\n";
-    assert_eq!(parse(out_of_office.as_bytes()).kind, MailKind::AutoReply);
+    assert_eq!(
+        parse(out_of_office.as_bytes()).kind,
+        MailKind::AutoReplyBySubject
+    );
 }
 
 #[test]
@@ -474,7 +484,11 @@ fn auto_replies_without_auto_submitted_are_recognised() {
     ];
     for subject in by_subject {
         let raw = format!("From: bob@example.org\nSubject: {subject}\n\nAway\n");
-        assert_eq!(parse(raw.as_bytes()).kind, MailKind::AutoReply, "{subject}");
+        assert_eq!(
+            parse(raw.as_bytes()).kind,
+            MailKind::AutoReplyBySubject,
+            "{subject}"
+        );
     }
     for subject in [
         "Re: [pbem #3] move",

@@ -10,13 +10,10 @@ use mail_parser::Message;
 // ASCII only, so subjects are lowercased first.
 use regex_lite::Regex;
 
-use super::{auto_submitted, header_text, Inbound};
+use super::{auto_submitted, header_text};
 
-pub(super) fn is_auto_reply(
-    message: &Message<'_>,
-    inbound: &Inbound,
-    report_type: &[String],
-) -> bool {
+/// Whether a header or the mail's structure says it is an automatic reply.
+pub(super) fn is_auto_reply(message: &Message<'_>, report_type: &[String]) -> bool {
     if auto_submitted(message).is_some_and(|value| value != "no") {
         return true;
     }
@@ -39,10 +36,7 @@ pub(super) fn is_auto_reply(
         return true;
     }
     // Read receipts (MDN) are automatic too.
-    if report_type.iter().any(|t| t == "disposition-notification") {
-        return true;
-    }
-    is_auto_reply_subject(&inbound.subject)
+    report_type.iter().any(|t| t == "disposition-notification")
 }
 
 /// A header that only automatic replies carry: `X-Autoreply`, `X-Autorespond`,
@@ -123,6 +117,8 @@ const AUTO_REPLY_MARKERS: [&str; 12] = [
     "[out of office]",
 ];
 
+/// Whether a subject is one no person writes at the start of a mail (or carries a robot's
+/// marker anywhere); a weaker sign than a header (`MailKind::AutoReplyBySubject`).
 pub(super) fn is_auto_reply_subject(subject: &str) -> bool {
     let subject = subject.to_lowercase();
     if AUTO_REPLY_MARKERS.iter().any(|m| subject.contains(m)) {
