@@ -5,8 +5,9 @@
 //! they name: an open reflector (300 forged senders got 300 replies, each quoting the
 //! forger). So a line is named by its command and the words pbem knows (commands, games,
 //! options, seat letters, short numbers), a reason is given only when it repeats no word of
-//! the mail, and neither the subject nor the Message-ID is used (`mailroom::reply`). The
-//! GM's listing keeps the lines as written (`MailNote`).
+//! the mail and quotes no value it does not know, and the subject is never used
+//! (`mailroom::reply`); only the In-Reply-To header names the mail's Message-ID, which no
+//! reader sees, for threading. The GM's listing keeps the lines as written (`MailNote`).
 
 use crate::compose::{LineStatus, LineVars};
 use crate::games::{GameKind, COMMON_OPTIONS};
@@ -90,7 +91,7 @@ pub fn scrub(lines: Vec<LineVars>, words: &Words) -> Vec<LineVars> {
             },
             canonical: l.canonical.filter(|c| !words.quoted_in(c)),
             reason: l.reason.map(|r| {
-                if words.quoted_in(&r) {
+                if words.quoted_in(&r) || quotes_a_value(&r) {
                     GENERIC.into()
                 } else {
                     r
@@ -99,6 +100,17 @@ pub fn scrub(lines: Vec<LineVars>, words: &Words) -> Vec<LineVars> {
             status: l.status,
         })
         .collect()
+}
+
+/// Whether a reason quotes a value the sender gave (`'t.co/Xy9' is not a duration`): its
+/// pieces in quotes hold a word pbem does not know. Words of any length count here, since a
+/// short link is all a forger needs.
+fn quotes_a_value(reason: &str) -> bool {
+    reason
+        .split(['\'', '"', '`'])
+        .skip(1)
+        .step_by(2)
+        .any(|quoted| runs(quoted).any(|w| !known(w)))
 }
 
 /// A line as pbem names it: a command with the words pbem knows (the rest shown as `…`),
@@ -180,5 +192,23 @@ mod tests {
                 assert!(!all.contains(w), "{w} in {all}");
             }
         }
+    }
+
+    #[test]
+    fn a_value_of_short_pieces_is_not_quoted_back() {
+        let mail = vec!["NEW d4d6 grace=t.co/Xy9".to_string()];
+        let words = Words::of(&mail, "");
+        let out = scrub(
+            vec![line(
+                &mail[0],
+                Some("option 'grace': 't.co/Xy9' is not a duration"),
+            )],
+            &words,
+        );
+        assert_eq!(out[0].reason.as_deref(), Some(GENERIC));
+        assert!(!format!("{:?}", out[0]).contains("Xy9"));
+        // A reason that quotes only pbem's own words is kept.
+        let kept = scrub(vec![line("JOIN 3", Some("no seat 'B' in game 3"))], &words);
+        assert_eq!(kept[0].reason.as_deref(), Some("no seat 'B' in game 3"));
     }
 }
