@@ -110,7 +110,16 @@ fn quotes_a_value(reason: &str) -> bool {
         .split(['\'', '"', '`'])
         .skip(1)
         .step_by(2)
-        .any(|quoted| runs(quoted).any(|w| !known(w)))
+        .any(|quoted| runs(quoted).any(|w| !known(w) && !is_amount(w)))
+}
+
+/// A duration's amount as people write it (`90m`, `36h`, `3d`): it carries no message.
+fn is_amount(word: &str) -> bool {
+    let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &word[digits.len()..];
+    (1..=4).contains(&digits.len())
+        && digits.chars().all(|c| c.is_ascii_digit())
+        && matches!(unit, "s" | "m" | "h" | "d" | "w")
 }
 
 /// A line as pbem names it: a command with the words pbem knows (the rest shown as `…`),
