@@ -131,8 +131,8 @@ fn tell_set_aside(store: &mut Store, warm: &Warm, aside: Vec<Aside>, pass: &mut 
     let told = store.tx(|tx| {
         for a in &aside {
             let text = format!(
-                "a mail in the spool was set aside, not read into the store: {}. It is {} \
-                 (move it back into the spool's new/ to have it read again).",
+                "a mail was set aside, not read into the store: {}. It is {} (move it back \
+                 into new/ beside that folder to have it read again).",
                 a.why,
                 a.to.display()
             );

@@ -215,28 +215,16 @@ impl MaildirSource {
         })
     }
 
-    fn list_new(&self) -> anyhow::Result<VecDeque<String>> {
-        let new = self.dir.join("new");
-        let mut names: Vec<String> = std::fs::read_dir(&new)
-            .with_context(|| format!("cannot read the Maildir {}", new.display()))?
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .collect();
-        // Oldest first: Maildir names start with the delivery time.
-        names.sort();
-        Ok(names.into())
-    }
-
-    /// The spool's `new/`, oldest first, less what is moved aside now: entries with a name
-    /// the attempt marker cannot hold (not UTF-8, or with a control character) and mails
-    /// whose reading killed `MAX_DEATHS` readers. Every entry is listed, not only files: one
-    /// that is no mail is found when opened, and moved aside too.
-    fn list_spool(&mut self) -> anyhow::Result<VecDeque<String>> {
+    /// `new/`, oldest first (Maildir names start with the delivery time), less what is moved
+    /// aside now: entries with a name the attempt marker cannot hold (not UTF-8, or with a
+    /// control character) and mails whose reading killed `MAX_DEATHS` readers, in the spool
+    /// and in a Maildir alike (one mail that kills `serve` must not stop its Maildir either).
+    /// Every entry is listed, not only files: one that is no mail is found when opened.
+    fn list_new(&mut self) -> anyhow::Result<VecDeque<String>> {
         let new = self.dir.join("new");
         let mut names = Vec::new();
-        let entries = std::fs::read_dir(&new)
-            .with_context(|| format!("cannot read the spool {}", new.display()))?;
+        let entries =
+            std::fs::read_dir(&new).with_context(|| format!("cannot read {}", new.display()))?;
         for e in entries.filter_map(Result::ok) {
             match e.file_name().into_string() {
                 Ok(n) if !n.chars().any(char::is_control) => names.push(n),
@@ -267,7 +255,7 @@ impl MaildirSource {
         let shown = name.to_string_lossy().into_owned();
         match crate::mail::spool::aside::set_aside(&self.dir, name) {
             Ok(to) => {
-                tracing::error!(file = %shown, to = %to.display(), "spool entry set aside: {why}");
+                tracing::error!(file = %shown, to = %to.display(), "mail set aside: {why}");
                 self.aside.push(Aside {
                     name: shown,
                     to,
@@ -275,7 +263,7 @@ impl MaildirSource {
                 });
             }
             Err(e) => {
-                tracing::error!(file = %shown, error = %format!("{e:#}"), "cannot set aside a spool entry ({why}); left in new/")
+                tracing::error!(file = %shown, error = %format!("{e:#}"), "cannot set aside a mail ({why}); left in new/")
             }
         }
     }
@@ -327,10 +315,7 @@ impl Source for MaildirSource {
 
     fn fetch_within(&mut self, max: usize, bytes: usize) -> anyhow::Result<Vec<Fetched>> {
         if self.queue.is_none() {
-            let listed = match self.spool {
-                true => self.list_spool()?,
-                false => self.list_new()?,
-            };
+            let listed = self.list_new()?;
             self.queue = Some(listed);
         }
         let mut out = Vec::new();
@@ -391,6 +376,9 @@ impl Source for MaildirSource {
                 a.settle()?;
             }
             return Ok(());
+        }
+        if let Some(a) = &mut self.attempts {
+            a.settle()?;
         }
         let batch: Vec<(PathBuf, PathBuf)> = stored
             .iter()

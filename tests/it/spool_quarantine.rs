@@ -293,3 +293,45 @@ fn a_spool_batch_is_bounded_by_bytes() {
     }
     assert_eq!(sizes, [2, 2, 2, 2, 2]);
 }
+
+/// The same in the Maildir `serve` reads: a mail whose reading kills `serve` (the OOM killer
+/// under `MemoryMax=`, here a SIGKILL while it is parsed) is set aside after two deaths, so
+/// a restarted daemon stores the mail behind it instead of dying on it for ever.
+#[test]
+fn a_mail_that_kills_serve_twice_is_set_aside_from_its_maildir() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let alice = game_and_alices_move(d);
+    let maildir = d.join("Maildir");
+    for sub in ["new", "cur", "tmp"] {
+        std::fs::create_dir_all(maildir.join(sub)).unwrap();
+    }
+    let bomb = b"From: mallory@example.org\r\nTo: gm@example.org\r\nSubject: BOMB\r\n\
+                 Message-ID: <bomb@mallory.example>\r\n\r\nHELP\r\n";
+    std::fs::write(maildir.join("new/1000.bomb"), bomb).unwrap();
+    std::fs::write(maildir.join("new/2000.alice"), alice.as_bytes()).unwrap();
+    let md = maildir.to_str().unwrap();
+    let env = [("PBEM_MAILDIR", md), ("PBEM_FAULT", "ingest:kill:BOMB")];
+    for death in 1..=2 {
+        let status = pbem(d, &["serve", "--once"], &env, b"");
+        assert!(
+            !status.success(),
+            "death {death}: serve was killed on the bomb"
+        );
+        assert!(maildir.join("new/2000.alice").exists(), "alice waits");
+    }
+    assert!(pbem(d, &["serve", "--once"], &env, b"").success());
+    assert!(!maildir.join("new/1000.bomb").exists());
+    assert!(
+        maildir.join("quarantine/1000.bomb").exists(),
+        "the bomb is set aside"
+    );
+    let mut store = Store::open(&d.join("pbem.sqlite"), false).unwrap();
+    let moves = store.read(|tx| tx.moves(1)).unwrap();
+    assert_eq!(moves.len(), 1, "alice's move was stored and played");
+    let told: Vec<String> = events(d)
+        .into_iter()
+        .filter(|e| e.contains("set aside"))
+        .collect();
+    assert_eq!(told.len(), 1, "the GM is told once: {told:?}");
+}
