@@ -129,3 +129,18 @@ fn a_worst_case_mail_is_read_stored_and_answered_in_bounded_work() {
     // It was read as Alice's mail to her seat and answered.
     assert!(w.new_mail().iter().any(|m| m.to_addr == ALICE));
 }
+
+/// A table that fosters out every node after it (`<table>` then `<img>` after `<img>`) makes
+/// the parse quadratic: such a mail of max_message_bytes is read in bounded work.
+#[test]
+fn a_table_that_fosters_out_every_node_is_read_in_bounded_work() {
+    for piece in ["<img>", "x<br>"] {
+        let html = format!("<table>{}", piece.repeat(1_000_000 / piece.len() - 2));
+        let raw = format!(
+            "From: eve@example.net\r\nTo: gm@pbem.example\r\nSubject: foster\r\n\
+             MIME-Version: 1.0\r\nContent-Type: text/html; charset=utf-8\r\n\r\n{html}\r\n"
+        );
+        let (_, cost) = measure(|| inbound::parse(raw.as_bytes()));
+        assert_within(cost, &format!("fostered {piece}"));
+    }
+}
