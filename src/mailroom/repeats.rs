@@ -15,10 +15,12 @@
 //!   (played, or refused for today's reason); it never vanishes. A second identical STATUS
 //!   while nothing moved is not answered: the first answer still says it all. A real
 //!   player loses only that.
-//! - An address that sends the same text `ROBOT_REPEATS` times in a day is taken for a
-//!   robot: that text, while it changes nothing, is not answered for the rest of the day,
-//!   whatever the position (a player's auto-reply to each turn report would otherwise be
-//!   answered once per move). Its mail that plays is answered as ever.
+//! - An address that sends the same text `ROBOT_REPEATS` times in a day, asking for nothing
+//!   (no STATUS, BOARD, HELP ... in it: a vacation notice's prose), is taken for a robot:
+//!   that text, while it changes nothing, is not answered for the rest of the day, whatever
+//!   the position (a player's auto-reply to each turn report would otherwise be answered
+//!   once per move). A player who asks for the board after each move of a brisk game is
+//!   answered each time the position changed; mail that plays is answered as ever.
 //!
 //! The marks live in `throttle` (pruned after a day), keyed by a hash: no text is kept.
 
@@ -89,12 +91,13 @@ pub fn check(
     from: &str,
     text: &Fingerprint,
     s: &Session,
+    asks: bool,
 ) -> anyhow::Result<Result<Mark, String>> {
     let day_ago = ctx.now - Duration::days(1);
     let same = format!("same_text:{}", text.0);
     tx.note_throttle(from, &same, ctx.now)?;
     let n = tx.throttle_count(from, &same, day_ago)?;
-    if n >= ROBOT_REPEATS {
+    if !asks && n >= ROBOT_REPEATS {
         return Ok(Err(format!(
             "repeat: the same text came {n} times from this address within a day and changed \
              nothing: taken for an automatic reply, not answered"

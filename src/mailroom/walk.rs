@@ -107,7 +107,7 @@ pub(super) fn handle_mail(
     let game = session.touched.or(session.game);
     let mark = match session.acted() {
         true => None,
-        false => match repeats::check(tx, ctx, &from, &text, &session)? {
+        false => match repeats::check(tx, ctx, &from, &text, &session, asks(&cmds))? {
             Ok(mark) => Some(mark),
             Err(why) => return finish(tx, msg_id, inb, redact, (ignored(why), game)),
         },
@@ -164,4 +164,12 @@ pub(super) fn finish(
         tx.replace_raw(msg_id, &redacted(inb))?;
     }
     Ok(result)
+}
+
+/// Whether a mail asks pbem for something (a command other than game text): such a mail is
+/// a person's question, never taken for a robot's repeated prose (`repeats::check`).
+fn asks(cmds: &[commands::Command]) -> bool {
+    use commands::Command::{Bad, Game, Guard};
+    cmds.iter()
+        .any(|c| !matches!(c, Game(_) | Bad { .. } | Guard(_)))
 }

@@ -895,3 +895,27 @@ fn a_move_under_an_auto_reply_subject_from_its_seat_is_played() {
     let h = w.deliver(&raw).unwrap();
     assert!(h.note.contains("auto-reply"), "{h:?}");
 }
+
+/// A player who asks for the board after each move of a brisk game is answered every time
+/// the position changed, however often in a day: the robot rule is for repeated prose that
+/// asks for nothing, not for a person's questions.
+#[test]
+fn a_board_asked_after_every_move_is_answered_every_time() {
+    let mut w = World::new();
+    let id = rink(&mut w);
+    w.new_mail();
+    let players = [ALICE, BOB];
+    for turn in 0..6 {
+        let g = w.load(id);
+        let pbem::games::ToAct::Seat(seat) = g.game.to_act() else {
+            panic!("Dice Rink waits for a seat");
+        };
+        let ply = g.game.legal_plies()[0].clone();
+        let h = w.send_to_seat(players[seat], id, seat, &ply).unwrap();
+        assert_eq!(h.status, "done", "turn {turn}: {h:?}");
+        w.new_mail();
+        let h = w.send_to_seat(ALICE, id, 0, "BOARD").unwrap();
+        assert!(!h.note.contains("repeat"), "turn {turn}: {h:?}");
+        only_to(&w.new_mail(), ALICE);
+    }
+}
