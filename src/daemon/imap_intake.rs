@@ -26,9 +26,14 @@ struct SpoolKeeper {
 }
 
 impl Keeper for SpoolKeeper {
-    fn carried(&mut self, uid_validity: u32) -> anyhow::Result<std::collections::HashSet<u32>> {
+    fn carried(
+        &mut self,
+        uid_validity: u32,
+        waiting: &[u32],
+    ) -> anyhow::Result<std::collections::HashSet<u32>> {
         let mailbox = &self.mailbox;
-        self.store.tx(|tx| tx.imap_carried(mailbox, uid_validity))
+        self.store
+            .tx(|tx| tx.imap_carried(mailbox, uid_validity, waiting))
     }
 
     fn deliver(&mut self, raw: &[u8]) -> anyhow::Result<()> {

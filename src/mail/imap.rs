@@ -53,8 +53,10 @@ pub fn fetch_time(max_bytes: usize) -> Duration {
 /// Where carried mail goes, and what was carried before (the daemon's: the spool, and the
 /// store's memory of `UIDVALIDITY:UID`).
 pub trait Keeper {
-    /// The UIDs of the mailbox under this UIDVALIDITY already carried.
-    fn carried(&mut self, uid_validity: u32) -> anyhow::Result<HashSet<u32>>;
+    /// The UIDs among `waiting` (the mailbox's unmarked mail under this UIDVALIDITY) already
+    /// carried. What was carried and waits no more (marked, moved, expunged) is forgotten:
+    /// the memory holds only what the server forgot to mark, not every mail ever read.
+    fn carried(&mut self, uid_validity: u32, waiting: &[u32]) -> anyhow::Result<HashSet<u32>>;
     /// Makes the mail durable (the spool) before it is marked on the server.
     fn deliver(&mut self, raw: &[u8]) -> anyhow::Result<()>;
     /// Remembers a mail delivered, so that it is not fetched again, whatever the server
@@ -291,8 +293,8 @@ impl ImapSource {
         let folder = self.account.move_to.clone();
         let conn = self.connected()?;
         let validity = conn.uid_validity;
-        let before = keeper.carried(validity)?;
         let waiting = conn.waiting()?;
+        let before = keeper.carried(validity, &waiting)?;
         let known: Vec<u32> = waiting
             .iter()
             .filter(|u| before.contains(u))
