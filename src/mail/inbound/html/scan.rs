@@ -381,14 +381,19 @@ mod tests {
 
     #[test]
     fn the_scan_stops_at_its_limit() {
-        // Deep open elements and then end tags that search the whole stack: quadratic work,
-        // cut off at the limit.
-        let html = format!("{}{}", "<h1><h2>".repeat(50_000), "</div>".repeat(50_000));
+        // Open elements that fit the limit, then end tags that each search the whole stack
+        // (2,000 deep): quadratic work, cut off at the limit by the end tags alone.
+        let opened = "<h1><h2>".repeat(1_000);
         let limit = Estimate {
             nodes: 1_000_000,
-            work: 1_000_000,
+            work: 10_000_000,
             depth: 0,
         };
+        assert!(
+            super::estimate(&opened, limit).is_some(),
+            "the start tags fit"
+        );
+        let html = format!("{opened}{}", "</div>".repeat(50_000));
         assert_eq!(super::estimate(&html, limit), None);
     }
 
