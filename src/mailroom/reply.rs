@@ -63,60 +63,73 @@ pub(super) fn reply(
             }
             Ok(())
         }
-        None => {
-            // A seated player who wrote to the plain address is answered from their seat's
-            // secret address (it goes only to the address on record): replying plays.
-            let home = match confirm {
-                None => home_seat(tx, from, s.subject_game)?,
-                Some(_) => None,
-            };
-            let mut letter = letter;
-            if let Some((g, _)) = &home {
-                // Anyone can forge a player's From: this answer, in the game's thread with a
-                // Reply-To that plays, quotes no line it did not run.
-                let before = letter.lines.len();
-                letter.lines.retain(|l| l.status == LineStatus::Ok);
-                let n = before - letter.lines.len();
-                let said = match n {
-                    0 => String::new(),
-                    n => format!(
-                        "{n} line(s) of your mail were not played: mail about a game must \
-                         come from its secret reply address. "
-                    ),
-                };
-                letter.extra.push_str(&format!(
-                    "\n\n{said}To play in game #{}, reply to this mail: its reply address is \
-                     your secret address for that game.",
-                    g.row.id
-                ));
-            }
-            let body = compose::render(ctx, &letter)?;
-            let mut draft = Draft {
-                kind: letter.kind(),
-                game: s.game,
-                to: from.to_string(),
-                reply_to: None,
-                subject: "Re: [pbem] your mail".into(),
-                body,
-                in_reply_to,
-                refs: vec![],
-                html: None,
-                picture: compose::illustrate::wanted(None),
-            };
-            if let Some((code, _)) = confirm {
-                let c = requests::confirmation_draft(ctx, from, &code, String::new());
-                draft.reply_to = c.reply_to;
-                draft.subject = c.subject;
-            }
-            if let Some((g, token)) = home {
-                draft.reply_to = Some(ctx.cfg.seat_address(&token));
-                draft.subject = format!("Re: {}", compose::game_subject(&g));
-                draft.game = Some(g.row.id);
-                draft.refs = vec![compose::thread_root(ctx.cfg, g.row.id)];
-            }
-            compose::enqueue(tx, ctx, draft)
-        }
+        None => reply_outside_a_game(tx, ctx, s, letter, confirm, from, in_reply_to),
     }
+}
+
+/// The answer to mail about no game of its sender's (or from no seat): from the plain
+/// address, or from the seat's secret address when a seated player wrote to the plain one,
+/// or carrying a NEW or JOIN's confirmation address.
+fn reply_outside_a_game(
+    tx: &Tx,
+    ctx: &Ctx,
+    s: &Session,
+    letter: Reply,
+    confirm: Option<(String, String)>,
+    from: &str,
+    in_reply_to: Option<String>,
+) -> anyhow::Result<()> {
+    // A seated player who wrote to the plain address is answered from their seat's
+    // secret address (it goes only to the address on record): replying plays.
+    let home = match confirm {
+        None => home_seat(tx, from, s.subject_game)?,
+        Some(_) => None,
+    };
+    let mut letter = letter;
+    if let Some((g, _)) = &home {
+        // Anyone can forge a player's From: this answer, in the game's thread with a
+        // Reply-To that plays, quotes no line it did not run.
+        let before = letter.lines.len();
+        letter.lines.retain(|l| l.status == LineStatus::Ok);
+        let n = before - letter.lines.len();
+        let said = match n {
+            0 => String::new(),
+            n => format!(
+                "{n} line(s) of your mail were not played: mail about a game must \
+                     come from its secret reply address. "
+            ),
+        };
+        letter.extra.push_str(&format!(
+            "\n\n{said}To play in game #{}, reply to this mail: its reply address is \
+                 your secret address for that game.",
+            g.row.id
+        ));
+    }
+    let body = compose::render(ctx, &letter)?;
+    let mut draft = Draft {
+        kind: letter.kind(),
+        game: s.game,
+        to: from.to_string(),
+        reply_to: None,
+        subject: "Re: [pbem] your mail".into(),
+        body,
+        in_reply_to,
+        refs: vec![],
+        html: None,
+        picture: compose::illustrate::wanted(None),
+    };
+    if let Some((code, _)) = confirm {
+        let c = requests::confirmation_draft(ctx, from, &code, String::new());
+        draft.reply_to = c.reply_to;
+        draft.subject = c.subject;
+    }
+    if let Some((g, token)) = home {
+        draft.reply_to = Some(ctx.cfg.seat_address(&token));
+        draft.subject = format!("Re: {}", compose::game_subject(&g));
+        draft.game = Some(g.row.id);
+        draft.refs = vec![compose::thread_root(ctx.cfg, g.row.id)];
+    }
+    compose::enqueue(tx, ctx, draft)
 }
 
 /// The game (and the seat's secret token) a seated player's unauthenticated mail is about:
