@@ -106,11 +106,34 @@ pub fn scrub(lines: Vec<LineVars>, words: &Words) -> Vec<LineVars> {
 /// pieces in quotes hold a word pbem does not know. Words of any length count here, since a
 /// short link is all a forger needs.
 fn quotes_a_value(reason: &str) -> bool {
-    reason
-        .split(['\'', '"', '`'])
-        .skip(1)
-        .step_by(2)
-        .any(|quoted| runs(quoted).any(|w| !known(w) && !is_amount(w)))
+    quoted_pieces(reason).any(|quoted| runs(quoted).any(|w| !known(w) && !is_amount(w)))
+}
+
+/// The pieces of `text` in quotes (`'...'`, `"..."`, `` `...` ``): a quote mark opens one
+/// only after a space, `(`, `:` or `=` (or at the start), and closes it only before a
+/// space, punctuation or the end, so the apostrophe of "game's" quotes nothing.
+fn quoted_pieces(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < bytes.len() {
+            let (i, q) = (at, bytes[at]);
+            at += 1;
+            let opens = matches!(q, b'\'' | b'"' | b'`')
+                && (i == 0 || matches!(bytes[i - 1], b' ' | b'(' | b':' | b'=' | b'\n'));
+            if !opens {
+                continue;
+            }
+            let close = (i + 1..bytes.len()).find(|&j| {
+                bytes[j] == q && bytes.get(j + 1).is_none_or(|b| !b.is_ascii_alphanumeric())
+            });
+            if let Some(j) = close {
+                at = j + 1;
+                return Some(&text[i + 1..j]);
+            }
+        }
+        None
+    })
 }
 
 /// A duration's amount as people write it (`90m`, `36h`, `3d`): it carries no message.
@@ -216,7 +239,10 @@ mod tests {
         );
         assert_eq!(out[0].reason.as_deref(), Some(GENERIC));
         assert!(!format!("{:?}", out[0]).contains("Xy9"));
-        // A reason that quotes only pbem's own words is kept.
+        // An apostrophe quotes nothing; a reason that quotes only pbem's own words is kept.
+        let own = "which game? write HELP and the game's name (the games are listed below)";
+        let kept = scrub(vec![line("HELP RULES", Some(own))], &words);
+        assert_eq!(kept[0].reason.as_deref(), Some(own));
         let kept = scrub(vec![line("JOIN 3", Some("no seat 'B' in game 3"))], &words);
         assert_eq!(kept[0].reason.as_deref(), Some("no seat 'B' in game 3"));
     }
