@@ -9,6 +9,8 @@
 //! (`mailroom::reply`); only the In-Reply-To header names the mail's Message-ID, which no
 //! reader sees, for threading. The GM's listing keeps the lines as written (`MailNote`).
 
+use std::collections::HashSet;
+
 use crate::compose::{LineStatus, LineVars};
 use crate::games::{GameKind, COMMON_OPTIONS};
 
@@ -32,11 +34,16 @@ const GENERIC: &str = "not accepted as written; an answer to mail that proves no
 /// The words of a mail that an answer must not repeat: those of four characters or more that
 /// are not pbem's own (shorter ones carry no message, and forbidding them would forbid most
 /// of English).
-pub struct Words(Vec<String>);
+pub struct Words(HashSet<String>);
+
+/// A run of the answer longer than this is taken for quoting: pbem's own words and the values
+/// its reasons quote (shortened) are all shorter, and looking up every piece of a longer
+/// run would cost the square of its length.
+const LONGEST_OWN_RUN: usize = 64;
 
 impl Words {
     pub fn of(lines: &[String], subject: &str) -> Words {
-        let mut words: Vec<String> = lines
+        let words = lines
             .iter()
             .map(String::as_str)
             .chain([subject])
@@ -44,15 +51,31 @@ impl Words {
             .filter(|w| w.chars().count() >= 4 && !known(w))
             .map(str::to_lowercase)
             .collect();
-        words.sort();
-        words.dedup();
         Words(words)
     }
 
-    /// Whether `text` repeats one of the words, anywhere (inside a longer word too).
+    /// Whether `text` repeats one of the words, anywhere (inside a longer word too). A word
+    /// is a run, so it can only stand inside one run of `text`: each piece of each run is
+    /// looked up, which costs the answer's length, not the mail's.
     fn quoted_in(&self, text: &str) -> bool {
         let text = text.to_lowercase();
-        self.0.iter().any(|w| text.contains(w.as_str()))
+        let quoted = runs(&text).any(|run| self.holds_a_piece_of(run));
+        quoted
+    }
+
+    /// Whether a piece of `run`, four characters or more, is one of the words.
+    fn holds_a_piece_of(&self, run: &str) -> bool {
+        let bounds: Vec<usize> = run
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain([run.len()])
+            .collect();
+        if bounds.len() > LONGEST_OWN_RUN + 1 {
+            return true;
+        }
+        (0..bounds.len()).any(|from| {
+            (from + 4..bounds.len()).any(|to| self.0.contains(&run[bounds[from]..bounds[to]]))
+        })
     }
 }
 

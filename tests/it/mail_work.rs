@@ -144,3 +144,42 @@ fn a_table_that_fosters_out_every_node_is_read_in_bounded_work() {
         assert_within(cost, &format!("fostered {piece}"));
     }
 }
+
+/// A stranger's mail of max_message_bytes in long lines of words no one wrote before: its
+/// answer names the lines in pbem's words (`mailroom::stranger`), and checking each line's
+/// reason against every word of the mail stays bounded work.
+#[test]
+fn a_strangers_mail_of_long_lines_of_new_words_is_answered_in_bounded_work() {
+    let mut w = World::new();
+    let word = |n: usize| -> String {
+        (0..6)
+            .map(|i| char::from(b'a' + ((n / 26usize.pow(i)) % 26) as u8))
+            .collect()
+    };
+    let mut body = String::new();
+    let mut n = 0;
+    while body.len() + 8_000 < w.cfg.max_message_bytes - 400 {
+        body.push_str("NEW d4d6 grace=");
+        for _ in 0..1_000 {
+            body.push_str(&word(n));
+            body.push(' ');
+            n += 1;
+        }
+        body.push_str("\r\n");
+    }
+    let raw = w.mail("eve@example.net", "gm@pbem.example", "words", &body);
+    let cfg = w.cfg.clone();
+    let templates = pbem::template::Templates::load(None).unwrap();
+    let ctx = pbem::compose::Ctx::new(&cfg, &templates, w.now);
+    let (stored, cost) =
+        measure(|| pbem::mailroom::store_and_process(&mut w.store, &raw, &ctx).unwrap());
+    assert!(stored.is_some());
+    assert_within(cost, "a stranger's mail of long lines");
+    let answer = w.new_mail();
+    let answer = &answer
+        .iter()
+        .find(|m| m.to_addr == "eve@example.net")
+        .unwrap()
+        .body;
+    assert!(!answer.contains(&word(5)), "no word of the mail is quoted");
+}
