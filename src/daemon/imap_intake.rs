@@ -95,12 +95,11 @@ impl ImapIntake {
     ) -> anyhow::Result<ImapIntake> {
         let mut keeper = keeper(db, account, Some(wake))?;
         let mut source = ImapSource::new(account.clone(), cfg.max_message_bytes, Arc::clone(&stop));
-        let poll = Duration::from_secs(cfg.poll_secs.max(1));
         let poll_secs = cfg.poll_secs;
         let (alive, ended) = mpsc::channel::<()>();
         let handle = std::thread::spawn(move || {
             let _alive = alive;
-            run(&mut source, &mut keeper, poll, poll_secs, &stop);
+            run(&mut source, &mut keeper, poll_secs, &stop);
         });
         Ok(ImapIntake {
             handle: Some(handle),
@@ -123,13 +122,8 @@ impl ImapIntake {
 
 /// Rounds until the stop flag: carry, then IDLE (or sleep) for the poll interval; after a
 /// failure, a pause that doubles with each failure in a row (`super::retry_pause`), logged.
-fn run(
-    source: &mut ImapSource,
-    keeper: &mut SpoolKeeper,
-    poll: Duration,
-    poll_secs: u64,
-    stop: &AtomicBool,
-) {
+fn run(source: &mut ImapSource, keeper: &mut SpoolKeeper, poll_secs: u64, stop: &AtomicBool) {
+    let poll = Duration::from_secs(poll_secs.max(1));
     let mut failures = 0;
     while !stop.load(Ordering::SeqCst) {
         match unwind::catch(|| source.carry(keeper)) {

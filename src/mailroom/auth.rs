@@ -69,7 +69,7 @@ pub(super) fn authenticate(
     // counted against the address, and the owner cannot tell them from hers). Past it a
     // wrong password is neither answered nor counted. But a guesser who forges the owner's
     // From could then guess without end (and an opponent sees a guess that worked in the
-    // game): so past the throttle only `guard::GUESSES_PAST_THROTTLE` times the limit more
+    // game): so past the throttle only twice the limit more
     // passwords are checked in the hour, and then none, right or wrong. Forgers must send
     // three times the limit in an hour to close the password way for the hour; the seat's
     // secret address is never closed.

@@ -1,10 +1,9 @@
 //! What an address may cost per hour: failed authentications, answers to mail that proves no seat (per address, and for all strangers together), refusal notices to a seat's owner.
 //!
-//! Limits apply to what pbem sends and to unproven mail, never to a player's authenticated
-//! mail: forged mail "from" a player spends only the forged-mail allowances, so the player's
-//! own moves are always read, and a right password is never throttled (`mailroom::auth`
-//! checks it before the throttle: until issue 25 it was checked after, and six forged wrong
-//! passwords "from" carol refused her right one).
+//! Limits apply to what pbem sends and to unproven mail, never to a player's mail from a
+//! seat's secret address: forged mail "from" a player spends only the forged-mail
+//! allowances. A right password keeps working past forged failures, until the hour's
+//! checks past the throttle are spent (`guesses_spent`), so guessing stays bounded.
 
 use chrono::Duration;
 
@@ -17,6 +16,12 @@ use crate::store::Tx;
 pub const AUTH_FAILURE: &str = "auth_failure";
 /// An answer to mail that proved no seat.
 const UNAUTH_REPLY: &str = "unauth_reply";
+/// A password checked past the throttle (`auth_throttled`).
+const GUESS_PAST_THROTTLE: &str = "guess_past_throttle";
+/// How many times `max_auth_failures` an address may still have its passwords checked in an
+/// hour once it is throttled: a right password keeps working past forged failures, and
+/// guessing stays bounded (`mailroom::auth`).
+const GUESSES_PAST_THROTTLE: i64 = 2;
 /// A refusal notice to a seat's owner (at most one an hour, however many forgeries).
 const REFUSAL_NOTICE: &str = "refusal_notice";
 /// The `throttle` address the answers to all strangers together are counted under (no mail
@@ -33,14 +38,6 @@ pub fn auth_throttled(tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<bool> {
     let hour_ago = ctx.now - Duration::hours(1);
     Ok(tx.throttle_count(from, AUTH_FAILURE, hour_ago)? >= ctx.cfg.max_auth_failures)
 }
-
-/// A password checked past the throttle (`auth_throttled`).
-const GUESS_PAST_THROTTLE: &str = "guess_past_throttle";
-
-/// How many times `max_auth_failures` an address may still have its passwords checked in an
-/// hour once it is throttled: a right password keeps working past forged failures, and
-/// guessing stays bounded (`mailroom::auth`).
-pub const GUESSES_PAST_THROTTLE: i64 = 2;
 
 /// Counts a password about to be checked past the throttle; whether the hour's checks past
 /// it are spent (then none is checked, right or wrong, for the rest of the hour).

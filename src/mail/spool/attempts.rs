@@ -1,6 +1,7 @@
-//! The spool's attempt marker: which mail each reader had in hand, so that a mail whose reading kills its readers is not read a third time.
+//! The attempt marker of the spool (and of the Maildir `serve` reads): which mail each reader had in hand, so that a mail whose reading kills its readers is not read a third time.
 //!
-//! A reader (one at a time, under the spool's lock) appends `+NAME` to `<spool>/reading`
+//! A reader (one at a time: the spool's lock, or the one daemon that reads its Maildir)
+//! appends `+NAME` to `<folder>/reading`
 //! before it parses a mail and `=` before its batch commits, and cuts the file back once the
 //! batch is acknowledged or failed with an error. So whatever a new reader finds past the
 //! kept part was left by a reader that died (killed, out of memory) or panicked, and the last
