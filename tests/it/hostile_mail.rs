@@ -622,10 +622,8 @@ fn a_huge_line_is_quoted_by_its_start_in_the_reason_and_the_note() {
 
 const CAROL: &str = "carol@example.org";
 
-/// Issue 25, point 5: six forged wrong-PASSWORD mails "from" carol cost only the forged-mail
-/// allowance: her own right password and move, right after, are played and answered.
-#[test]
-fn forged_password_failures_do_not_refuse_the_right_password() {
+/// A Dice Rink game of carol (A, password "correct horse") and bob.
+fn carol_with_a_password() -> (World, i64) {
     let mut w = World::new();
     let id = w.game(
         GameKind::DiceRink,
@@ -639,6 +637,14 @@ fn forged_password_failures_do_not_refuse_the_right_password() {
     w.store
         .tx(|tx| tx.set_password_hash(CAROL, Some(&hash)))
         .unwrap();
+    (w, id)
+}
+
+/// Issue 25, point 5: six forged wrong-PASSWORD mails "from" carol cost only the forged-mail
+/// allowance: her own right password and move, right after, are played and answered.
+#[test]
+fn forged_password_failures_do_not_refuse_the_right_password() {
+    let (mut w, id) = carol_with_a_password();
     let subject = format!("[pbem #{id}] move");
     for n in 0..6 {
         let body = format!("PASSWORD wrong guess {n}\nb1 5/4");
@@ -829,19 +835,7 @@ fn three_hundred_forged_strangers_get_few_short_replies_quoting_nothing() {
 /// still works.
 #[test]
 fn guessing_past_the_throttle_is_bounded_and_the_secret_address_still_works() {
-    let mut w = World::new();
-    let id = w.game(
-        GameKind::DiceRink,
-        &[("A", CAROL), ("B", BOB)],
-        &[],
-        None,
-        None,
-    );
-    w.new_mail();
-    let hash = pbem::password::hash("correct horse", &[9u8; 16]).unwrap();
-    w.store
-        .tx(|tx| tx.set_password_hash(CAROL, Some(&hash)))
-        .unwrap();
+    let (mut w, id) = carol_with_a_password();
     let subject = format!("[pbem #{id}] move");
     let limit = w.cfg.max_auth_failures;
     // The limit's failures, then twice the limit guesses past the throttle: all refused.

@@ -432,12 +432,7 @@ fn config_check_connect_reads_an_honest_server_and_names_a_hostile_greeting() {
             .args(["config", "check", "--connect"])
             .output()
             .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.status.code(), text)
+        (out.status.code(), crate::common::output_text(&out))
     };
     let honest = FakeImap::start(vec![Hostile::ForgetsAndChatters]);
     let (code, text) = check(&honest.url());

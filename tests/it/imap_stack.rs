@@ -286,12 +286,7 @@ fn config_check_connect_logs_in_to_imap_and_says_what_failed() {
             .env("PBEM_IMAP_PASSWORD", "imapgm-secret")
             .output()
             .unwrap();
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (out.status.code(), text)
+        (out.status.code(), crate::common::output_text(&out))
     };
     let (code, text) = check(&format!("imap+starttls://localhost:{plain}"), true);
     assert_eq!(code, Some(0), "{text}");
