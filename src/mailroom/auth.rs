@@ -128,3 +128,18 @@ pub(super) fn pick_seat(
         }
     })
 }
+
+/// Whether a mail comes to a seat's secret address from the address on record for that seat.
+pub(super) fn proves_a_seat(tx: &Tx, ctx: &Ctx, inb: &Inbound) -> anyhow::Result<bool> {
+    let Some(from) = inb.from.as_deref() else {
+        return Ok(false);
+    };
+    let token = inb
+        .recipients()
+        .into_iter()
+        .find_map(|a| ctx.cfg.token_in(&a));
+    let Some((game, seat)) = token.map(|t| tx.seat_by_token(&t)).transpose()?.flatten() else {
+        return Ok(false);
+    };
+    Ok(tx.seat_email(game, seat)?.as_deref() == Some(from))
+}

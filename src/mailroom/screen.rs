@@ -1,6 +1,6 @@
 //! The loop, junk and throttle guards a mail meets before anything in it is read.
 
-use super::{guard, ignored, refused, Handled};
+use super::{auth, guard, ignored, refused, Handled};
 use crate::compose::Ctx;
 use crate::mail::inbound;
 use crate::mail::inbound::Inbound;
@@ -13,7 +13,7 @@ pub(super) fn screen(tx: &Tx, ctx: &Ctx, inb: &Inbound) -> anyhow::Result<Result
     // A subject alone is a weak sign: a player may head a real move "Vacation notice". Mail
     // that proves its seat is read; an auto-reply loop through it is bounded by the repeats.
     let refusal = match refusal {
-        Some(r) if r.code == "auto-reply-subject" && proves_a_seat(tx, ctx, inb)? => None,
+        Some(r) if r.code == "auto-reply-subject" && auth::proves_a_seat(tx, ctx, inb)? => None,
         other => other,
     };
     if let Some(r) = refusal {
@@ -37,19 +37,4 @@ pub(super) fn screen(tx: &Tx, ctx: &Ctx, inb: &Inbound) -> anyhow::Result<Result
         return Ok(Err(ignored("loop: mail from our own address")));
     }
     Ok(Ok(from))
-}
-
-/// Whether a mail comes to a seat's secret address from the address on record for that seat.
-fn proves_a_seat(tx: &Tx, ctx: &Ctx, inb: &Inbound) -> anyhow::Result<bool> {
-    let Some(from) = inb.from.as_deref() else {
-        return Ok(false);
-    };
-    let token = inb
-        .recipients()
-        .into_iter()
-        .find_map(|a| ctx.cfg.token_in(&a));
-    let Some((game, seat)) = token.map(|t| tx.seat_by_token(&t)).transpose()?.flatten() else {
-        return Ok(false);
-    };
-    Ok(tx.seat_email(game, seat)?.as_deref() == Some(from))
 }
