@@ -2,8 +2,7 @@
 
 use super::{auth, guard, ignored, refused, Handled};
 use crate::compose::Ctx;
-use crate::mail::inbound;
-use crate::mail::inbound::Inbound;
+use crate::mail::inbound::{self, Inbound};
 use crate::store::Tx;
 
 /// The loop, junk and throttle guards: the sender's address, or how the mail ends unanswered.
