@@ -19,7 +19,7 @@ use self::path::Arrival;
 use crate::compose::Ctx;
 use crate::config::Config;
 use crate::edge;
-use crate::gamelog;
+
 use crate::games::{Actor, GameKind};
 use crate::gm::{self, GameSpec, Secrets};
 use crate::records::Record;
@@ -328,9 +328,7 @@ fn make_games(
                     ..Default::default()
                 };
                 let secrets = Secrets::generate(2)?;
-                let id = gm::create_game(tx, &spec, &secrets, now)?;
-                let g = gamelog::load(tx, id)?;
-                crate::compose::welcome_all(tx, &ctx, &g)?;
+                let id = gm::create_game(&mut ctx.gm(tx), &spec, &secrets)?;
                 Ok((id, secrets.tokens[0].clone(), secrets.tokens[1].clone()))
             })
             .collect()

@@ -580,14 +580,7 @@ fn game_new(store: &mut Store, ctx: &Ctx, args: &NewArgs) -> anyhow::Result<Exit
     if spec.move_secs.is_none() {
         spec.move_secs = ctx.cfg.move_secs;
     }
-    let id = store.tx(|tx| {
-        let id = gm::create_game(tx, &spec, &secrets, ctx.now)?;
-        let g = gamelog::load(tx, id)?;
-        if g.row.status == GameStatus::Active {
-            compose::welcome_all(tx, ctx, &g)?;
-        }
-        Ok(id)
-    })?;
+    let id = store.tx(|tx| gm::create_game(&mut ctx.gm(tx), &spec, &secrets))?;
     println!("{id}");
     send_now(store, ctx.cfg);
     Ok(0)
@@ -661,36 +654,39 @@ fn game_play(
     ctx: &Ctx,
     id: i64,
     seat: Option<String>,
-    gm: bool,
+    as_gm: bool,
     ply: &str,
 ) -> anyhow::Result<Exit> {
     let out = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
-        let actor = if gm {
-            Actor::Gm
-        } else {
-            Actor::Seat(seat_of(&g, seat.as_deref().unwrap_or_default())?)
+        let res = match as_gm {
+            false => {
+                let seat = seat_of(&g, seat.as_deref().unwrap_or_default())?;
+                let lines = [ply.to_string()];
+                let turn = gm::Turn {
+                    seat,
+                    lines: &lines,
+                    guard: None,
+                    moved: false,
+                    by: gm::By::Gm,
+                    early: chrono::Duration::seconds(ctx.cfg.early_resolve_secs),
+                };
+                let sub = gm::submit(&mut ctx.gm(tx), &mut g, &turn)?;
+                match (sub.played, sub.lines.into_iter().next()) {
+                    (Some(played), _) => Ok(played),
+                    (None, Some(gm::LineOutcome::Refused(why))) => Err(why
+                        .to_string()
+                        .trim_start_matches("not played: ")
+                        .to_string()),
+                    (None, Some(gm::LineOutcome::NotAMove(Some(e)))) => Err(e.to_string()),
+                    (None, _) => Err("not a move".to_string()),
+                }
+            }
+            true if is_draw(&g, ply) => {
+                gm::life::declare_draw(&ctx.gm(tx), &mut g)?.map_err(|r| r.to_string())
+            }
+            true => gm::play_as_gm(&mut ctx.gm(tx), &mut g, ply)?.map_err(|e| e.to_string()),
         };
-        let declared = gm && is_draw(&g, ply);
-        let mut res = if declared {
-            gm::life::declare_draw(tx, &mut g, ctx.now)?.map_err(|r| match r {
-                gm::Refusal::Rules(e) => e,
-                other => crate::games::PlyError::NotYourTurn(other.to_string()),
-            })
-        } else {
-            gm::play(tx, &mut g, actor, ply, ctx.now, None, None)?
-        };
-        if let Ok(played) = &mut res {
-            // The players are told it was the GM's doing, not their move.
-            let said = match actor {
-                Actor::Seat(s) => Some(format!("The GM played {ply} for {}.", g.game.seat_name(s))),
-                _ if declared => None,
-                _ if g.kind().facts().simultaneous => Some("The GM adjudicated the turn.".into()),
-                _ => Some(format!("The GM played {ply}.")),
-            };
-            played.reports.splice(0..0, said);
-            compose::announce(tx, ctx, &g, played, None)?;
-        }
         Ok((res, g))
     });
     // An illegal ply rolls the transaction back: nothing changed.
@@ -721,9 +717,8 @@ fn is_draw(g: &gamelog::Loaded, ply: &str) -> bool {
 fn game_start(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
     let (played, g) = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
-        let played = gm::start_now(tx, &mut g, ctx.now, None)?;
+        let played = gm::start_now(&mut ctx.gm(tx), &mut g)?;
         tx.log_event(Some(id), ctx.now, "salts fixed by the GM")?;
-        compose::announce(tx, ctx, &g, &played, None)?;
         Ok((played, g))
     })?;
     send_now(store, ctx.cfg);
@@ -752,7 +747,7 @@ fn game_replace(
         tx.fill_seat(id, s, player, &token)?;
         tx.log_event(Some(id), ctx.now, &format!("seat {seat} given to {email}"))?;
         let g = gamelog::load(tx, id)?;
-        compose::welcome(tx, ctx, &g, [s])
+        ctx.gm(tx).tell(gm::News::Welcome { g: &g, seats: &[s] })
     })?;
     send_now(store, ctx.cfg);
     println!("seat {seat} of game {id} is now played by {email}");

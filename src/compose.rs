@@ -3,6 +3,7 @@
 pub mod html;
 pub mod illustrate;
 pub mod letters;
+mod news;
 
 pub use letters::{
     AuthRefusal, Confirm, DiceRevealed, Digest, DigestGame, GameOver, GameVars, GmNotice, Held,

@@ -265,7 +265,7 @@ impl Daemon {
         }
         let ctx = Ctx::new(&self.cfg, &self.templates, edge::now());
         if !failed.store_down {
-            let timers = unwind::catch(|| timers::run(&mut self.store, &ctx, None));
+            let timers = unwind::catch(|| timers::run(&mut self.store, &ctx));
             pass.timers = failed.note("timers", timers).unwrap_or(0);
         }
         // Once an hour: the tables of the hostile-mail limits keep only what still counts.

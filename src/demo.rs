@@ -54,11 +54,8 @@ pub fn run(dir: Option<&Path>, html: Option<&Path>) -> anyhow::Result<i32> {
     let secrets = Secrets::generate(2)?;
     let templates = crate::template::Templates::load(None)?;
     let id = store.tx(|tx| {
-        let id = gm::create_game(tx, &spec, &secrets, edge::now())?;
-        let g = gamelog::load(tx, id)?;
         let ctx = crate::compose::Ctx::new(&cfg, &templates, edge::now());
-        crate::compose::welcome_all(tx, &ctx, &g)?;
-        Ok(id)
+        gm::create_game(&mut ctx.gm(tx), &spec, &secrets)
     })?;
     let mut daemon = Daemon::new(&db_path, store, cfg.clone())?;
     daemon.serve(true)?;

@@ -5,7 +5,8 @@ use chrono::{DateTime, Utc};
 use crate::compose::{Ctx, LineVars};
 use crate::dice::DiceSource;
 use crate::fault;
-use crate::gm::reborrow;
+use crate::gm::Gm;
+
 use crate::mail::inbound::{self, Inbound};
 use crate::quote::shorten;
 use crate::store::{MessageStatus, Store, Tx};
@@ -105,7 +106,9 @@ pub fn process(
 ) -> anyhow::Result<Vec<Option<Handled>>> {
     let (handled, told) = store.tx(|tx| {
         let mut told = Vec::new();
-        let handled = process_ids(tx, ctx, ids, &mut dice, &mut told)?;
+        let scripted = dice.as_mut().map(|d| &mut **d as &mut dyn DiceSource);
+        let mut gm = ctx.gm(tx).with_dice(scripted);
+        let handled = process_ids(tx, ctx, ids, &mut gm, &mut told)?;
         fault::point("process:before-commit");
         Ok((handled, told))
     })?;
@@ -119,7 +122,7 @@ pub fn process_batch(store: &mut Store, ctx: &Ctx, limit: usize) -> anyhow::Resu
     let (n, told) = store.tx(|tx| {
         let ids: Vec<i64> = tx.new_messages()?.into_iter().take(limit).collect();
         let mut told = Vec::new();
-        let handled = process_ids(tx, ctx, &ids, &mut None, &mut told)?;
+        let handled = process_ids(tx, ctx, &ids, &mut ctx.gm(tx), &mut told)?;
         fault::point("process:before-commit");
         Ok((handled.iter().flatten().count(), told))
     })?;
@@ -133,7 +136,7 @@ fn process_ids(
     tx: &Tx,
     ctx: &Ctx,
     ids: &[i64],
-    dice: &mut Option<&mut dyn DiceSource>,
+    gm: &mut Gm,
     told: &mut Vec<Told>,
 ) -> anyhow::Result<Vec<Option<Handled>>> {
     let mut handled = Vec::with_capacity(ids.len());
@@ -144,7 +147,7 @@ fn process_ids(
             continue;
         };
         let inb = inbound::parse(&msg.raw);
-        handled.push(Some(process_one(tx, ctx, id, &inb, reborrow(dice), told)?));
+        handled.push(Some(process_one(tx, ctx, id, &inb, gm, told)?));
     }
     Ok(handled)
 }
@@ -158,14 +161,12 @@ fn process_one(
     ctx: &Ctx,
     id: i64,
     inb: &Inbound,
-    dice: Option<&mut dyn DiceSource>,
+    gm: &mut Gm,
     told: &mut Vec<Told>,
 ) -> anyhow::Result<Handled> {
     let from = inb.from.as_deref();
     Ok(
-        match isolated(tx, id, from, || {
-            process_parsed(tx, ctx, id, inb, dice, told)
-        })? {
+        match isolated(tx, id, from, || process_parsed(tx, ctx, id, inb, gm, told))? {
             Ok(h) => h,
             Err(reason) => whole(MessageStatus::Failed, MailFate::Failed, &reason),
         },
@@ -212,13 +213,13 @@ fn process_parsed(
     ctx: &Ctx,
     id: i64,
     inb: &Inbound,
-    dice: Option<&mut dyn DiceSource>,
+    gm: &mut Gm,
     told: &mut Vec<Told>,
 ) -> anyhow::Result<Handled> {
     if fault::keyed("process:panic").is_some_and(|marker| inb.subject.contains(marker)) {
         panic!("fault injected: process:panic in message {id}");
     }
-    let (h, game) = handle(tx, ctx, id, inb, dice)?;
+    let (h, game) = handle(tx, ctx, id, inb, gm)?;
     let note = h.detail.to_json();
     tx.finish_message(id, h.status, &note, inb.from.as_deref(), game)?;
     let from = inb.from.as_deref().unwrap_or("-");
@@ -254,6 +255,7 @@ pub fn store_and_process_batch(
     let (ids, told) = store.tx(|tx| {
         let mut ids = Vec::with_capacity(raws.len());
         let mut told = Vec::new();
+        let mut gm = ctx.gm(tx);
         for (i, raw) in raws.iter().enumerate() {
             step(Some(i))?;
             let inb = inbound::parse(raw);
@@ -266,7 +268,7 @@ pub fn store_and_process_batch(
             let id = insert(tx, &inb, raw, ctx.now, &mut told)?;
             if let Some(id) = id {
                 fault::point("ingest:after-store");
-                process_one(tx, ctx, id, &inb, None, &mut told)?;
+                process_one(tx, ctx, id, &inb, &mut gm, &mut told)?;
             }
             ids.push(id);
         }

@@ -56,7 +56,7 @@ pub(super) fn run(dir: &Path, cfg: &Config, games: usize, history: usize) -> any
     );
     let ctx = Ctx::new(&cfg, &templates, edge::now());
     let t = Instant::now();
-    let acted = crate::timers::run(&mut store, &ctx, None)?;
+    let acted = crate::timers::run(&mut store, &ctx)?;
     let took = t.elapsed();
     let queued = store.read(|tx| tx.outbox_pending_count())?;
     if acted != games {

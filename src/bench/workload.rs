@@ -50,9 +50,8 @@ pub(super) fn make_games(
     for i in 0..n {
         let game = store.tx(|tx| {
             let ctx = Ctx::new(cfg, &templates, now);
-            let game = new_game(tx, kind, i, now)?;
+            let game = new_game(&mut ctx.gm(tx), kind, i)?;
             let mut g = gamelog::load(tx, game.id)?;
-            crate::compose::welcome_all(tx, &ctx, &g)?;
             for _ in 0..history {
                 if !advance(tx, &ctx, &mut g, picker)? {
                     break;
@@ -66,12 +65,7 @@ pub(super) fn make_games(
     Ok(games)
 }
 
-fn new_game(
-    tx: &Tx,
-    kind: GameKind,
-    i: usize,
-    now: chrono::DateTime<chrono::Utc>,
-) -> anyhow::Result<BenchGame> {
+fn new_game(gm: &mut gm::Gm, kind: GameKind, i: usize) -> anyhow::Result<BenchGame> {
     let names = crate::games::AnyGame::new(kind, &Default::default())
         .map_err(|e| anyhow!(e))?
         .seat_names();
@@ -94,7 +88,7 @@ fn new_game(
         spec.options.insert("salt_window".into(), "0".into());
     }
     let secrets = Secrets::generate(names.len())?;
-    let id = gm::create_game(tx, &spec, &secrets, now)?;
+    let id = gm::create_game(gm, &spec, &secrets)?;
     let seats = spec
         .players
         .iter()
@@ -114,12 +108,13 @@ fn advance(tx: &Tx, ctx: &Ctx, g: &mut Loaded, picker: &mut Picker) -> anyhow::R
                 gm::submit_orders(tx, g, s, &[order], ctx.now, chrono::Duration::zero())?
                     .map_err(|e| anyhow!("{e}"))?;
             }
-            crate::timers::adjudicate(tx, ctx, g, &seats, None)?;
+            gm::clock::adjudicate(&mut ctx.gm(tx), g, &seats)?;
         }
         ToAct::Seat(s) => {
             let ply = pick_ply(g, picker)?;
-            gm::play(tx, g, Actor::Seat(s), &ply, ctx.now, None, None)?
-                .map_err(|e| anyhow!("{e}"))?;
+            // The history is made up: nobody is told of its moves.
+            let mut quiet = gm::Gm::new(tx, ctx.now, &gm::Quiet);
+            gm::play(&mut quiet, g, Actor::Seat(s), &ply, None)?.map_err(|e| anyhow!("{e}"))?;
         }
         _ => return Ok(false),
     }
@@ -166,7 +161,7 @@ pub(super) fn next_mail(
         if let ToAct::Orders(seats) = g.game.to_act() {
             if gm::all_ordered(&g) {
                 let ctx = Ctx::new(cfg, &templates, edge::now());
-                crate::timers::adjudicate(tx, &ctx, &mut g, &seats, None)?;
+                gm::clock::adjudicate(&mut ctx.gm(tx), &mut g, &seats)?;
             }
         }
         match g.game.to_act() {

@@ -49,7 +49,11 @@ fn run(
             reports: told.news.clone(),
             finished: told.finished,
         };
-        compose::announce(tx, ctx, &g, &played, None)?;
+        ctx.gm(tx).tell(gm::News::Played {
+            g: &g,
+            played: &played,
+            except: None,
+        })?;
         Ok(Ok(told.done))
     })?;
     outcome(store, ctx, id, res)
@@ -243,19 +247,28 @@ pub fn eject(
             Ok(e) => e,
             Err(why) => return Ok(Err(why)),
         };
+        let gm = ctx.gm(tx);
         let note = format!("The GM has taken you out of {seat}: you no longer play in this game.");
-        compose::tell_seats(tx, ctx, &before, [s], &note)?;
+        gm.tell(gm::News::Said {
+            g: &before,
+            seats: &[s],
+            text: &note,
+        })?;
         let others: Vec<usize> = g.seats.iter().map(|x| x.seat).filter(|x| *x != s).collect();
         let news = match replace {
             Some(_) => {
-                compose::welcome(tx, ctx, &g, [s])?;
+                gm.tell(gm::News::Welcome { g: &g, seats: &[s] })?;
                 format!("{seat} has a new player.")
             }
             None => format!(
                 "{seat}'s player has left the game. It is paused until the GM seats a new player."
             ),
         };
-        compose::tell_seats(tx, ctx, &g, others, &news)?;
+        gm.tell(gm::News::Said {
+            g: &g,
+            seats: &others,
+            text: &news,
+        })?;
         Ok(Ok(match replace {
             Some(addr) => format!("{email} is out of {seat}, now played by {addr}"),
             None => format!(

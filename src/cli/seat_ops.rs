@@ -23,10 +23,8 @@ pub fn resign(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyhow::Resu
     let (res, g) = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
         let s = seat_of(&g, seat)?;
-        let res = gm::resign(tx, &mut g, s, ctx.now)?;
-        if let Ok(played) = &res {
-            let except = if played.finished { None } else { Some(s) };
-            compose::announce(tx, ctx, &g, played, except)?;
+        let res = gm::resign(&ctx.gm(tx), &mut g, s)?;
+        if res.is_ok() {
             tx.log_event(Some(id), ctx.now, &format!("the GM resigned {seat}"))?;
         }
         Ok((res, g))
@@ -56,18 +54,13 @@ pub fn draw(
         let mut g = gamelog::load(tx, id)?;
         let s = seat_of(&g, seat)?;
         if action == DrawAction::Decline {
-            gm::decline_draw(tx, &g)?;
-            compose::draw_news(tx, ctx, &g, s, None)?;
+            gm::decline_draw(&ctx.gm(tx), &g, s)?;
             return Ok(Ok("draw declined; all offers are withdrawn".to_string()));
         }
-        Ok(match gm::offer_draw(tx, &mut g, s, ctx.now)? {
+        Ok(match gm::offer_draw(&ctx.gm(tx), &mut g, s)? {
             Err(why) => Err(why),
-            Ok(gm::DrawOffer::Agreed(played)) => {
-                compose::announce(tx, ctx, &g, &played, None)?;
-                Ok("draw agreed by all: the game is over".to_string())
-            }
-            Ok(gm::DrawOffer::Waiting(waiting)) => {
-                compose::draw_news(tx, ctx, &g, s, Some(&waiting))?;
+            Ok(gm::DrawOffer::Agreed(_)) => Ok("draw agreed by all: the game is over".to_string()),
+            Ok(gm::DrawOffer::Waiting(_)) => {
                 Ok("draw offered; the game ends drawn when every player accepts".to_string())
             }
         })

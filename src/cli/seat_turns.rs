@@ -3,10 +3,23 @@
 use chrono::Duration;
 
 use super::{print_played, say, seat_of, send_now, Exit};
-use crate::compose::{self, Ctx};
+use crate::compose::Ctx;
 use crate::gamelog;
+use crate::games::{PlyError, ToAct};
 use crate::gm;
 use crate::store::Store;
+
+/// The seat's lines as the GM gives them for it.
+fn turn<'l>(ctx: &Ctx, seat: usize, lines: &'l [String]) -> gm::Turn<'l> {
+    gm::Turn {
+        seat,
+        lines,
+        guard: None,
+        moved: false,
+        by: gm::By::Gm,
+        early: Duration::seconds(ctx.cfg.early_resolve_secs),
+    }
+}
 
 /// Prints a refusal and gives exit status 1.
 fn refused(why: impl std::fmt::Display) -> anyhow::Result<Exit> {
@@ -22,25 +35,34 @@ pub fn orders(
     seat: &str,
     lines: &[String],
 ) -> anyhow::Result<Exit> {
-    let early = Duration::seconds(ctx.cfg.early_resolve_secs);
-    let res = store.tx(|tx| {
+    let (sub, _) = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
         let s = seat_of(&g, seat)?;
-        let res = gm::submit_orders(tx, &mut g, s, lines, ctx.now, early)?;
-        if res.is_ok() {
+        if !matches!(g.game.to_act(), ToAct::Orders(_)) {
+            let why = gm::Refusal::Rules(PlyError::NotYourTurn(format!(
+                "this is not a turn of orders ({})",
+                gm::to_act_text(&g)
+            )));
+            return Ok((Err(why.to_string()), g));
+        }
+        let sub = gm::submit(&mut ctx.gm(tx), &mut g, &turn(ctx, s, lines))?;
+        if sub.ordered {
             tx.log_event(Some(id), ctx.now, &format!("the GM gave {seat}'s orders"))?;
         }
-        Ok(res)
+        Ok((Ok(sub), g))
     })?;
-    let checked = match res {
-        Ok(c) => c,
+    let sub = match sub {
+        Ok(sub) => sub,
         Err(why) => return refused(why),
     };
-    for (line, reading) in lines.iter().zip(&checked) {
+    if let Some(gm::LineOutcome::Refused(why)) = sub.lines.first() {
+        return refused(why.to_string().trim_start_matches("not played: "));
+    }
+    for (line, reading) in lines.iter().zip(&sub.lines) {
         match reading {
-            gm::LineCheck::Order(canonical) => println!("ok    {line}  ->  {canonical}"),
-            gm::LineCheck::Void(why) => println!("void  {line}  ({why})"),
-            gm::LineCheck::Prose => println!("ignored  {line}  (not an order)"),
+            gm::LineOutcome::Ordered(canonical) => println!("ok    {line}  ->  {canonical}"),
+            gm::LineOutcome::Void(why) => println!("void  {line}  ({why})"),
+            _ => println!("ignored  {line}  (not an order)"),
         }
     }
     println!("game {id}: {seat}'s orders are recorded for this turn");
@@ -59,7 +81,7 @@ pub fn plan(
     let (res, g) = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
         let s = seat_of(&g, seat)?;
-        let Some(plan) = g.game.conditional(lines) else {
+        if g.game.conditional(lines).is_none() {
             return Ok((
                 Err(
                     "these lines are not a declaration with planned outcomes in this game"
@@ -68,11 +90,13 @@ pub fn plan(
                 g,
             ));
         };
-        let res = gm::play_planned(tx, &mut g, s, &plan, ctx.now, None, None)?;
-        if let Ok(played) = &res {
-            compose::announce(tx, ctx, &g, played, None)?;
-        }
-        Ok((res.map_err(|e| e.to_string()), g))
+        let sub = gm::submit(&mut ctx.gm(tx), &mut g, &turn(ctx, s, lines))?;
+        let res = match (sub.played, sub.lines.into_iter().next()) {
+            (Some(played), _) => Ok(played),
+            (None, Some(gm::LineOutcome::Refused(why))) => Err(why.to_string()),
+            (None, _) => Err("the plan was not played".to_string()),
+        };
+        Ok((res, g))
     })?;
     match res {
         Ok(played) => {
@@ -89,10 +113,7 @@ pub fn start(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyhow::Resul
     let (res, g) = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
         let s = seat_of(&g, seat)?;
-        let res = gm::start(tx, &mut g, s, ctx.now, None)?;
-        if let Ok(started) = &res {
-            compose::announce(tx, ctx, &g, &started.played, None)?;
-        }
+        let res = gm::start(&mut ctx.gm(tx), &mut g, s, false)?;
         Ok((res, g))
     })?;
     match res {
@@ -121,12 +142,9 @@ pub fn join(
 ) -> anyhow::Result<Exit> {
     let email = email.trim().to_ascii_lowercase();
     let res = store.tx(|tx| {
-        let res = gm::join(tx, id, seat, &email, ctx.now, None)?;
-        if let Ok(seated) = &res {
+        let res = gm::join(&mut ctx.gm(tx), id, seat, &email)?;
+        if res.is_ok() {
             tx.log_event(Some(id), ctx.now, &format!("the GM seated {email}"))?;
-            if seated.started {
-                compose::welcome_all(tx, ctx, &gamelog::load(tx, id)?)?;
-            }
         }
         Ok(res)
     })?;

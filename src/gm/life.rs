@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::{close, play_with, Played, Refusal};
+use super::{close, play_with, Gm, News, Played, Refusal};
 use crate::duration::{self, Range};
 use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, ToAct, COMMON_OPTIONS};
@@ -265,19 +265,21 @@ fn rest_point(g: &Loaded, mut wanted: usize) -> anyhow::Result<usize> {
 
 /// The GM declares the game drawn (an abandoned game, a dispute): the game's shared draw,
 /// with a result and news that say whose decision it was, not the players' agreement.
-pub fn declare_draw(
-    tx: &Tx,
-    g: &mut Loaded,
-    now: DateTime<Utc>,
-) -> anyhow::Result<Result<Played, Refusal>> {
+pub fn declare_draw(gm: &Gm, g: &mut Loaded) -> anyhow::Result<Result<Played, Refusal>> {
     if let Err(r) = must_be(g, GameStatus::Active) {
         return Ok(Err(r));
     }
-    let played = match play_with(tx, g, Actor::Gm, now, |game| game.declare_draw())? {
+    let played = match play_with(gm, g, Actor::Gm, |game| game.declare_draw())? {
         Ok(p) => p,
         Err(e) => return Ok(Err(Refusal::Rules(e))),
     };
-    tx.log_event(Some(g.row.id), now, "the GM declared the game drawn")?;
+    gm.tx
+        .log_event(Some(g.row.id), gm.now, "the GM declared the game drawn")?;
+    gm.tell(News::Played {
+        g,
+        played: &played,
+        except: None,
+    })?;
     Ok(Ok(played))
 }
 

@@ -2,7 +2,7 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{play_with, salt_pairs, salts_open, Played};
+use super::{play_with, salt_pairs, salts_open, Gm, News, Played};
 use crate::gamelog::Loaded;
 use crate::games::{Actor, PlyError};
 use crate::store::{GameStatus, Tx};
@@ -73,26 +73,32 @@ fn active(g: &Loaded) -> Result<(), Refusal> {
 }
 
 /// The seat resigns (the game's `Leaving` rule says what follows: the last seat left wins, or
-/// its units hold); the ply is logged and the game finished when it ends it.
-pub fn resign(
-    tx: &Tx,
-    g: &mut Loaded,
-    seat: usize,
-    now: DateTime<Utc>,
-) -> anyhow::Result<Result<Played, Refusal>> {
+/// its units hold); the ply is logged and the game finished when it ends it. The other
+/// players are told (every player once the game is over).
+pub fn resign(gm: &Gm, g: &mut Loaded, seat: usize) -> anyhow::Result<Result<Played, Refusal>> {
     if let Err(r) = active(g) {
         return Ok(Err(r));
     }
-    Ok(play_with(tx, g, Actor::Seat(seat), now, |game| game.resign(seat))?.map_err(Refusal::from))
+    let played = match play_with(gm, g, Actor::Seat(seat), |game| game.resign(seat))? {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(Refusal::from(e))),
+    };
+    gm.tell(News::Played {
+        g,
+        played: &played,
+        except: Some(seat),
+    })?;
+    Ok(Ok(played))
 }
 
 /// The seat offers (or accepts) a draw; once every seat has, the GM plays the agreed draw.
+/// The seats yet to agree hear of the offer; everyone of an agreed draw.
 pub fn offer_draw(
-    tx: &Tx,
+    gm: &Gm,
     g: &mut Loaded,
     seat: usize,
-    now: DateTime<Utc>,
 ) -> anyhow::Result<Result<DrawOffer, Refusal>> {
+    let tx = gm.tx;
     if let Err(r) = active(g) {
         return Ok(Err(r));
     }
@@ -106,16 +112,29 @@ pub fn offer_draw(
         .map(|x| x.seat)
         .collect();
     if !waiting.is_empty() {
+        gm.tell(News::DrawOffered {
+            g,
+            seat,
+            waiting: &waiting,
+        })?;
         return Ok(Ok(DrawOffer::Waiting(waiting)));
     }
-    Ok(play_with(tx, g, Actor::Gm, now, |game| game.agree_draw())?
-        .map(DrawOffer::Agreed)
-        .map_err(Refusal::from))
+    let played = match play_with(gm, g, Actor::Gm, |game| game.agree_draw())? {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(Refusal::from(e))),
+    };
+    gm.tell(News::Played {
+        g,
+        played: &played,
+        except: None,
+    })?;
+    Ok(Ok(DrawOffer::Agreed(played)))
 }
 
-/// Every draw offer of the game is withdrawn.
-pub fn decline_draw(tx: &Tx, g: &Loaded) -> anyhow::Result<()> {
-    tx.clear_draw_offers(g.row.id)
+/// `seat` declines: every draw offer of the game is withdrawn, and the other players told.
+pub fn decline_draw(gm: &Gm, g: &Loaded, seat: usize) -> anyhow::Result<()> {
+    gm.tx.clear_draw_offers(g.row.id)?;
+    gm.tell(News::DrawDeclined { g, seat })
 }
 
 /// A salt from the seat for the game's dice, while the salts are open and the game has room

@@ -1,10 +1,7 @@
 //! Taking seats as GM operations: a new game with its first seat (NEW), a seat in an open game (JOIN), and the start once every seat is taken; the mail path (after confirmation) and the command line both call them.
 
-use chrono::{DateTime, Utc};
-
 use super::ops::Refusal;
-use super::{begin, create_game, GameSpec, Secrets};
-use crate::dice::DiceSource;
+use super::{begin, create_game, GameSpec, Gm, News, Secrets};
 use crate::edge;
 use crate::gamelog;
 use crate::games::{AnyGame, GameKind, Options};
@@ -22,12 +19,11 @@ pub struct Seated {
 
 /// A new game of `kind` whose first seat is `email`'s; the other seats wait for JOIN.
 pub fn open_new(
-    tx: &Tx,
+    gm: &mut Gm,
     kind: &str,
     options: Options,
     email: &str,
     move_secs: Option<i64>,
-    now: DateTime<Utc>,
 ) -> anyhow::Result<Result<Seated, Refusal>> {
     let Some(kind) = GameKind::parse(kind) else {
         return Ok(Err(Refusal::NotOffered));
@@ -46,7 +42,7 @@ pub fn open_new(
         position: None,
     };
     let secrets = Secrets::generate(probe.seat_names().len())?;
-    let game = create_game(tx, &spec, &secrets, now)?;
+    let game = create_game(gm, &spec, &secrets)?;
     // A game of one seat is full at once; `create_game` began it.
     let started = probe.seat_names().len() == 1;
     Ok(Ok(Seated {
@@ -58,22 +54,21 @@ pub fn open_new(
 }
 
 /// `email` takes `seat` (or the first open seat) of an open game; the game begins when that
-/// was the last open seat.
+/// was the last open seat, and its players get their welcome.
 pub fn join(
-    tx: &Tx,
+    gm: &mut Gm,
     game: i64,
     seat: Option<&str>,
     email: &str,
-    now: DateTime<Utc>,
-    dice: Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<Result<Seated, Refusal>> {
+    let tx = gm.tx;
     let target = match seat_open_to(tx, game, seat, email)? {
         Ok(t) => t,
         Err(why) => return Ok(Err(why)),
     };
     let player = tx.player_id(email)?;
     tx.fill_seat(game, target, player, &edge::new_token()?)?;
-    let started = begin_when_full(tx, game, now, dice)?;
+    let started = begin_when_full(gm, game)?;
     let g = gamelog::load(tx, game)?;
     Ok(Ok(Seated {
         game,
@@ -117,18 +112,15 @@ pub fn seat_open_to(
 
 /// An open game whose seats are all taken becomes active and begins (its salt window, or its
 /// first move); whether it did.
-fn begin_when_full(
-    tx: &Tx,
-    game: i64,
-    now: DateTime<Utc>,
-    dice: Option<&mut dyn DiceSource>,
-) -> anyhow::Result<bool> {
+fn begin_when_full(gm: &mut Gm, game: i64) -> anyhow::Result<bool> {
+    let (tx, now) = (gm.tx, gm.now);
     let g = gamelog::load(tx, game)?;
     if g.row.status != GameStatus::Open || g.seats.iter().any(|s| s.email.is_none()) {
         return Ok(false);
     }
     tx.set_game_status(game, GameStatus::Active, None, now)?;
     let mut g = gamelog::load(tx, game)?;
-    begin(tx, &mut g, now, dice)?;
+    begin(gm, &mut g)?;
+    gm.tell(News::Began { g: &g })?;
     Ok(true)
 }

@@ -3,8 +3,8 @@
 use chrono::{DateTime, Duration, Utc};
 
 use super::ops::Refusal;
-use super::{play, ready, reborrow, store_plan, Played};
-use crate::dice::DiceSource;
+use super::salts::ready;
+use super::{play, store_plan, Gm, News, Played};
 use crate::gamelog::Loaded;
 use crate::games::{Actor, Conditional, PlyError, ToAct};
 use crate::store::{GameStatus, PendingKind, Tx};
@@ -94,30 +94,21 @@ pub fn submit_orders(
 /// (Siberian Dice where nothing is rolled: the value is known when the plan is read) are tried
 /// in order right after the declaration, the first legal one played. A refused declaration
 /// keeps no plan.
-pub fn play_planned(
-    tx: &Tx,
+pub(super) fn play_planned(
+    gm: &mut Gm,
     g: &mut Loaded,
     seat: usize,
     plan: &Conditional,
-    now: DateTime<Utc>,
     message: Option<i64>,
-    mut dice: Option<&mut dyn DiceSource>,
 ) -> anyhow::Result<Result<Played, PlyError>> {
+    let (tx, now) = (gm.tx, gm.now);
     let (known, per_roll): (Vec<_>, Vec<_>) = plan
         .outcomes
         .iter()
         .cloned()
         .partition(|(rolls, _)| rolls.is_empty());
     store_plan(tx, g.row.id, seat, &per_roll, now)?;
-    let res = play(
-        tx,
-        g,
-        Actor::Seat(seat),
-        &plan.declaration,
-        now,
-        message,
-        reborrow(&mut dice),
-    )?;
+    let res = play(gm, g, Actor::Seat(seat), &plan.declaration, message)?;
     let mut played = match res {
         Ok(played) => played,
         Err(e) => {
@@ -129,15 +120,7 @@ pub fn play_planned(
         return Ok(Ok(played));
     }
     for (_, ply) in &known {
-        let tried = play(
-            tx,
-            g,
-            Actor::Seat(seat),
-            ply,
-            now,
-            message,
-            reborrow(&mut dice),
-        )?;
+        let tried = play(gm, g, Actor::Seat(seat), ply, message)?;
         if let Ok(more) = tried {
             played.plies.extend(more.plies);
             played.reports.extend(more.reports);
@@ -158,13 +141,13 @@ pub struct Started {
 }
 
 /// START: the seat has no more salts to add; once every seat has said so the salts are fixed
-/// and the roll that waited for them is made.
+/// and the roll that waited for them is made, and the players hear of it (a seat's own mail
+/// is answered by its reply).
 pub fn start(
-    tx: &Tx,
+    gm: &mut Gm,
     g: &mut Loaded,
     seat: usize,
-    now: DateTime<Utc>,
-    dice: Option<&mut dyn DiceSource>,
+    by_mail: bool,
 ) -> anyhow::Result<Result<Started, Refusal>> {
     match g.row.status {
         GameStatus::Active => {}
@@ -177,7 +160,15 @@ pub fn start(
     if g.row.salts_fixed {
         return Ok(Err(Refusal::SaltsFixed));
     }
-    let played = ready(tx, g, seat, now, dice)?;
+    let played = ready(gm, g, seat)?;
+    if !played.plies.is_empty() || !played.reports.is_empty() {
+        let except = by_mail.then_some(seat);
+        gm.tell(News::Played {
+            g,
+            played: &played,
+            except,
+        })?;
+    }
     Ok(Ok(Started {
         all_ready: g.row.salts_fixed,
         played,

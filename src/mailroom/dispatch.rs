@@ -6,10 +6,10 @@ use super::{
 };
 use crate::commands::{Command, HelpTopic};
 use crate::compose::{Ctx, Help};
-use crate::dice::DiceSource;
 use crate::gamelog::Loaded;
 use crate::games::GameKind;
-use crate::gm::reborrow;
+use crate::gm::Gm;
+
 use crate::store::Tx;
 use crate::{compose, gamelog, gm, help};
 
@@ -24,7 +24,7 @@ pub(super) fn run_lines(
     cmds: &[Command],
     from: &str,
     auth: &Auth,
-    dice: &mut Option<&mut dyn DiceSource>,
+    gm: &mut Gm,
 ) -> anyhow::Result<Option<Handled>> {
     session.current = match auth {
         Auth::Seat(g, s) => Some((*g, *s)),
@@ -51,7 +51,7 @@ pub(super) fn run_lines(
             continue;
         }
         let current = session.current;
-        flush(tx, ctx, session, &mut game_lines, current, msg_id, dice)?;
+        flush(ctx, session, &mut game_lines, current, msg_id, gm)?;
         if let Command::UseGame(id) = cmd {
             use_game(tx, session, *id, from, auth)?;
             continue;
@@ -67,10 +67,10 @@ pub(super) fn run_lines(
             continue;
         }
         let current = session.current;
-        run_command(tx, ctx, session, cmd, current, from, auth, dice)?;
+        run_command(tx, ctx, session, cmd, current, from, auth, gm)?;
     }
     let current = session.current;
-    flush(tx, ctx, session, &mut game_lines, current, msg_id, dice)?;
+    flush(ctx, session, &mut game_lines, current, msg_id, gm)?;
     // Strangers get no answer to game lines: only registered addresses are ever told.
     let registered = !tx.seats_of(from)?.is_empty();
     if matches!(auth, Auth::None)
@@ -136,7 +136,7 @@ pub(super) fn run_command(
     current: Option<(i64, usize)>,
     from: &str,
     auth: &Auth,
-    dice: &mut Option<&mut dyn DiceSource>,
+    gm: &mut Gm,
 ) -> anyhow::Result<()> {
     let text = command_text(cmd);
     let reads_only = matches!(
@@ -170,7 +170,7 @@ pub(super) fn run_command(
         Command::Vacation(days) => cmd_vacation(tx, ctx, s, &text, days, from, auth)?,
         Command::Digest(on) => cmd_digest(tx, ctx, s, &text, *on, from, auth)?,
         Command::Salt(salt) => cmd_salt(tx, ctx, s, &text, salt, current)?,
-        Command::Start => cmd_start(tx, ctx, s, &text, current, dice)?,
+        Command::Start => cmd_start(s, &text, current, gm)?,
         Command::Board => {
             if let Some((g, _)) = load_seat(tx, current)? {
                 s.extra.push(g.game.board());
@@ -184,9 +184,9 @@ pub(super) fn run_command(
             }
         }
         Command::Moves => cmd_moves(tx, s, current)?,
-        Command::Resign => cmd_resign(tx, ctx, s, &text, current)?,
-        Command::DrawOffer | Command::DrawAccept => cmd_draw_offer(tx, ctx, s, &text, current)?,
-        Command::DrawDecline => cmd_draw_decline(tx, ctx, s, &text, current)?,
+        Command::Resign => cmd_resign(gm, s, &text, current)?,
+        Command::DrawOffer | Command::DrawAccept => cmd_draw_offer(gm, s, &text, current)?,
+        Command::DrawDecline => cmd_draw_decline(gm, s, &text, current)?,
         Command::Press { to, text: body } => cmd_press(tx, ctx, s, &text, to, body, current)?,
         Command::Game(_) | Command::UseGame(_) => unreachable!("handled by the caller"),
     }
@@ -294,17 +294,15 @@ pub(super) fn cmd_salt(
 
 /// `START`: the seat has no more salts to add.
 pub(super) fn cmd_start(
-    tx: &Tx,
-    ctx: &Ctx,
     s: &mut Session,
     text: &str,
     current: Option<(i64, usize)>,
-    dice: &mut Option<&mut dyn DiceSource>,
+    gm: &mut Gm,
 ) -> anyhow::Result<()> {
-    let Some((mut g, seat)) = load_seat(tx, current)? else {
+    let Some((mut g, seat)) = load_seat(gm.tx, current)? else {
         return Ok(());
     };
-    match gm::start(tx, &mut g, seat, ctx.now, reborrow(dice))? {
+    match gm::start(gm, &mut g, seat, true)? {
         Err(why) => s.lines.push(Line::no(text, why.to_string())),
         Ok(started) => {
             let note = if started.all_ready {
@@ -315,7 +313,7 @@ pub(super) fn cmd_start(
             s.lines.push(Line::ok(text, Some(note.to_string())));
             let played = &started.played;
             if !played.plies.is_empty() || !played.reports.is_empty() {
-                tell_played(tx, ctx, s, &g, played, seat, 0)?;
+                tell_played(s, &g, played, 0);
             }
         }
     }
@@ -348,24 +346,21 @@ pub(super) fn cmd_moves(
 
 /// `RESIGN`: the seat gives up the game.
 pub(super) fn cmd_resign(
-    tx: &Tx,
-    ctx: &Ctx,
+    gm: &Gm,
     s: &mut Session,
     text: &str,
     current: Option<(i64, usize)>,
 ) -> anyhow::Result<()> {
-    let Some((mut g, seat)) = load_seat(tx, current)? else {
+    let Some((mut g, seat)) = load_seat(gm.tx, current)? else {
         return Ok(());
     };
-    match gm::resign(tx, &mut g, seat, ctx.now)? {
+    match gm::resign(gm, &mut g, seat)? {
         Err(why) => s.lines.push(Line::no(text, why.to_string())),
         Ok(played) => {
             // RESIGN needs no reading: what it did follows.
             s.lines.push(Line::ok(text, None));
             s.note_plies(&g, &played);
             s.ended |= played.finished;
-            let except = if played.finished { None } else { Some(seat) };
-            compose::announce(tx, ctx, &g, &played, except)?;
         }
     }
     Ok(())
@@ -373,28 +368,25 @@ pub(super) fn cmd_resign(
 
 /// `DRAW OFFER` / `DRAW ACCEPT`: the game ends drawn once every seat has offered.
 pub(super) fn cmd_draw_offer(
-    tx: &Tx,
-    ctx: &Ctx,
+    gm: &Gm,
     s: &mut Session,
     text: &str,
     current: Option<(i64, usize)>,
 ) -> anyhow::Result<()> {
-    let Some((mut g, seat)) = load_seat(tx, current)? else {
+    let Some((mut g, seat)) = load_seat(gm.tx, current)? else {
         return Ok(());
     };
-    match gm::offer_draw(tx, &mut g, seat, ctx.now)? {
+    match gm::offer_draw(gm, &mut g, seat)? {
         Err(why) => s.lines.push(Line::no(text, why.to_string())),
         Ok(gm::DrawOffer::Agreed(played)) => {
             let note = "draw agreed by all: the game is over";
             s.lines.push(Line::ok(text, Some(note.into())));
             s.note_plies(&g, &played);
             s.ended = true;
-            compose::announce(tx, ctx, &g, &played, None)?;
         }
-        Ok(gm::DrawOffer::Waiting(waiting)) => {
+        Ok(gm::DrawOffer::Waiting(_)) => {
             let note = "draw offered; the game ends drawn when every player accepts";
             s.lines.push(Line::ok(text, Some(note.into())));
-            compose::draw_news(tx, ctx, &g, seat, Some(&waiting))?;
         }
     }
     Ok(())
@@ -402,21 +394,19 @@ pub(super) fn cmd_draw_offer(
 
 /// `DRAW DECLINE`: every offer is withdrawn.
 pub(super) fn cmd_draw_decline(
-    tx: &Tx,
-    ctx: &Ctx,
+    gm: &Gm,
     s: &mut Session,
     text: &str,
     current: Option<(i64, usize)>,
 ) -> anyhow::Result<()> {
-    let Some((g, seat)) = load_seat(tx, current)? else {
+    let Some((g, seat)) = load_seat(gm.tx, current)? else {
         return Ok(());
     };
-    gm::decline_draw(tx, &g)?;
     s.lines.push(Line::ok(
         text,
         Some("draw declined; all offers are withdrawn".into()),
     ));
-    compose::draw_news(tx, ctx, &g, seat, None)
+    gm::decline_draw(gm, &g, seat)
 }
 
 /// `PRESS TO ...: text`: a message through the GM, to each seat at most once per mail.

@@ -9,12 +9,12 @@ use serde::{Deserialize, Serialize};
 use super::session::Session;
 use super::{Handled, Line};
 use crate::compose::{self, Ctx, Draft};
-use crate::dice::DiceSource;
 use crate::edge;
-use crate::gamelog;
+use crate::gm::Gm;
+
 use crate::games::{AnyGame, GameKind, Options};
 use crate::gm;
-use crate::gm::reborrow;
+
 use crate::store::{GameStatus, Tx};
 
 /// The local-part prefix of a confirmation address: `gm+confirm-CODE@domain`.
@@ -198,7 +198,7 @@ pub fn confirm(
     s: &mut Session,
     from: &str,
     code: &str,
-    dice: &mut Option<&mut dyn DiceSource>,
+    gm: &mut Gm,
 ) -> anyhow::Result<Result<(), Handled>> {
     let Some(row) = tx.request_by_code(code)? else {
         tx.note_throttle(from, super::guard::AUTH_FAILURE, ctx.now)?;
@@ -223,23 +223,23 @@ pub fn confirm(
         return Ok(Ok(()));
     }
     match serde_json::from_str::<Request>(&row.payload)? {
-        Request::New { game, options } => create(tx, ctx, s, &text, from, &game, options)?,
-        Request::Join { game, seat } => join(tx, ctx, s, &text, from, game, seat, dice)?,
+        Request::New { game, options } => create(ctx, s, &text, from, &game, options, gm)?,
+        Request::Join { game, seat } => join(s, &text, from, game, seat, gm)?,
     }
     Ok(Ok(()))
 }
 
 /// A confirmed NEW: the game exists, its first seat taken by the address that asked.
 fn create(
-    tx: &Tx,
     ctx: &Ctx,
     s: &mut Session,
     text: &str,
     from: &str,
     game: &str,
     options: Options,
+    gm: &mut Gm,
 ) -> anyhow::Result<()> {
-    let seated = match gm::open_new(tx, game, options, from, ctx.cfg.move_secs, ctx.now)? {
+    let seated = match gm::open_new(gm, game, options, from, ctx.cfg.move_secs)? {
         Ok(seated) => seated,
         Err(why) => {
             s.lines.push(Line::no(text, why.to_string()));
@@ -256,22 +256,19 @@ fn create(
         "Game #{id} waits for players: they send JOIN {id}. Everybody gets a welcome mail \
          with their secret reply address when the seats are full."
     ));
-    welcome_if_started(tx, ctx, &seated)
+    Ok(())
 }
 
 /// A confirmed JOIN: the seat is taken if it is still open.
-#[allow(clippy::too_many_arguments)]
 fn join(
-    tx: &Tx,
-    ctx: &Ctx,
     s: &mut Session,
     text: &str,
     from: &str,
     game: i64,
     seat: Option<String>,
-    dice: &mut Option<&mut dyn DiceSource>,
+    gm: &mut Gm,
 ) -> anyhow::Result<()> {
-    let seated = match gm::join(tx, game, seat.as_deref(), from, ctx.now, reborrow(dice))? {
+    let seated = match gm::join(gm, game, seat.as_deref(), from)? {
         Ok(seated) => seated,
         Err(why) => {
             s.lines.push(Line::no(text, why.to_string()));
@@ -283,15 +280,6 @@ fn join(
         text,
         Some(format!("you play {} in game #{game}", seated.seat_name)),
     ));
-    welcome_if_started(tx, ctx, &seated)
-}
-
-/// When a game's last open seat was filled it began: every seat gets its welcome.
-fn welcome_if_started(tx: &Tx, ctx: &Ctx, seated: &gm::Seated) -> anyhow::Result<()> {
-    if seated.started {
-        let g = gamelog::load(tx, seated.game)?;
-        compose::welcome_all(tx, ctx, &g)?;
-    }
     Ok(())
 }
 

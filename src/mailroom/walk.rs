@@ -7,7 +7,7 @@ use super::{
 };
 use crate::commands;
 use crate::compose::Ctx;
-use crate::dice::DiceSource;
+use crate::gm::Gm;
 use crate::mail::inbound::Inbound;
 use crate::store::Tx;
 
@@ -17,10 +17,10 @@ pub(super) fn handle(
     ctx: &Ctx,
     msg_id: i64,
     inb: &Inbound,
-    dice: Option<&mut dyn DiceSource>,
+    gm: &mut Gm,
 ) -> anyhow::Result<(Handled, Option<i64>)> {
     ctx.budget.start(ctx.cfg.max_mails_per_message);
-    let result = handle_mail(tx, ctx, msg_id, inb, dice);
+    let result = handle_mail(tx, ctx, msg_id, inb, gm);
     ctx.budget.stop();
     let (mut h, game) = result?;
     if ctx.budget.refused() > 0 {
@@ -42,20 +42,19 @@ pub(super) fn handle_mail(
     ctx: &Ctx,
     msg_id: i64,
     inb: &Inbound,
-    dice: Option<&mut dyn DiceSource>,
+    gm: &mut Gm,
 ) -> anyhow::Result<(Handled, Option<i64>)> {
     let from = match screen(tx, ctx, inb)? {
         Ok(from) => from,
         Err(h) => return Ok((h, None)),
     };
-    let mut dice = dice;
     let mut session = Session::new(inb);
     if let Some(code) = inb
         .recipients()
         .iter()
         .find_map(|a| requests::code_in(ctx, a))
     {
-        if let Err(h) = requests::confirm(tx, ctx, &mut session, &from, &code, &mut dice)? {
+        if let Err(h) = requests::confirm(tx, ctx, &mut session, &from, &code, gm)? {
             return Ok((h, None));
         }
         reply(tx, ctx, &mut session, None, &from)?;
@@ -81,16 +80,7 @@ pub(super) fn handle_mail(
         // which its client made and no reader sees, is still answered to, for threading.
         session.unproven = Some(stranger::Words::of(&lines, &inb.subject));
     }
-    let outcome = run_lines(
-        tx,
-        ctx,
-        &mut session,
-        msg_id,
-        &cmds,
-        &from,
-        &auth,
-        &mut dice,
-    )?;
+    let outcome = run_lines(tx, ctx, &mut session, msg_id, &cmds, &from, &auth, gm)?;
     if let Some(h) = outcome {
         return finish(tx, msg_id, inb, redact, (h, None));
     }

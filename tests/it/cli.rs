@@ -139,7 +139,8 @@ fn export_then_replay_gives_back_the_same_game_for_every_kind() {
             let mut rng = Lcg(seed);
             let g = store
                 .tx(|tx| {
-                    let id = gm::create_game(tx, &spec, &secrets, now)?;
+                    let id =
+                        gm::create_game(&mut gm::Gm::new(tx, now, &gm::Quiet), &spec, &secrets)?;
                     for _ in 0..60 {
                         let mut g = pbem::gamelog::load(tx, id)?;
                         if g.game.outcome().is_some() {
@@ -151,8 +152,14 @@ fn export_then_replay_gives_back_the_same_game_for_every_kind() {
                         }
                         let ply = legal[rng.pick(legal.len())].clone();
                         let actor = records::implied_actor(&g.game).unwrap();
-                        gm::play(tx, &mut g, actor, &ply, now, None, None)?
-                            .map_err(|e| anyhow::anyhow!("{kind}: legal ply {ply} refused: {e}"))?;
+                        gm::play(
+                            &mut gm::Gm::new(tx, now, &gm::Quiet),
+                            &mut g,
+                            actor,
+                            &ply,
+                            None,
+                        )?
+                        .map_err(|e| anyhow::anyhow!("{kind}: legal ply {ply} refused: {e}"))?;
                     }
                     pbem::gamelog::load(tx, id)
                 })
@@ -233,7 +240,7 @@ fn an_exported_record_names_its_dice_and_verify_prints_a_command_python_accepts(
     let mut rng = Lcg(11);
     let (id, rolls) = store
         .tx(|tx| {
-            let id = gm::create_game(tx, &spec, &secrets, now)?;
+            let id = gm::create_game(&mut gm::Gm::new(tx, now, &gm::Quiet), &spec, &secrets)?;
             // Salts a shell would mangle unquoted: a quote, a space, a `$`, a leading dash.
             tx.set_salts(id, r#"[[0,"white's lucky $pebble"],[1,"-x y"],[1,"ça"]]"#)?;
             for _ in 0..40 {
@@ -245,8 +252,14 @@ fn an_exported_record_names_its_dice_and_verify_prints_a_command_python_accepts(
                 let ply = legal[rng.pick(legal.len())].clone();
                 let actor = pbem::games::Actor::Seat(seat);
                 // No dice given: the GM rolls the game's own seeded dice.
-                gm::play(tx, &mut g, actor, &ply, now, None, None)?
-                    .map_err(|e| anyhow::anyhow!("legal ply {ply} refused: {e}"))?;
+                gm::play(
+                    &mut gm::Gm::new(tx, now, &gm::Quiet),
+                    &mut g,
+                    actor,
+                    &ply,
+                    None,
+                )?
+                .map_err(|e| anyhow::anyhow!("legal ply {ply} refused: {e}"))?;
             }
             Ok((id, pbem::gamelog::load(tx, id)?.rolls))
         })

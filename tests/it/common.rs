@@ -83,13 +83,8 @@ impl World {
         let templates = Templates::load(None).unwrap();
         self.store
             .tx(|tx| {
-                let id = gm::create_game(tx, &spec, &secrets, now)?;
-                let g = gamelog::load(tx, id)?;
-                if g.row.status == "active" {
-                    let ctx = Ctx::new(&cfg, &templates, now);
-                    pbem::compose::welcome_all(tx, &ctx, &g)?;
-                }
-                Ok(id)
+                let ctx = Ctx::new(&cfg, &templates, now);
+                gm::create_game(&mut ctx.gm(tx), &spec, &secrets)
             })
             .unwrap()
     }
@@ -198,7 +193,7 @@ impl World {
     /// Runs the timers at the current clock.
     pub fn timers(&mut self) -> usize {
         let ctx = Ctx::new(&self.cfg, &self.templates, self.now);
-        pbem::timers::run(&mut self.store, &ctx, None).unwrap()
+        pbem::timers::run(&mut self.store, &ctx).unwrap()
     }
 }
 

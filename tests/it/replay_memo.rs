@@ -24,9 +24,15 @@ fn play_one(tx: &Tx, id: i64, rng: &mut Lcg) -> bool {
     }
     let ply = legal[rng.pick(legal.len())].clone();
     let actor = records::implied_actor(&g.game).unwrap();
-    gm::play(tx, &mut g, actor, &ply, pbem::edge::now(), None, None)
-        .unwrap()
-        .unwrap();
+    gm::play(
+        &mut gm::Gm::new(tx, pbem::edge::now(), &gm::Quiet),
+        &mut g,
+        actor,
+        &ply,
+        None,
+    )
+    .unwrap()
+    .unwrap();
     true
 }
 
@@ -45,7 +51,12 @@ fn new_game(tx: &Tx, kind: GameKind) -> i64 {
         tokens: (0..8).map(|i| format!("t{i}")).collect(),
         seed: pbem::dice::Seed::from_bytes([7; 32]),
     };
-    gm::create_game(tx, &spec, &secrets, pbem::edge::now()).unwrap()
+    gm::create_game(
+        &mut gm::Gm::new(tx, pbem::edge::now(), &gm::Quiet),
+        &spec,
+        &secrets,
+    )
+    .unwrap()
 }
 
 #[test]

@@ -187,7 +187,8 @@ fn the_gm_can_start_the_game_at_once() {
         .store
         .tx(|tx| {
             let mut g = pbem::gamelog::load(tx, id)?;
-            pbem::gm::start_now(tx, &mut g, now, Some(&mut d))
+            let mut gm = pbem::gm::Gm::new(tx, now, &pbem::gm::Quiet).with_dice(Some(&mut d));
+            pbem::gm::start_now(&mut gm, &mut g)
         })
         .unwrap();
     assert_eq!(played.plies.len(), 1);
@@ -195,7 +196,7 @@ fn the_gm_can_start_the_game_at_once() {
     // Starting twice is refused: the salts are fixed.
     let again = w.store.tx(|tx| {
         let mut g = pbem::gamelog::load(tx, id)?;
-        pbem::gm::start_now(tx, &mut g, now, None)
+        pbem::gm::start_now(&mut pbem::gm::Gm::new(tx, now, &pbem::gm::Quiet), &mut g)
     });
     assert!(again.is_err());
 }

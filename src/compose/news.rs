@@ -1,0 +1,32 @@
+//! The GM's news as mails: the one place where what an operation did becomes the players' letters (`gm::Herald`).
+
+use super::{announce, draw_news, tell_seats, to_gm, to_seat, welcome, welcome_all, Ctx, Reminder};
+use crate::gm::{Herald, News};
+use crate::store::Tx;
+
+impl Herald for Ctx<'_> {
+    fn tell(&self, tx: &Tx, news: News<'_>) -> anyhow::Result<()> {
+        match news {
+            News::Played { g, played, except } => announce(tx, self, g, played, except),
+            News::Began { g } => welcome_all(tx, self, g),
+            News::Welcome { g, seats } => welcome(tx, self, g, seats.iter().copied()),
+            News::Said { g, seats, text } => tell_seats(tx, self, g, seats.iter().copied(), text),
+            News::DrawOffered { g, seat, waiting } => draw_news(tx, self, g, seat, Some(waiting)),
+            News::DrawDeclined { g, seat } => draw_news(tx, self, g, seat, None),
+            News::Remind { g, seats, orders } => {
+                for &s in seats {
+                    to_seat(tx, self, g, s, &Reminder { orders }, None)?;
+                }
+                Ok(())
+            }
+            News::ToGm { g, text } => to_gm(tx, self, g, text),
+        }
+    }
+}
+
+impl Ctx<'_> {
+    /// The GM at work in this transaction, its news told as this context's mails.
+    pub fn gm<'g>(&'g self, tx: &'g Tx<'g>) -> crate::gm::Gm<'g> {
+        crate::gm::Gm::new(tx, self.now, self)
+    }
+}

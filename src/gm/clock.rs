@@ -1,0 +1,186 @@
+//! What a game's deadline does, as the GM decides it: remind before it, grant the grace, then adjudicate the turn, forfeit the late player or tell the GM; vacation moves the clock.
+
+use anyhow::anyhow;
+use chrono::Duration;
+
+use super::salts::roll_if_due;
+use super::{play, play_with, turn_orders, waiting_for_salts, Gm, News};
+use crate::gamelog::{self, Loaded};
+use crate::games::{Actor, TimeoutAction, ToAct};
+use crate::store::{GameStatus, PendingKind};
+
+/// Does what game `id`'s clock asks now (the caller found it due): what was done, in words,
+/// or `None` when nothing was.
+pub fn on_time(gm: &mut Gm, id: i64) -> anyhow::Result<Option<String>> {
+    let mut g = gamelog::load(gm.tx, id)?;
+    let Some(deadline) = g.row.deadline else {
+        return Ok(None);
+    };
+    if g.row.status != GameStatus::Active {
+        return Ok(None);
+    }
+    if deadline > gm.now {
+        if g.row.reminded {
+            return Ok(None);
+        }
+        remind(gm, &g)?;
+        gm.tx.set_reminded(id)?;
+        return Ok(Some("reminders sent before the deadline".into()));
+    }
+    let grace = g.common.grace_secs;
+    if !g.row.graced && grace > 0 && !owing(&g).0.is_empty() {
+        gm.tx.grant_grace(id, deadline + Duration::seconds(grace))?;
+        let g = gamelog::load(gm.tx, id)?;
+        remind(gm, &g)?;
+        return Ok(Some(format!(
+            "deadline passed: a grace of {} granted, the late players reminded",
+            crate::duration::format_secs(grace)
+        )));
+    }
+    match g.game.to_act() {
+        ToAct::Orders(seats) => {
+            adjudicate(gm, &mut g, &seats)?;
+            Ok(Some("deadline: the turn was adjudicated".into()))
+        }
+        ToAct::Seat(seat) => late_move(gm, &mut g, seat),
+        // The salt window closed: the roll that waited for it is made now.
+        ToAct::Chance(_) if waiting_for_salts(&g) => {
+            let played = roll_if_due(gm, &mut g)?;
+            if played.plies.is_empty() {
+                anyhow::bail!("game {id}: the salt window closed but the dice did not roll");
+            }
+            gm.tell(News::Played {
+                g: &g,
+                played: &played,
+                except: None,
+            })?;
+            let plies: Vec<&str> = played.plies.iter().map(|(_, t)| t.as_str()).collect();
+            Ok(Some(format!(
+                "the salt window closed; played {}",
+                plies.join(", ")
+            )))
+        }
+        ToAct::Chance(_) | ToAct::Nobody => {
+            gm.tx.set_deadline(id, None)?;
+            Ok(None)
+        }
+    }
+}
+
+/// A seat's move is late: a seat on vacation gets its full time again from the vacation's
+/// end; otherwise the game's `timeout` says: forfeit, or stop the clock and tell the GM.
+fn late_move(gm: &mut Gm, g: &mut Loaded, seat: usize) -> anyhow::Result<Option<String>> {
+    let id = g.row.id;
+    let vacation = g.seat(seat).and_then(|s| s.vacation_until);
+    if let Some(until) = vacation.filter(|v| *v > gm.now) {
+        // Vacation pauses the clock: the full time limit runs again from its end.
+        let limit = Duration::seconds(g.row.move_secs.unwrap_or(0));
+        gm.tx.set_deadline(id, Some(until + limit))?;
+        return Ok(Some("deadline moved past the player's vacation".into()));
+    }
+    let name = g.game.seat_name(seat).to_string();
+    if g.common.timeout == TimeoutAction::Forfeit {
+        let mut played = play_with(gm, g, Actor::Seat(seat), |game| game.resign(seat))?
+            .map_err(|e| anyhow!("{name} cannot forfeit: {e}"))?;
+        played
+            .reports
+            .push(format!("{name} ran out of time and forfeits the game."));
+        gm.tell(News::Played {
+            g,
+            played: &played,
+            except: None,
+        })?;
+        let text = format!("{name} ran out of time and forfeited.");
+        gm.tell(News::ToGm {
+            g: Some(g),
+            text: &text,
+        })?;
+        return Ok(Some(format!("deadline: {name} forfeited")));
+    }
+    gm.tx.set_deadline(id, None)?;
+    let email = g
+        .seat(seat)
+        .and_then(|s| s.email.clone())
+        .unwrap_or_default();
+    let text = format!(
+        "{name} ({email}) did not move by the deadline. The clock is stopped; play a move for \
+         them with `pbem game play {id} --seat {name} ...`, or end the game."
+    );
+    gm.tell(News::ToGm {
+        g: Some(g),
+        text: &text,
+    })?;
+    Ok(Some(format!(
+        "deadline: {name} did not move; the GM is told"
+    )))
+}
+
+/// A reminder to every seat that still owes a move or orders.
+fn remind(gm: &Gm, g: &Loaded) -> anyhow::Result<()> {
+    let (seats, orders) = owing(g);
+    gm.tell(News::Remind {
+        g,
+        seats: &seats,
+        orders,
+    })
+}
+
+/// The seats that still owe a move or orders, and whether it is orders.
+fn owing(g: &Loaded) -> (Vec<usize>, bool) {
+    match g.game.to_act() {
+        ToAct::Seat(s) => (vec![s], false),
+        ToAct::Orders(seats) => (
+            seats
+                .into_iter()
+                .filter(|s| !g.ordered.contains(s))
+                .collect(),
+            true,
+        ),
+        _ => (vec![], false),
+    }
+}
+
+/// The deadline of a simultaneous turn: adjudicate what was ordered; seats that sent nothing
+/// hold, and after the game's NMR limit of missed turns in a row the GM is told.
+pub fn adjudicate(gm: &mut Gm, g: &mut Loaded, seats: &[usize]) -> anyhow::Result<()> {
+    let tx = gm.tx;
+    let orders = turn_orders(tx, g.row.id)?;
+    let limit: i64 = gamelog::options_of(&g.row)?
+        .get("nmr_limit")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    for &s in seats {
+        let missed = g.seat(s).map_or(0, |r| r.missed);
+        if orders.contains_key(&s) {
+            tx.set_missed(g.row.id, s, 0)?;
+            continue;
+        }
+        tx.set_missed(g.row.id, s, missed + 1)?;
+        if missed + 1 >= limit {
+            let name = g.game.seat_name(s);
+            let text = format!(
+                "{name} ({}) has sent no orders for {} turns in a row. You may replace the \
+                 player: `pbem game replace {} --seat {name} NEW-ADDRESS`.",
+                g.seat(s).and_then(|r| r.email.clone()).unwrap_or_default(),
+                missed + 1,
+                g.row.id
+            );
+            gm.tell(News::ToGm {
+                g: Some(g),
+                text: &text,
+            })?;
+        }
+    }
+    let ply = g
+        .game
+        .turn_ply(&orders)
+        .map_err(|e| anyhow!("game {}: cannot build the turn: {e}", g.row.id))?;
+    tx.clear_pending(g.row.id, PendingKind::Orders)?;
+    let played = play(gm, g, Actor::Gm, &ply, None)?
+        .map_err(|e| anyhow!("game {}: the turn does not adjudicate: {e}", g.row.id))?;
+    gm.tell(News::Played {
+        g,
+        played: &played,
+        except: None,
+    })
+}

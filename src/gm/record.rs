@@ -1,0 +1,63 @@
+//! A game's record as the GM exports it (tags, plies, each roll named), and the turn's orders as stored.
+
+use std::collections::BTreeMap;
+
+use anyhow::anyhow;
+
+use super::salts;
+use crate::gamelog::{self, Loaded};
+use crate::records;
+use crate::store::{PendingKind, Tx};
+
+/// The game's record: tags (players, options, start, dice commitment and, once revealed,
+/// the seed), then every ply, each roll with a comment naming its dice (`roll 3 {d6}`) so
+/// that anyone can check it against the seed without knowing the game's rules.
+pub fn export(g: &Loaded) -> anyhow::Result<String> {
+    let mut tags: Vec<(String, String)> = vec![
+        ("Game".into(), g.kind().name().into()),
+        (
+            "Event".into(),
+            g.row
+                .event
+                .clone()
+                .unwrap_or_else(|| format!("pbem game {}", g.row.id)),
+        ),
+        ("Site".into(), "pbem".into()),
+        (
+            "Date".into(),
+            g.row.created_at.format("%Y.%m.%d").to_string(),
+        ),
+        ("GameId".into(), g.row.id.to_string()),
+    ];
+    for s in &g.seats {
+        tags.push((
+            g.game.seat_name(s.seat).to_string(),
+            s.email.clone().unwrap_or_else(|| "?".into()),
+        ));
+    }
+    tags.push(("Result".into(), records::result_tag(&g.game)));
+    let options = gamelog::options_of(&g.row)?;
+    if !options.is_empty() {
+        tags.push(("Options".into(), records::format_options(&options)));
+    }
+    if let Some(p) = &g.row.start_position {
+        tags.push(("Position".into(), p.clone()));
+    }
+    // (Games stored before games without dice stopped getting a seed still have one: it
+    // stays out of their record.)
+    if let (Some(c), true) = (&g.row.commitment, g.kind().rolls_dice()) {
+        tags.push(("DiceCommitment".into(), c.clone()));
+        tags.push(("DiceSalts".into(), serde_json::to_string(&salts(&g.row)?)?));
+        if g.row.seed_revealed {
+            if let Some(s) = &g.row.seed {
+                tags.push(("DiceSeed".into(), s.clone()));
+            }
+        }
+    }
+    records::write_with_dice(&tags, &g.start, &g.plies()?).map_err(|e| anyhow!(e))
+}
+
+/// The orders each seat sent this turn, for adjudication.
+pub fn turn_orders(tx: &Tx, game: i64) -> anyhow::Result<BTreeMap<usize, Vec<String>>> {
+    Ok(tx.pending(game, PendingKind::Orders)?.into_iter().collect())
+}

@@ -1,0 +1,284 @@
+//! A seat's game lines for its game, decided once: the game's status, a `#N` guard, whose turn, and orders vs a planned declaration vs one move; whoever sends them (a mail, the GM's command line).
+
+use chrono::Duration;
+
+use super::turn::{play_planned, submit_orders, LineCheck};
+use super::{play, to_act_text, Gm, News, Played};
+use crate::gamelog::Loaded;
+use crate::games::{Actor, Conditional, PlyError, ToAct};
+use crate::store::GameStatus;
+
+/// Who sends a seat's lines: the seat's own mail (its reply tells it what happened, so the
+/// other seats are told and it is not), or the GM for the seat (every seat is told).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum By {
+    Mail(i64),
+    Gm,
+}
+
+/// A seat's lines for one game, as one mail (or one command) gives them.
+pub struct Turn<'l> {
+    pub seat: usize,
+    pub lines: &'l [String],
+    /// The `#N` the sender wrote: the lines are played only if the game is at ply N.
+    pub guard: Option<u32>,
+    /// A move was already played for this mail (one move per mail).
+    pub moved: bool,
+    pub by: By,
+    /// How soon a turn of orders is adjudicated once every seat has sent its orders (the
+    /// game's `early_resolve` comes first).
+    pub early: Duration,
+}
+
+/// Why a line was not played.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TurnRefusal {
+    #[error("not played: you wrote #{wrote}, but the game is at #{at} (the position changed since; see the board below)")]
+    Guard { wrote: u32, at: u32 },
+    #[error("not played: the GM has paused the game ({0}); you will be told when it resumes, then send your move again")]
+    Paused(String),
+    #[error("not played: the game is {0}")]
+    NotActive(GameStatus),
+    #[error("not played: you have no orders to give this turn")]
+    NoOrders,
+    #[error("not played: it is not your turn ({0})")]
+    NotYourTurn(String),
+    #[error("not played: one move per mail")]
+    OneMovePerMail,
+    #[error("not played: one move per mail (only the first move counts)")]
+    OnlyTheFirstMove,
+    #[error("not played: the declaration was refused")]
+    DeclarationRefused,
+    #[error("not played: {0}")]
+    Orders(super::Refusal),
+    /// The rules refused it (illegal, ambiguous, not this seat's ply).
+    #[error("{0}")]
+    Rules(PlyError),
+}
+
+/// What became of one line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LineOutcome {
+    /// The move (or a plan's declaration) was played: the first ply played, when it says
+    /// more than the line did.
+    Played(Option<String>),
+    /// A planned outcome, kept until the roll.
+    Planned,
+    /// An order, in its canonical form.
+    Ordered(String),
+    /// Written as an order but void (the unit holds): why.
+    Void(String),
+    /// Not a move (prose, or a line the game cannot read: its reason when it may be a
+    /// mistyped move).
+    NotAMove(Option<PlyError>),
+    /// Not an order: prose among orders, only its sender sees it.
+    NotAnOrder,
+    Refused(TurnRefusal),
+}
+
+/// What a seat's lines did.
+#[derive(Debug, Default)]
+pub struct Submission {
+    /// Each line's outcome, in the order of the lines.
+    pub lines: Vec<LineOutcome>,
+    /// The plies played (the seat's, then what followed: rolls, forced plies, a plan's).
+    pub played: Option<Played>,
+    /// A move was played or orders recorded (one move per mail counts it).
+    pub moved: bool,
+    /// Orders were recorded for this turn.
+    pub ordered: bool,
+    /// A plan was played but none of its outcomes could be: the seat is asked for its choice.
+    pub unplanned: bool,
+}
+
+/// Decides a seat's lines for its game, once, and tells the other players what was played.
+pub fn submit(gm: &mut Gm, g: &mut Loaded, turn: &Turn) -> anyhow::Result<Submission> {
+    let mut out = Submission::default();
+    if let Some(why) = refusal(g, turn) {
+        out.lines = vec![LineOutcome::Refused(why); turn.lines.len()];
+        return Ok(out);
+    }
+    if let ToAct::Orders(_) = g.game.to_act() {
+        orders(gm, g, turn, &mut out)?;
+        return Ok(out);
+    }
+    // A declaration with outcomes planned per roll over several lines (d4 d6 chess).
+    let plan = (turn.lines.len() > 1)
+        .then(|| g.game.conditional(turn.lines))
+        .flatten();
+    match plan {
+        Some(plan) => planned(gm, g, turn, &plan, turn.lines, &mut out)?,
+        None => first_move(gm, g, turn, &mut out)?,
+    }
+    if let Some(played) = &out.played {
+        tell_played(gm, g, turn, played)?;
+    }
+    Ok(out)
+}
+
+/// Why none of the seat's lines can be played now, if so: checked before any is tried.
+fn refusal(g: &Loaded, turn: &Turn) -> Option<TurnRefusal> {
+    let at = g.moves.len() as u32 + 1;
+    if let Some(wrote) = turn.guard.filter(|n| *n != at) {
+        return Some(TurnRefusal::Guard { wrote, at });
+    }
+    match g.row.status {
+        GameStatus::Active => {}
+        GameStatus::Paused => {
+            let why = g.row.pause_reason.as_deref().unwrap_or("no reason given");
+            return Some(TurnRefusal::Paused(why.to_string()));
+        }
+        other => return Some(TurnRefusal::NotActive(other)),
+    }
+    match g.game.to_act() {
+        ToAct::Orders(seats) if seats.contains(&turn.seat) => None,
+        ToAct::Orders(_) => Some(TurnRefusal::NoOrders),
+        ToAct::Seat(s) if s == turn.seat && turn.moved => Some(TurnRefusal::OneMovePerMail),
+        ToAct::Seat(s) if s == turn.seat => None,
+        _ => Some(TurnRefusal::NotYourTurn(to_act_text(g))),
+    }
+}
+
+/// A simultaneous turn: the seat's orders (each understood or void) replace any it sent
+/// before; prose among them is nobody's business but its sender's.
+fn orders(gm: &Gm, g: &mut Loaded, turn: &Turn, out: &mut Submission) -> anyhow::Result<()> {
+    let checked = match submit_orders(gm.tx, g, turn.seat, turn.lines, gm.now, turn.early)? {
+        Ok(c) => c,
+        Err(why) => {
+            let why = TurnRefusal::Orders(why);
+            out.lines = vec![LineOutcome::Refused(why); turn.lines.len()];
+            return Ok(());
+        }
+    };
+    out.ordered = checked.iter().any(|c| *c != LineCheck::Prose);
+    out.moved = out.ordered;
+    out.lines = checked
+        .into_iter()
+        .map(|c| match c {
+            LineCheck::Order(c) => LineOutcome::Ordered(c),
+            LineCheck::Void(why) => LineOutcome::Void(why),
+            LineCheck::Prose => LineOutcome::NotAnOrder,
+        })
+        .collect();
+    Ok(())
+}
+
+/// A declaration with its outcomes planned per roll: the plan kept, the declaration played.
+fn planned(
+    gm: &mut Gm,
+    g: &mut Loaded,
+    turn: &Turn,
+    plan: &Conditional,
+    lines: &[String],
+    out: &mut Submission,
+) -> anyhow::Result<()> {
+    let seat = turn.seat;
+    let played = match play_planned(gm, g, seat, plan, message(turn))? {
+        Ok(p) => p,
+        Err(e) => {
+            out.lines.push(LineOutcome::Refused(TurnRefusal::Rules(e)));
+            let rest = LineOutcome::Refused(TurnRefusal::DeclarationRefused);
+            out.lines.extend(vec![rest; lines.len() - 1]);
+            return Ok(());
+        }
+    };
+    // A one-line plan (`H d4`, `c3: 1>a1 *>e5`) is not echoed as its declaration alone:
+    // what it played follows in the reply.
+    let first = played.plies.first().map(|p| p.1.clone());
+    out.lines
+        .push(LineOutcome::Played(first.filter(|_| lines.len() > 1)));
+    out.lines
+        .extend(vec![LineOutcome::Planned; lines.len() - 1]);
+    // The seat is still to act and none of its planned outcomes was played (no entry for the
+    // roll, or none legal): the GM asks for its choice.
+    let none_played = played
+        .plies
+        .iter()
+        .skip(1)
+        .all(|p| p.0 != Actor::Seat(seat));
+    out.unplanned = none_played && g.game.to_act() == ToAct::Seat(seat);
+    out.played = Some(played);
+    out.moved = true;
+    Ok(())
+}
+
+/// The first line that reads as a move is the move; prose that is not notation is not a
+/// move; once a move was tried, later move lines are not.
+fn first_move(
+    gm: &mut Gm,
+    g: &mut Loaded,
+    turn: &Turn,
+    out: &mut Submission,
+) -> anyhow::Result<()> {
+    let seat = turn.seat;
+    let mut tried = false;
+    // The position the lines were written against (a later line is read on it).
+    let before = (turn.lines.len() > 1).then(|| g.game.clone());
+    for line in turn.lines {
+        if tried || out.moved {
+            let reads_as_move = before.as_ref().is_none_or(|b| {
+                !matches!(
+                    b.clone().play(Actor::Seat(seat), line),
+                    Err(PlyError::Syntax(_))
+                )
+            });
+            out.lines.push(match reads_as_move {
+                true => LineOutcome::Refused(TurnRefusal::OnlyTheFirstMove),
+                false => LineOutcome::NotAMove(None),
+            });
+            continue;
+        }
+        // A whole move or a conditional on one line (Siberian Dice: `H d4`, `c3: 1>a1 *>e5`);
+        // a lone declaration with nothing planned is a plain move.
+        let one = std::slice::from_ref(line);
+        if let Some(plan) = g.game.conditional(one).filter(|p| !p.outcomes.is_empty()) {
+            planned(gm, g, turn, &plan, one, out)?;
+            tried = true;
+            continue;
+        }
+        match play(gm, g, Actor::Seat(seat), line, message(turn))? {
+            Ok(played) => {
+                let first = played.plies.first().map(|p| p.1.clone());
+                out.lines.push(LineOutcome::Played(first));
+                out.played = Some(played);
+                out.moved = true;
+            }
+            Err(e @ PlyError::Syntax(_)) => out.lines.push(LineOutcome::NotAMove(Some(e))),
+            Err(e) => {
+                out.lines.push(LineOutcome::Refused(TurnRefusal::Rules(e)));
+                tried = true;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn message(turn: &Turn) -> Option<i64> {
+    match turn.by {
+        By::Mail(id) => Some(id),
+        By::Gm => None,
+    }
+}
+
+/// The other seats hear what was played; a seat's own mail is answered by its reply, and a
+/// move the GM played for a seat is said to be the GM's doing.
+fn tell_played(gm: &Gm, g: &Loaded, turn: &Turn, played: &Played) -> anyhow::Result<()> {
+    match turn.by {
+        By::Mail(_) => gm.tell(News::Played {
+            g,
+            played,
+            except: Some(turn.seat),
+        }),
+        By::Gm => {
+            let mut told = played.clone();
+            let line = turn.lines.first().map(String::as_str).unwrap_or_default();
+            let said = format!("The GM played {line} for {}.", g.game.seat_name(turn.seat));
+            told.reports.insert(0, said);
+            gm.tell(News::Played {
+                g,
+                played: &told,
+                except: None,
+            })
+        }
+    }
+}
