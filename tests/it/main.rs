@@ -1,4 +1,4 @@
-//! The application's integration tests, one test binary: one module per subject, with the shared harness (`common`, `lcg`, `mailstack`, `work`'s counting allocator, and for the IMAP tests `imap_box` and `cut_proxy`).
+//! The application's integration tests, one test binary: one module per subject, with the shared harness: `common`, `lcg`, `mailstack`, `per_game` (a suite's scenario for each game of the registry), `work`'s counting allocator, and for the IMAP tests `imap_box` and `cut_proxy`.
 //!
 //! The modules share one process, so none changes the process's environment or current
 //! folder: what a `pbem` child process needs is given to its `Command`.
@@ -8,6 +8,7 @@ mod cut_proxy;
 mod imap_box;
 mod lcg;
 mod mailstack;
+mod per_game;
 mod work;
 
 /// Counts each test thread's allocations, for the tests that bound the work of one mail.
