@@ -1,10 +1,13 @@
-//! The HTML part in a real browser (Debian's headless Chromium): each game's turn report, its picture by file instead of `cid:`, shows the picture at its own width and lays the board's `<pre>` out in aligned columns (measured per character with DOM Ranges; a proportional font, forced, fails that check); a screenshot per game goes to `target/screenshots/<game>.png` for people to look at. Without Chromium the test says it is skipped, and fails instead when `PBEM_REQUIRE_BROWSER` is set (as `scripts/test.sh` does once it installed it).
+//! The HTML part in a real browser (Debian's headless Chromium): each game's turn report (`html_mail::TURN_REPORTS`, a game of the registry each), its picture by file instead of `cid:`, shows the picture at its own width and lays the board's `<pre>` out in aligned columns (measured per character with DOM Ranges; a proportional font, forced, fails that check); a screenshot per game goes to `target/screenshots/<game>.png` for people to look at. Without Chromium the test says it is skipped, and fails instead when `PBEM_REQUIRE_BROWSER` is set (as `scripts/test.sh` does once it installed it).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::html_mail::{illustrated, parts, png_size, turn_report, Parts};
+use pbem::games::GameKind;
+
+use crate::html_mail::{illustrated, parts, png_size, turn_report, Parts, Play, TURN_REPORTS};
+use crate::per_game;
 
 /// The most one Chromium run may take (it usually takes a second or two).
 const TIMEOUT: Duration = Duration::from_secs(90);
@@ -179,7 +182,10 @@ fn page(dir: &Path, p: &Parts) -> String {
     p.html.replace(&cid, "board.png")
 }
 
-fn check(game: &str) {
+/// Every game's turn report (`html_mail::TURN_REPORTS`, whose own test names a game without
+/// one) in a browser; without Chromium, skipped, or failed if `PBEM_REQUIRE_BROWSER` is set.
+#[test]
+fn every_game_s_turn_report_in_a_browser() {
     let Some(exe) = chromium() else {
         assert!(
             std::env::var_os("PBEM_REQUIRE_BROWSER").is_none(),
@@ -188,13 +194,21 @@ fn check(game: &str) {
         eprintln!("browser test skipped: no chromium");
         return;
     };
-    let (mut w, row) = turn_report(game);
+    per_game::run_each("browser", TURN_REPORTS, |game, &play| {
+        check(&exe, game, play)
+    });
+}
+
+/// Shows `game`'s turn report, made by `play`, in Chromium `exe`: the picture loaded and
+/// shown, the board's columns aligned (and not with a proportional font), a screenshot.
+fn check(exe: &Path, game: GameKind, play: Play) {
+    let (mut w, row) = turn_report(play);
     let p = parts(&illustrated(&mut w, row.id));
     let (width, _) = png_size(&p.png);
     let dir = tempfile::tempdir().unwrap();
     let html = page(dir.path(), &p);
 
-    let m = measure(&exe, dir.path(), &html, None);
+    let m = measure(exe, dir.path(), &html, None);
     eprintln!("{game}, monospace: {m:?}");
     assert_eq!(
         m.img,
@@ -211,7 +225,7 @@ fn check(game: &str) {
         "{game}: the board's columns do not line up: {m:?}"
     );
 
-    let m = measure(&exe, dir.path(), &html, Some(PROPORTIONAL));
+    let m = measure(exe, dir.path(), &html, Some(PROPORTIONAL));
     eprintln!("{game}, proportional: {m:?}");
     assert!(
         !m.aligned && m.worst > TOLERANCE,
@@ -228,32 +242,7 @@ fn check(game: &str) {
         format!("--screenshot={}", shot.display()),
         "--window-size=640,1400".to_string(),
     ];
-    headless(&exe, &plain, &args);
+    headless(exe, &plain, &args);
     let bytes = std::fs::read(&shot).unwrap_or_else(|e| panic!("{}: {e}", shot.display()));
     assert_eq!(png_size(&bytes).0, 640, "{}", shot.display());
-}
-
-#[test]
-fn dice_rink_in_a_browser() {
-    check("dicerink");
-}
-
-#[test]
-fn d4d6_in_a_browser() {
-    check("d4d6");
-}
-
-#[test]
-fn diptactoe_in_a_browser() {
-    check("diptactoe");
-}
-
-#[test]
-fn dicess_in_a_browser() {
-    check("dicess");
-}
-
-#[test]
-fn siberian_in_a_browser() {
-    check("siberian");
 }

@@ -1,4 +1,4 @@
-//! The text of every mail kind a game sends one seat, compared with its golden file `tests/golden/<game>/<kind>.txt` (`BLESS=1` rewrites them; review the diff before committing): a scripted game per game through `World` (fixed clock, tokens and seed), and HELP and a NEW's confirmation once, outside any game.
+//! The text of every mail kind a game sends one seat, compared with its golden file `tests/golden/<game>/<kind>.txt` (`BLESS=1` rewrites them; review the diff before committing): a scripted game for each game of the registry (its entry in `GOLDEN`) through `World` (fixed clock, tokens and seed), and HELP and a NEW's confirmation once, outside any game.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -11,6 +11,7 @@ use pbem::store::OutboxRow;
 
 use crate::common::{only_to, World};
 use crate::html_mail::long_lines;
+use crate::per_game::{self, Table};
 
 /// A deadline two days after each move: a reminder comes a day before it.
 const MOVE_SECS: i64 = 2 * 86400;
@@ -160,11 +161,114 @@ const DICE_KINDS: [&str; 7] = [
     "game_over",
 ];
 
+const DIPTACTOE_KINDS: [&str; 7] = [
+    "welcome",
+    "order_refused",
+    "move_accepted",
+    "turn_report",
+    "reminder",
+    "game_over",
+    "press",
+];
+
+/// A game's golden scenario: `play` plays a game in a fresh world and keeps the mails one
+/// seat gets, of the `kinds` named (each kind's text is a golden file).
+struct Golden {
+    play: fn(&mut World, &mut Collected),
+    kinds: &'static [&'static str],
+}
+
+/// Every game's golden scenario.
+const GOLDEN: &Table<Golden> = &[
+    (
+        GameKind::DiceRink,
+        Golden {
+            play: dicerink,
+            kinds: &TWO_SEAT_KINDS,
+        },
+    ),
+    (
+        GameKind::D4D6,
+        Golden {
+            play: d4d6,
+            kinds: &DICE_KINDS,
+        },
+    ),
+    (
+        GameKind::DipTacToe,
+        Golden {
+            play: diptactoe,
+            kinds: &DIPTACTOE_KINDS,
+        },
+    ),
+    (
+        GameKind::Dicess,
+        Golden {
+            play: dicess,
+            kinds: &DICE_KINDS,
+        },
+    ),
+    (
+        GameKind::Siberian,
+        Golden {
+            play: siberian,
+            kinds: &DICE_KINDS,
+        },
+    ),
+];
+
+/// The mails outside any game: their golden folder and kinds.
+const NO_GAME: (&str, [&str; 2]) = ("no-game", ["help", "confirm"]);
+
 #[test]
-fn dice_rink_mail_matches_its_golden_text() {
+fn every_game_has_a_golden_scenario() {
+    per_game::assert_covers("golden", GOLDEN);
+}
+
+#[test]
+fn every_game_s_mail_matches_its_golden_text() {
+    per_game::run_each("golden", GOLDEN, |kind, golden| {
+        let mut w = World::new();
+        let mut c = Collected::new(kind.name());
+        (golden.play)(&mut w, &mut c);
+        c.check(golden.kinds);
+    });
+}
+
+/// Every folder of tests/golden is a game's (or the one outside any game), and every file in
+/// it a mail kind its scenario keeps: no golden text is left unchecked.
+#[test]
+fn every_golden_file_is_checked() {
+    let root = golden_dir("");
+    let mut unchecked = Vec::new();
+    for entry in std::fs::read_dir(&root).expect("tests/golden").flatten() {
+        let folder = entry.file_name().to_string_lossy().into_owned();
+        let kinds: &[&str] = if folder == NO_GAME.0 {
+            &NO_GAME.1
+        } else if let Some((_, g)) = GOLDEN.iter().find(|(k, _)| k.name() == folder) {
+            g.kinds
+        } else {
+            unchecked.push(format!("{folder}/: no game of that name"));
+            continue;
+        };
+        for file in std::fs::read_dir(entry.path()).unwrap().flatten() {
+            let name = file.file_name().to_string_lossy().into_owned();
+            let kind = name.strip_suffix(".txt").unwrap_or(&name);
+            if !kinds.contains(&kind) {
+                unchecked.push(format!("{folder}/{name}: no mail of that kind"));
+            }
+        }
+    }
+    assert!(
+        unchecked.is_empty(),
+        "in {}: {unchecked:#?}",
+        root.display()
+    );
+}
+
+/// Dice Rink: A's mails, from the welcome to B's resignation.
+fn dicerink(w: &mut World, c: &mut Collected) {
     let (a, b) = ("a@example.org", "b@example.org");
-    let mut w = World::new();
-    let mut c = Collected::new("dicerink");
     let id = w.game(
         GameKind::DiceRink,
         &[("A", a), ("B", b)],
@@ -172,26 +276,23 @@ fn dice_rink_mail_matches_its_golden_text() {
         None,
         Some(MOVE_SECS),
     );
-    c.take(&mut w, a, "welcome");
-    deliver(&mut w, a, id, 0, "b1 7/4");
-    c.take(&mut w, a, "order_refused");
-    send(&mut w, a, id, 0, "b1 4/2", &[]);
-    c.take(&mut w, a, "move_accepted");
-    send(&mut w, b, id, 1, "b4 6/3", &[]);
-    c.take(&mut w, a, "turn_report");
-    remind(&mut w);
-    c.take(&mut w, a, "reminder");
-    send(&mut w, b, id, 1, "RESIGN", &[]);
-    c.game_over(&mut w, id, a);
-    c.check(&TWO_SEAT_KINDS);
+    c.take(w, a, "welcome");
+    deliver(w, a, id, 0, "b1 7/4");
+    c.take(w, a, "order_refused");
+    send(w, a, id, 0, "b1 4/2", &[]);
+    c.take(w, a, "move_accepted");
+    send(w, b, id, 1, "b4 6/3", &[]);
+    c.take(w, a, "turn_report");
+    remind(w);
+    c.take(w, a, "reminder");
+    send(w, b, id, 1, "RESIGN", &[]);
+    c.game_over(w, id, a);
 }
 
-#[test]
-fn d4d6_mail_matches_its_golden_text() {
+/// d4 d6 chess from the seed's example position: WHITE's mails, the seed revealed mid-game.
+fn d4d6(w: &mut World, c: &mut Collected) {
     let (white, black) = ("white@example.org", "black@example.org");
     let pos = std::fs::read_to_string("tests/data/d4d6/seed_example.pos").unwrap();
-    let mut w = World::new();
-    let mut c = Collected::new("d4d6");
     let id = w.game(
         GameKind::D4D6,
         &[("WHITE", white), ("BLACK", black)],
@@ -199,27 +300,24 @@ fn d4d6_mail_matches_its_golden_text() {
         Some(pos.trim()),
         Some(MOVE_SECS),
     );
-    c.take(&mut w, white, "welcome");
-    deliver(&mut w, white, id, 0, "Ca a1");
-    c.take(&mut w, white, "order_refused");
-    send(&mut w, white, id, 0, "Ca e5", &[3]);
-    c.take(&mut w, white, "move_accepted");
-    send(&mut w, black, id, 1, "Fo a5\n2: a5xb6", &[2]);
-    c.take(&mut w, white, "turn_report");
-    remind(&mut w);
-    c.take(&mut w, white, "reminder");
-    reveal(&mut w, id);
-    c.take(&mut w, white, "dice_revealed");
-    send(&mut w, black, id, 1, "RESIGN", &[]);
-    c.game_over(&mut w, id, white);
-    c.check(&DICE_KINDS);
+    c.take(w, white, "welcome");
+    deliver(w, white, id, 0, "Ca a1");
+    c.take(w, white, "order_refused");
+    send(w, white, id, 0, "Ca e5", &[3]);
+    c.take(w, white, "move_accepted");
+    send(w, black, id, 1, "Fo a5\n2: a5xb6", &[2]);
+    c.take(w, white, "turn_report");
+    remind(w);
+    c.take(w, white, "reminder");
+    reveal(w, id);
+    c.take(w, white, "dice_revealed");
+    send(w, black, id, 1, "RESIGN", &[]);
+    c.game_over(w, id, white);
 }
 
-#[test]
-fn dicess_mail_matches_its_golden_text() {
+/// Dicess: LIGHT's mails, from the salts and set-ups to DARK's resignation.
+fn dicess(w: &mut World, c: &mut Collected) {
     let (light, dark) = ("light@example.org", "dark@example.org");
-    let mut w = World::new();
-    let mut c = Collected::new("dicess");
     let id = w.game(
         GameKind::Dicess,
         &[("LIGHT", light), ("DARK", dark)],
@@ -227,38 +325,29 @@ fn dicess_mail_matches_its_golden_text() {
         None,
         Some(MOVE_SECS),
     );
-    c.take(&mut w, light, "welcome");
-    deliver(&mut w, light, id, 0, "SALT light's pebble\nSTART");
-    deliver(&mut w, dark, id, 1, "SALT 42\nSTART");
+    c.take(w, light, "welcome");
+    deliver(w, light, id, 0, "SALT light's pebble\nSTART");
+    deliver(w, dark, id, 1, "SALT 42\nSTART");
     w.new_mail();
-    deliver(
-        &mut w,
-        light,
-        id,
-        0,
-        "R1: 6 6 6 6 6 6 6 6 / R2: 1 1 2 2 3 4 5 5",
-    );
-    c.take(&mut w, light, "order_refused");
+    deliver(w, light, id, 0, "R1: 6 6 6 6 6 6 6 6 / R2: 1 1 2 2 3 4 5 5");
+    c.take(w, light, "order_refused");
     let setup = "R1: 6 6 5 3 4 5 6 6 / R2: 6 5 2 1 1 2 5 6";
-    deliver(&mut w, light, id, 0, setup);
-    c.take(&mut w, light, "move_accepted");
+    deliver(w, light, id, 0, setup);
+    c.take(w, light, "move_accepted");
     let setup = "R8: 5 5 1 5 5 3 5 6 / R7: 5 5 1 1 2 3 1 1";
-    deliver(&mut w, dark, id, 1, setup);
-    c.take(&mut w, light, "turn_report");
-    remind(&mut w);
-    c.take(&mut w, light, "reminder");
-    reveal(&mut w, id);
-    c.take(&mut w, light, "dice_revealed");
-    deliver(&mut w, dark, id, 1, "RESIGN");
-    c.game_over(&mut w, id, light);
-    c.check(&DICE_KINDS);
+    deliver(w, dark, id, 1, setup);
+    c.take(w, light, "turn_report");
+    remind(w);
+    c.take(w, light, "reminder");
+    reveal(w, id);
+    c.take(w, light, "dice_revealed");
+    deliver(w, dark, id, 1, "RESIGN");
+    c.game_over(w, id, light);
 }
 
-#[test]
-fn siberian_mail_matches_its_golden_text() {
+/// Siberian Dice for two: BLUE's mails, the seed revealed mid-game.
+fn siberian(w: &mut World, c: &mut Collected) {
     let (blue, red) = ("blue@example.org", "red@example.org");
-    let mut w = World::new();
-    let mut c = Collected::new("siberian");
     let id = w.game(
         GameKind::Siberian,
         &[("BLUE", blue), ("RED", red)],
@@ -266,20 +355,19 @@ fn siberian_mail_matches_its_golden_text() {
         None,
         Some(MOVE_SECS),
     );
-    c.take(&mut w, blue, "welcome");
-    deliver(&mut w, blue, id, 0, "PLACE d4");
-    c.take(&mut w, blue, "order_refused");
-    send(&mut w, blue, id, 0, "H d4", &[1]);
-    c.take(&mut w, blue, "move_accepted");
-    send(&mut w, red, id, 1, "H c3", &[1]);
-    c.take(&mut w, blue, "turn_report");
-    remind(&mut w);
-    c.take(&mut w, blue, "reminder");
-    reveal(&mut w, id);
-    c.take(&mut w, blue, "dice_revealed");
-    send(&mut w, red, id, 1, "RESIGN", &[]);
-    c.game_over(&mut w, id, blue);
-    c.check(&DICE_KINDS);
+    c.take(w, blue, "welcome");
+    deliver(w, blue, id, 0, "PLACE d4");
+    c.take(w, blue, "order_refused");
+    send(w, blue, id, 0, "H d4", &[1]);
+    c.take(w, blue, "move_accepted");
+    send(w, red, id, 1, "H c3", &[1]);
+    c.take(w, blue, "turn_report");
+    remind(w);
+    c.take(w, blue, "reminder");
+    reveal(w, id);
+    c.take(w, blue, "dice_revealed");
+    send(w, red, id, 1, "RESIGN", &[]);
+    c.game_over(w, id, blue);
 }
 
 const DIPTACTOE: [(&str, &str); 4] = [
@@ -296,56 +384,51 @@ fn others_order(w: &mut World, id: i64, orders: [&str; 3]) {
     }
 }
 
-#[test]
-fn diptactoe_mail_matches_its_golden_text() {
+/// Dip-Tac-Toe for four: BLUE's mails, press included, up to BLUE's win on level I.
+fn diptactoe(w: &mut World, c: &mut Collected) {
     let blue = DIPTACTOE[0].1;
-    let mut w = World::new();
-    let mut c = Collected::new("diptactoe");
     let id = w.game(GameKind::DipTacToe, &DIPTACTOE, &[], None, Some(MOVE_SECS));
-    c.take(&mut w, blue, "welcome");
+    c.take(w, blue, "welcome");
     // Turn 1: RED writes to BLUE; BLUE, reminded, orders after a refused order.
     send(
-        &mut w,
+        w,
         DIPTACTOE[1].1,
         id,
         1,
         "PRESS TO BLUE: leave level II to me?",
         &[],
     );
-    c.take(&mut w, blue, "press");
-    others_order(&mut w, id, ["R-II.H.2", "R-III.M.3", "R-IV.P.3"]);
+    c.take(w, blue, "press");
+    others_order(w, id, ["R-II.H.2", "R-III.M.3", "R-IV.P.3"]);
     w.new_mail();
-    remind(&mut w);
-    c.take(&mut w, blue, "reminder");
-    deliver(&mut w, blue, id, 0, "SALT pebble");
-    c.take(&mut w, blue, "order_refused");
-    send(&mut w, blue, id, 0, "R-I.A.2", &[]);
-    c.take(&mut w, blue, "move_accepted");
+    remind(w);
+    c.take(w, blue, "reminder");
+    deliver(w, blue, id, 0, "SALT pebble");
+    c.take(w, blue, "order_refused");
+    send(w, blue, id, 0, "R-I.A.2", &[]);
+    c.take(w, blue, "move_accepted");
     w.now += Duration::days(1);
     w.timers();
-    c.take(&mut w, blue, "turn_report");
+    c.take(w, blue, "turn_report");
     // Turns 2 and 3: BLUE builds file A on level I and wins.
-    send(&mut w, blue, id, 0, "R-I.A.3", &[]);
-    others_order(&mut w, id, ["R-II.H.3", "R-III.M.2", "R-IV.P.2"]);
+    send(w, blue, id, 0, "R-I.A.3", &[]);
+    others_order(w, id, ["R-II.H.3", "R-III.M.2", "R-IV.P.2"]);
     w.now += Duration::days(2);
     w.timers();
     w.new_mail();
-    send(&mut w, blue, id, 0, "R-I.A.4\nVICTORY", &[]);
-    others_order(&mut w, id, ["R-II.H.4", "R-III.M.1", "R-IV.P.1"]);
+    send(w, blue, id, 0, "R-I.A.4\nVICTORY", &[]);
+    others_order(w, id, ["R-II.H.4", "R-III.M.1", "R-IV.P.1"]);
     w.new_mail();
     w.now += Duration::days(2);
     w.timers();
-    c.game_over(&mut w, id, blue);
-    let mut kinds = TWO_SEAT_KINDS.to_vec();
-    kinds.push("press");
-    c.check(&kinds);
+    c.game_over(w, id, blue);
 }
 
 #[test]
 fn mail_outside_any_game_matches_its_golden_text() {
     let from = "newcomer@example.org";
     let mut w = World::new();
-    let mut c = Collected::new("no-game");
+    let mut c = Collected::new(NO_GAME.0);
     let raw = w.mail(from, "gm@pbem.example", "hello", "HELP");
     assert_eq!(w.deliver(&raw).unwrap().status, "done");
     let mail = w.new_mail();
@@ -361,5 +444,5 @@ fn mail_outside_any_game_matches_its_golden_text() {
         confirm.body
     );
     c.mails.push(("confirm", confirm.body.clone()));
-    c.check(&["help", "confirm"]);
+    c.check(&NO_GAME.1);
 }

@@ -1,10 +1,11 @@
-//! The HTML part of mail, by its structure: for each game a turn report played by mail and given its HTML part (`compose::illustrate`), then parsed back: text/plain beside multipart/related (text/html + image/png by Content-ID), a PNG at most 600 px wide and 60 KB, HTML with inline styles only and nothing fetched or run, and text lines of at most 78 characters.
+//! The HTML part of mail, by its structure: for each game of the registry (its entry in `TURN_REPORTS`) a turn report played by mail and given its HTML part (`compose::illustrate`), then parsed back: text/plain beside multipart/related (text/html + image/png by Content-ID), a PNG at most 600 px wide and 60 KB, HTML with inline styles only and nothing fetched or run, and text lines of at most 78 characters.
 
 use mail_parser::{MessageParser, MessagePart, MimeHeaders, PartType};
 use pbem::games::GameKind;
 use pbem::store::OutboxRow;
 
 use crate::common::{only_to, World};
+use crate::per_game::{self, Table};
 
 /// The most a board picture may weigh in a mail.
 const MAX_PNG_BYTES: usize = 60 * 1024;
@@ -23,17 +24,24 @@ pub struct Parts {
     pub png: Vec<u8>,
 }
 
-/// A game's turn report, played by mail in a fresh world: the world and the report's row.
-pub fn turn_report(game: &str) -> (World, OutboxRow) {
+/// How a game's turn report comes about: played by mail in the world, it gives the game's
+/// id and the address of the seat the report goes to.
+pub type Play = fn(&mut World) -> (i64, &'static str);
+
+/// Every game's turn report (the browser test shows the same ones).
+pub const TURN_REPORTS: &Table<Play> = &[
+    (GameKind::DiceRink, dicerink),
+    (GameKind::D4D6, d4d6),
+    (GameKind::DipTacToe, diptactoe),
+    (GameKind::Dicess, dicess),
+    (GameKind::Siberian, siberian),
+];
+
+/// A game's turn report, played by mail in a fresh world by `play`: the world and the
+/// report's row.
+pub fn turn_report(play: Play) -> (World, OutboxRow) {
     let mut w = World::new();
-    let (id, to) = match game {
-        "dicerink" => dicerink(&mut w),
-        "d4d6" => d4d6(&mut w),
-        "diptactoe" => diptactoe(&mut w),
-        "dicess" => dicess(&mut w),
-        "siberian" => siberian(&mut w),
-        _ => panic!("no game {game}"),
-    };
+    let (id, to) = play(&mut w);
     let mail = w.new_mail();
     let row = only_to(&mail, to).clone();
     assert_eq!(row.kind, "turn_report", "{}", row.body);
@@ -212,8 +220,8 @@ pub fn long_lines(text: &str) -> Vec<&str> {
 }
 
 /// Everything the HTML part of `game`'s turn report must be.
-fn check(game: &str) {
-    let (mut w, row) = turn_report(game);
+fn check(game: GameKind, play: Play) {
+    let (mut w, row) = turn_report(play);
     let raw = illustrated(&mut w, row.id);
     let p = parts(&raw);
     // The picture: referenced by its Content-ID, a PNG that decodes, small enough for mail.
@@ -246,26 +254,11 @@ fn check(game: &str) {
 }
 
 #[test]
-fn dice_rink_turn_report_html() {
-    check("dicerink");
+fn every_game_has_a_turn_report_to_illustrate() {
+    per_game::assert_covers("html_mail", TURN_REPORTS);
 }
 
 #[test]
-fn d4d6_turn_report_html() {
-    check("d4d6");
-}
-
-#[test]
-fn diptactoe_turn_report_html() {
-    check("diptactoe");
-}
-
-#[test]
-fn dicess_turn_report_html() {
-    check("dicess");
-}
-
-#[test]
-fn siberian_turn_report_html() {
-    check("siberian");
+fn every_game_s_turn_report_has_its_html_part() {
+    per_game::run_each("html_mail", TURN_REPORTS, |game, &play| check(game, play));
 }

@@ -1,4 +1,4 @@
-//! The application's integration tests, one test binary: one module per subject, with the shared harness (`common`, `lcg`, `mailstack`, `work`'s counting allocator, and for the IMAP tests `imap_box` and `cut_proxy`).
+//! The application's integration tests, one test binary: one module per subject, with the shared harness: `common`, `lcg`, `mailstack`, `per_game` (a suite's scenario for each game of the registry), `work`'s counting allocator, and for the IMAP tests `imap_box` and `cut_proxy`.
 //!
 //! The modules share one process, so none changes the process's environment or current
 //! folder: what a `pbem` child process needs is given to its `Command`.
@@ -6,8 +6,11 @@
 mod common;
 mod cut_proxy;
 mod imap_box;
+// The generator's one definition is the rules crate's tests' (they play pseudo-random games too).
+#[path = "../../crates/rules/tests/it/lcg.rs"]
 mod lcg;
 mod mailstack;
+mod per_game;
 mod work;
 
 /// Counts each test thread's allocations, for the tests that bound the work of one mail.
@@ -19,23 +22,14 @@ mod browser;
 mod cli;
 mod concurrency;
 mod crash_safety;
-mod d4d6_example;
 mod d4d6_mail;
-mod d4d6_playout;
-mod d4d6_rules;
 mod d4d6_tablebase;
 mod demo;
 mod desk;
 mod desk_config;
-mod dice;
-mod dicerink_games;
-mod dicerink_props;
-mod dicerink_rules;
 mod dicess_mail;
 mod digest;
-mod diptactoe_datc;
 mod diptactoe_mail;
-mod diptactoe_rules;
 mod e2e_mailstack;
 mod fuzz_ingest;
 mod gm_desk;
@@ -54,7 +48,6 @@ mod mail_inbound;
 mod mail_work;
 mod outbox;
 mod picture;
-mod record_roundtrip;
 mod replay_memo;
 mod salt_window;
 mod serve;

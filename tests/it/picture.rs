@@ -1,4 +1,4 @@
-//! Board pictures: each game's start and a mid-game position (replayed from tests/data) give a PNG that decodes at the game's size, stays under 60 KB, shows the seats' colours, and marks the last move exactly when there was one; every recorded game's last position draws too.
+//! Board pictures: for each game of the registry (its entry in `PICTURES`), its start and a mid-game position (replayed from tests/data) give a PNG that decodes at the game's size, stays under 60 KB, shows the seats' colours, and marks the last move exactly when there was one; every recorded game's last position draws too.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use pbem::games::{AnyGame, GameKind, Options};
 use pbem::picture::{self, palette, palette::Rgb};
 use pbem::records::Record;
+
+use crate::per_game::{self, Table};
 
 /// The most a picture may weigh in a mail.
 const MAX_BYTES: usize = 60 * 1024;
@@ -112,10 +114,11 @@ fn check_start(kind: GameKind, seats: &[usize]) {
     }
 }
 
-/// A mid-game position: the last move marked, every seat's pieces in its colour.
-fn check_mid_game(path: &str, plies: usize) {
+/// A mid-game position of `kind` (a record of that game): the last move marked, every
+/// seat's pieces in its colour.
+fn check_mid_game(kind: GameKind, path: &str, plies: usize) {
     let game = after(path, plies);
-    let kind = game.kind();
+    assert_eq!(game.kind(), kind, "{path}");
     let pic = draw(&game);
     let marked = pic.count(palette::LAST_MOVE);
     assert!(
@@ -140,39 +143,74 @@ fn check_mid_game(path: &str, plies: usize) {
     );
 }
 
+/// A game's pictures: the seats that have pieces at the start, and a record (under
+/// tests/data) whose position after `plies` plies is the mid-game one.
+struct Pictures {
+    seats_at_start: &'static [usize],
+    record: &'static str,
+    plies: usize,
+}
+
+/// Every game's pictures.
+const PICTURES: &Table<Pictures> = &[
+    (
+        GameKind::DiceRink,
+        // The set-up and five moves each of the seed's Game 2.
+        Pictures {
+            seats_at_start: &[],
+            record: "dicerink/game2.pgn",
+            plies: 14,
+        },
+    ),
+    (
+        GameKind::D4D6,
+        // The seed's worked example after WHITE's Cavalo took on c7.
+        Pictures {
+            seats_at_start: &[0, 1],
+            record: "d4d6/seed-example-played.pgn",
+            plies: 3,
+        },
+    ),
+    (
+        GameKind::DipTacToe,
+        // After turn 1: BLUE placed on I.B.1, RED moved to II.G.2.
+        Pictures {
+            seats_at_start: &[0, 1, 2, 3],
+            record: "diptactoe/row-claim.pgn",
+            plies: 1,
+        },
+    ),
+    (
+        GameKind::Dicess,
+        // The roll, both set-ups and five turns.
+        Pictures {
+            seats_at_start: &[],
+            record: "dicess/games/light-star-win.pgn",
+            plies: 8,
+        },
+    ),
+    (
+        GameKind::Siberian,
+        // Ten moves of three plies (declare, roll, place) in a three-player game.
+        Pictures {
+            seats_at_start: &[],
+            record: "siberian/games/three-basic.pgn",
+            plies: 30,
+        },
+    ),
+];
+
 #[test]
-fn dice_rink_pictures() {
-    check_start(GameKind::DiceRink, &[]);
-    // The set-up and five moves each of the seed's Game 2.
-    check_mid_game("dicerink/game2.pgn", 14);
+fn every_game_has_its_pictures_checked() {
+    per_game::assert_covers("picture", PICTURES);
 }
 
 #[test]
-fn d4d6_pictures() {
-    check_start(GameKind::D4D6, &[0, 1]);
-    // The seed's worked example after WHITE's Cavalo took on c7.
-    check_mid_game("d4d6/seed-example-played.pgn", 3);
-}
-
-#[test]
-fn diptactoe_pictures() {
-    check_start(GameKind::DipTacToe, &[0, 1, 2, 3]);
-    // After turn 1: BLUE placed on I.B.1, RED moved to II.G.2.
-    check_mid_game("diptactoe/row-claim.pgn", 1);
-}
-
-#[test]
-fn dicess_pictures() {
-    check_start(GameKind::Dicess, &[]);
-    // The roll, both set-ups and five turns.
-    check_mid_game("dicess/games/light-star-win.pgn", 8);
-}
-
-#[test]
-fn siberian_pictures() {
-    check_start(GameKind::Siberian, &[]);
-    // Ten moves of three plies (declare, roll, place) in a three-player game.
-    check_mid_game("siberian/games/three-basic.pgn", 30);
+fn every_game_draws_its_start_and_a_mid_game_position() {
+    per_game::run_each("picture", PICTURES, |kind, p| {
+        check_start(kind, p.seats_at_start);
+        check_mid_game(kind, p.record, p.plies);
+    });
 }
 
 /// Every `.pgn` under a folder, sorted.
@@ -198,8 +236,8 @@ fn records_under(dir: &Path, out: &mut Vec<PathBuf>) {
 #[test]
 fn every_recorded_game_draws_within_the_bounds() {
     let mut files = Vec::new();
-    for game in ["dicerink", "d4d6", "diptactoe", "dicess", "siberian"] {
-        records_under(&data(game), &mut files);
+    for kind in GameKind::ALL {
+        records_under(&data(kind.name()), &mut files);
     }
     let mut drawn = 0;
     for file in &files {

@@ -1,4 +1,4 @@
-//! Tidy: the architecture's two structural invariants as tests. The rules crate depends on nothing impure, and the application's modules import only downward (no cycle).
+//! Tidy: the architecture's structural invariants as tests: the rules crate depends on nothing impure, the application's modules import only downward (no cycle), and no function outside tests (before or after a file's test module) is over 120 lines.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -203,36 +203,79 @@ fn the_tidy_reader_sees_grouped_and_nested_imports() {
     assert_eq!(refs, ["fault", "gm", "help", "store"]);
 }
 
-/// The longest function outside tests, as (lines, file:line of its `fn`) per function over
-/// `max`: a brace count from each `fn` line at the start of an item, up to the file's
-/// `#[cfg(test)]` module (unit tests may be long). Strings holding braces are rare in this
-/// code base and would only make a count longer, never hide a long function.
-fn functions_longer_than(max: usize, file: &Path) -> Vec<(usize, String)> {
-    let text = std::fs::read_to_string(file).unwrap();
-    let lines: Vec<&str> = text
-        .lines()
-        .take_while(|l| l.trim() != "#[cfg(test)]")
-        .collect();
-    let mut long = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let t = lines[i].trim_start();
-        let is_fn = [
-            "fn ",
-            "pub fn ",
-            "pub(crate) fn ",
-            "pub(super) fn ",
-            "const fn ",
-        ]
-        .iter()
-        .any(|p| t.starts_with(p));
-        if !is_fn {
-            i += 1;
+/// The lines of a file that are not test code, numbered from 1: each item marked
+/// `#[cfg(test)]` (a `mod tests { ... }`, a test-only helper, a `mod tests;` declaration) is
+/// left out up to its closing brace or semicolon, and what follows it is read again.
+fn code_outside_tests(text: &str) -> Vec<(usize, &str)> {
+    let mut kept = Vec::new();
+    let mut lines = text.lines().enumerate();
+    while let Some((n, line)) = lines.next() {
+        if line.trim() != "#[cfg(test)]" {
+            kept.push((n + 1, line));
             continue;
         }
-        let (mut depth, mut opened, mut j) = (0i64, false, i);
-        while j < lines.len() {
-            for c in lines[j].chars() {
+        let (mut depth, mut opened) = (0i64, false);
+        for (_, item) in lines.by_ref() {
+            for c in item.chars() {
+                match c {
+                    '{' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    '}' => depth -= 1,
+                    _ => {}
+                }
+            }
+            if (opened && depth <= 0) || (!opened && item.trim_end().ends_with(';')) {
+                break;
+            }
+        }
+    }
+    kept
+}
+
+/// Whether a line starts a function item: `fn`, after any visibility (`pub`, `pub(crate)`,
+/// ...) and qualifiers (`const`, `async`, `unsafe`, `extern "C"`).
+fn starts_a_function(line: &str) -> bool {
+    let mut t = line.trim_start();
+    if let Some(rest) = t.strip_prefix("pub") {
+        t = match rest.strip_prefix('(') {
+            Some(scope) => scope.split_once(')').map_or("", |(_, after)| after),
+            None => rest,
+        };
+        if !t.starts_with(' ') {
+            return false;
+        }
+        t = t.trim_start();
+    }
+    loop {
+        if let Some(rest) = ["const ", "async ", "unsafe ", "extern \"C\" "]
+            .iter()
+            .find_map(|q| t.strip_prefix(q))
+        {
+            t = rest;
+        } else {
+            return t.starts_with("fn ");
+        }
+    }
+}
+
+/// The functions outside tests longer than `max` lines, as (lines, `name:line` of its `fn`):
+/// a brace count from each line that starts a function, over the file's lines that are not
+/// test code (`code_outside_tests`: unit tests may be long, the code after them may not).
+/// Strings holding braces are rare in this code base and would only make a count longer,
+/// never hide a long function.
+fn functions_longer_than(max: usize, name: &str, text: &str) -> Vec<(usize, String)> {
+    let lines = code_outside_tests(text);
+    let mut long = Vec::new();
+    for (i, &(start, line)) in lines.iter().enumerate() {
+        if !starts_a_function(line) {
+            continue;
+        }
+        let (mut depth, mut opened, mut end) = (0i64, false, start);
+        for &(n, body) in &lines[i..] {
+            end = n;
+            for c in body.chars() {
                 match c {
                     '{' => {
                         depth += 1;
@@ -243,18 +286,22 @@ fn functions_longer_than(max: usize, file: &Path) -> Vec<(usize, String)> {
                 }
             }
             // A declaration without a body (`fn f();` in a trait) ends at its semicolon.
-            if (opened && depth <= 0) || (!opened && lines[j].trim_end().ends_with(';')) {
+            if (opened && depth <= 0) || (!opened && body.trim_end().ends_with(';')) {
                 break;
             }
-            j += 1;
         }
-        let length = j - i + 1;
+        let length = end - start + 1;
         if length > max {
-            long.push((length, format!("{}:{}", file.display(), i + 1)));
+            long.push((length, format!("{name}:{start}")));
         }
-        i += 1;
     }
     long
+}
+
+/// Whether a source file is a test module of its own (`tests.rs`, declared `#[cfg(test)] mod
+/// tests;` beside its parent).
+fn is_test_module(file: &Path) -> bool {
+    file.file_name().is_some_and(|n| n == "tests.rs")
 }
 
 #[test]
@@ -267,7 +314,49 @@ fn no_function_outside_tests_is_longer_than_120_lines() {
     assert!(files.len() > 100, "only {} source files found", files.len());
     let long: Vec<(usize, String)> = files
         .iter()
-        .flat_map(|f| functions_longer_than(120, f))
+        .filter(|f| !is_test_module(f))
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).unwrap();
+            functions_longer_than(120, &f.display().to_string(), &text)
+        })
         .collect();
     assert!(long.is_empty(), "functions over 120 lines: {long:?}");
+}
+
+/// A function after a test module is measured; the test module's own functions, a test-only
+/// helper and a function's lines counted across a skipped item are not.
+#[test]
+fn the_tidy_measure_reads_past_a_test_module() {
+    let body = |n: usize| "    x();\n".repeat(n);
+    let text = format!(
+        "fn short() {{\n{}}}\n#[cfg(test)]\nmod tests {{\n    #[test]\n    fn long_test() {{\n{}    }}\n}}\n\
+         #[cfg(test)]\nfn helper() {{\n{}}}\n#[cfg(test)]\nmod more;\n\
+         pub(crate) const fn after() {{\n{}}}\nimpl A {{\n    pub async fn method(&self) {{\n{}    }}\n}}\n",
+        body(3),
+        body(20),
+        body(20),
+        body(10),
+        body(10)
+    );
+    let long = functions_longer_than(5, "f.rs", &text);
+    let after = 1 + text.lines().position(|l| l.contains("fn after")).unwrap();
+    let method = 1 + text.lines().position(|l| l.contains("fn method")).unwrap();
+    assert_eq!(
+        long,
+        [
+            (12, format!("f.rs:{after}")),
+            (12, format!("f.rs:{method}"))
+        ]
+    );
+    for line in [
+        "fn f()",
+        "pub fn f()",
+        "pub(super) fn f()",
+        "pub(in crate::a) unsafe fn f()",
+    ] {
+        assert!(starts_a_function(line), "{line}");
+    }
+    for line in ["fnord()", "pubfn f()", "// fn f()", "let f = fn_ptr;"] {
+        assert!(!starts_a_function(line), "{line}");
+    }
 }

@@ -1,8 +1,20 @@
-//! The rules crate's data-driven tests: every game's notation lists, the moves its player's guide shows, every record under tests/data, and random Siberian Dice games, through `AnyGame` only.
+//! The rules crate's one test binary, needing nothing of the app: every game's notation lists, the moves its player's guide shows and every record under tests/data, through `AnyGame` only; each game's rules through its engine (seed examples, pseudo-random and property-tested games, DATC cases); and the dice derivation.
 
+mod lcg;
+
+mod d4d6_example;
+mod d4d6_playout;
+mod d4d6_rules;
+mod dice;
+mod dicerink_games;
+mod dicerink_props;
+mod dicerink_rules;
+mod diptactoe_datc;
+mod diptactoe_rules;
 mod facts;
 mod guides;
 mod notation;
+mod record_roundtrip;
 mod records;
 mod siberian_games;
 

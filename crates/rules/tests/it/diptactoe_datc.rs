@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pbem::games::diptactoe::whatif::adjudicate_request;
+use pbem_rules::games::diptactoe::whatif::adjudicate_request;
 use serde_json::Value;
 
 fn case_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -78,7 +78,7 @@ fn check_case(path: &Path) -> Vec<String> {
 
 #[test]
 fn every_adjudication_case_matches() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/diptactoe");
+    let root = crate::workspace_root().join("tests/data/diptactoe");
     let mut files = Vec::new();
     case_files(&root, &mut files);
     assert!(files.len() >= 30, "only {} case files found", files.len());

@@ -7,11 +7,13 @@
 
 use std::collections::BTreeSet;
 
-use pbem::games::d4d6::D4d6;
-use pbem::games::{Actor, Options, Rules, ToAct};
+use pbem_rules::games::d4d6::D4d6;
+use pbem_rules::games::{Actor, Options, Rules, ToAct};
 
 fn example() -> D4d6 {
-    let tag = std::fs::read_to_string("tests/data/d4d6/seed_example.pos").unwrap();
+    let tag =
+        std::fs::read_to_string(crate::workspace_root().join("tests/data/d4d6/seed_example.pos"))
+            .unwrap();
     D4d6::from_position(&Options::new(), tag.trim()).unwrap()
 }
 

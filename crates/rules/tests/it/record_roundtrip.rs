@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use pbem::games::{Actor, AnyGame, GameKind, Options, Outcome, ToAct};
-use pbem::records::{self, Record};
+use pbem_rules::games::{Actor, AnyGame, GameKind, Options, Outcome, ToAct};
+use pbem_rules::records::{self, Record};
 use proptest::prelude::*;
 
 /// Lines that once broke a turn ply or a record: a resign suffix, a command-like line, record

@@ -2,8 +2,8 @@
 //! `[Position]` tag round-trips between turns, and the game always ends or goes on cleanly.
 
 use crate::lcg::Lcg;
-use pbem::games::d4d6::D4d6;
-use pbem::games::{Actor, Options, Rules, ToAct};
+use pbem_rules::games::d4d6::D4d6;
+use pbem_rules::games::{Actor, Options, Rules, ToAct};
 
 fn playout(options: &Options, seed: u64, plies: usize) -> D4d6 {
     let mut rng = Lcg(seed);

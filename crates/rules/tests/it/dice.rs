@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use pbem::dice::{roll, verify, DiceSource, RollMismatch, Seed, SeededDice};
+use pbem_rules::dice::{roll, verify, DiceSource, RollMismatch, Seed, SeededDice};
 
 /// The seed whose bytes are 00, 01, ..., 1f.
 fn counting_seed() -> Seed {
@@ -261,7 +261,7 @@ fn known_answer_vectors_never_change() {
 }
 
 fn notation_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("notation")
+    crate::workspace_root().join("notation")
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! The seed's illustrative Dice Rink games replayed ply by ply, the misprint refused, and the record files read back.
 
-use pbem::games::dicerink::DiceRink;
-use pbem::games::{Actor, Options, Outcome, Rules, ToAct};
-use pbem::records::Record;
+use pbem_rules::games::dicerink::DiceRink;
+use pbem_rules::games::{Actor, Options, Outcome, Rules, ToAct};
+use pbem_rules::records::Record;
 
 const GAME1_SETUP: &str = "b1 5/4 b4 2/4 d1 3/6 d4 6/4";
 const GAME1_MOVES: &str = "5W6 6S3 3W2 2E1 2N1 1W2 1E3 3N6 6E5 2S3 3W1 3S5 5W6 6S3 1E3 3N6 \
@@ -121,9 +121,11 @@ fn game2_first_move_forces_nothing_but_later_matches_do() {
 }
 
 fn read_record(name: &str) -> Record {
-    let path = format!("{}/tests/data/dicerink/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    Record::parse(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+    let path = crate::workspace_root()
+        .join("tests/data/dicerink")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Record::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 #[test]
@@ -207,7 +209,7 @@ fn records_written_by_the_record_writer_read_back() {
         let record = read_record(name);
         let replayed = record.replay().unwrap_or_else(|e| panic!("{name}: {e}"));
         let start = record.start().unwrap();
-        let text = pbem::records::write(&record.tags, &start, &replayed.log)
+        let text = pbem_rules::records::write(&record.tags, &start, &replayed.log)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let again = Record::parse(&text)
             .and_then(|r| r.replay().map_err(|e| e.to_string()))

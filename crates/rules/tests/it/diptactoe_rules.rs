@@ -3,8 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use pbem::games::diptactoe::DipTacToe;
-use pbem::games::{Actor, AnyGame, GameKind, Options, Outcome, Rules, ToAct};
+use pbem_rules::games::diptactoe::DipTacToe;
+use pbem_rules::games::{Actor, AnyGame, GameKind, Options, Outcome, Rules, ToAct};
 
 fn new_game() -> DipTacToe {
     DipTacToe::new(&Options::new()).expect("new game")

@@ -1,10 +1,10 @@
 //! Property tests: every listed legal ply of randomly played Dice Rink games plays and reads back as itself; notation round-trips.
 
-use pbem::games::dicerink::die::Dir;
-use pbem::games::dicerink::notation::{parse, Written};
-use pbem::games::dicerink::position::Square;
-use pbem::games::dicerink::DiceRink;
-use pbem::games::{Actor, Options, Rules, ToAct};
+use pbem_rules::games::dicerink::die::Dir;
+use pbem_rules::games::dicerink::notation::{parse, Written};
+use pbem_rules::games::dicerink::position::Square;
+use pbem_rules::games::dicerink::DiceRink;
+use pbem_rules::games::{Actor, Options, Rules, ToAct};
 use proptest::prelude::*;
 
 /// Checks every legal ply of `game`: it plays, its canonical text is itself, and that text

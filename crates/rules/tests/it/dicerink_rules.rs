@@ -1,8 +1,8 @@
 //! Dice Rink rules through the `Rules` trait: orientation, rolling, the obligation, rotations, results and output formats.
 
-use pbem::games::dicerink::die::{Dir, Orientation};
-use pbem::games::dicerink::DiceRink;
-use pbem::games::{Actor, Options, Outcome, PlyError, Rules, ToAct};
+use pbem_rules::games::dicerink::die::{Dir, Orientation};
+use pbem_rules::games::dicerink::DiceRink;
+use pbem_rules::games::{Actor, Options, Outcome, PlyError, Rules, ToAct};
 
 fn at(tag: &str) -> DiceRink {
     DiceRink::from_position(&Options::new(), tag).unwrap_or_else(|e| panic!("{tag}: {e}"))
@@ -295,8 +295,12 @@ fn move_numbers_count_full_moves_after_setup() {
 fn resign_and_agreed_draw_end_the_game() {
     // Resignation and agreed draws are ruled once for every game, by `AnyGame`.
     let at = |tag: &str| {
-        pbem::games::AnyGame::from_position(pbem::games::GameKind::DiceRink, &Options::new(), tag)
-            .unwrap()
+        pbem_rules::games::AnyGame::from_position(
+            pbem_rules::games::GameKind::DiceRink,
+            &Options::new(),
+            tag,
+        )
+        .unwrap()
     };
     let mut game = at(GAME1_START);
     // B resigns although it is A's turn.
@@ -314,8 +318,8 @@ fn resign_and_agreed_draw_end_the_game() {
     ));
 
     // Resignation and agreed draws are ruled once for every game, by `AnyGame`.
-    let mut game = pbem::games::AnyGame::from_position(
-        pbem::games::GameKind::DiceRink,
+    let mut game = pbem_rules::games::AnyGame::from_position(
+        pbem_rules::games::GameKind::DiceRink,
         &Options::new(),
         GAME1_START,
     )

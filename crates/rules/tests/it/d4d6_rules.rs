@@ -3,8 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use pbem::games::d4d6::D4d6;
-use pbem::games::{Actor, Options, Outcome, PlyError, Rules, ToAct};
+use pbem_rules::games::d4d6::D4d6;
+use pbem_rules::games::{Actor, Options, Outcome, PlyError, Rules, ToAct};
 
 fn game(tag: &str) -> D4d6 {
     D4d6::from_position(&Options::new(), tag).unwrap_or_else(|e| panic!("{tag}: {e}"))
@@ -244,8 +244,12 @@ fn hundred_gambling_moves_without_reset_draw() {
 fn agreed_draw_and_resignation() {
     // Resignation and agreed draws are ruled once for every game, by `AnyGame`.
     let any = |tag: &str| {
-        pbem::games::AnyGame::from_position(pbem::games::GameKind::D4D6, &Options::new(), tag)
-            .unwrap()
+        pbem_rules::games::AnyGame::from_position(
+            pbem_rules::games::GameKind::D4D6,
+            &Options::new(),
+            tag,
+        )
+        .unwrap()
     };
     let mut g = any("W:Fob6 B:Rah6 w");
     assert_eq!(g.agree_draw().unwrap(), "draw");
