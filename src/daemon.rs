@@ -92,11 +92,15 @@ fn drain(
         let raws: Vec<&[u8]> = batch.iter().map(|f| f.raw.as_slice()).collect();
         let ctx = Ctx::new(warm.cfg, warm.templates, edge::now());
         // One commit stores and plays the whole batch; only then does the source let go.
-        let stored =
-            mailroom::store_and_process_batch(store, &raws, &ctx, &mut |step| match step {
-                Some(i) => source.begin(&batch[i]),
-                None => source.put_down(),
-            });
+        let mut step = |step: Option<usize>| match step {
+            Some(i) => source.begin(&batch[i]),
+            None => source.put_down(),
+        };
+        let raw = mailroom::Batch::Raw {
+            raws: &raws,
+            step: &mut step,
+        };
+        let stored = mailroom::process(store, &ctx, raw, None);
         let stored = match stored {
             Ok(fresh) => fresh,
             Err(e) => {
@@ -105,8 +109,8 @@ fn drain(
                 return Err(e);
             }
         };
-        for id in stored {
-            if id.is_some() {
+        for mail in stored {
+            if mail.id.is_some() {
                 pass.stored += 1;
                 pass.processed += 1;
             } else {
@@ -197,7 +201,13 @@ impl Daemon {
         // Stored and processed in one commit (one fsync): a crash before it leaves nothing,
         // and the MTA, which saw no exit 0, delivers again. Processing runs isolated inside
         // it, so a mail whose processing fails or panics is still stored (marked failed).
-        let id = mailroom::store_and_process(&mut self.store, raw, &ctx)?;
+        let raw = mailroom::Batch::Raw {
+            raws: &[raw],
+            step: &mut |_| Ok(()),
+        };
+        let id = mailroom::process(&mut self.store, &ctx, raw, None)?
+            .pop()
+            .and_then(|m| m.id);
         crate::fault::point("process:after-commit");
         // Any message an earlier run stored but did not finish is processed exactly once.
         if let Err(e) = unwind::catch(|| self.process_stored().map(drop)) {
@@ -215,7 +225,11 @@ impl Daemon {
         let ctx = Ctx::new(&self.cfg, &self.templates, edge::now());
         let mut processed = 0;
         loop {
-            let n = mailroom::process_batch(&mut self.store, &ctx, BATCH)?;
+            let n =
+                mailroom::process(&mut self.store, &ctx, mailroom::Batch::Waiting(BATCH), None)?
+                    .iter()
+                    .filter(|m| m.handled.is_some())
+                    .count();
             crate::fault::point("process:after-commit");
             processed += n;
             if n < BATCH || self.stop.load(Ordering::SeqCst) {

@@ -94,40 +94,59 @@ pub struct Handled {
     pub detail: MailNote,
 }
 
-/// Processes stored messages by id, all of their effects in one transaction with their
-/// statuses: each through `process_one`, like every other mail. `None` for an id that is not
-/// there or no longer `new` (so a retry is harmless). The tests' harness enters here, with
-/// scripted dice.
+/// The mails a batch processes.
+pub enum Batch<'r> {
+    /// Mails stored before, by id (the tests' harness stores then processes; a retry of an id
+    /// no longer `new` does nothing).
+    Stored(&'r [i64]),
+    /// Every stored mail not yet processed, at most this many (what a crash left behind).
+    Waiting(usize),
+    /// Raw mails from a source, stored and processed in the same commit. `step` hears of each
+    /// mail before it is parsed (`Some(index)`) and of the commit before it is made (`None`),
+    /// so a source can tell which mail a reader that died had in hand.
+    Raw {
+        raws: &'r [&'r [u8]],
+        step: &'r mut dyn FnMut(Option<usize>) -> anyhow::Result<()>,
+    },
+}
+
+/// What became of one mail of a batch.
+#[derive(Debug)]
+pub struct Processed {
+    /// Its stored id; `None` for a raw mail stored before (a duplicate) or an id not found.
+    pub id: Option<i64>,
+    /// How it ended; `None` when it was not processed (a duplicate, or no longer `new`).
+    pub handled: Option<Handled>,
+}
+
+/// THE way mail is processed, whoever asks (`serve`, the ingest worker, `pbem ingest`, the
+/// demo, the tests): one transaction for the batch (one fsync), each mail in it isolated
+/// (`process_one`: a savepoint and a caught panic, so a mail that trips a bug is marked
+/// `failed` and the others still commit). Scripted `dice` are for tests; without them each
+/// game rolls its own seeded dice.
 pub fn process(
     store: &mut Store,
     ctx: &Ctx,
-    ids: &[i64],
+    batch: Batch,
     mut dice: Option<&mut dyn DiceSource>,
-) -> anyhow::Result<Vec<Option<Handled>>> {
-    let (handled, told) = store.tx(|tx| {
+) -> anyhow::Result<Vec<Processed>> {
+    let (out, told) = store.tx(|tx| {
         let mut told = Vec::new();
         let scripted = dice.as_mut().map(|d| &mut **d as &mut dyn DiceSource);
         let mut gm = ctx.gm(tx).with_dice(scripted);
-        let handled = process_ids(tx, ctx, ids, &mut gm, &mut told)?;
+        let out = match batch {
+            Batch::Stored(ids) => process_ids(tx, ctx, ids, &mut gm, &mut told)?,
+            Batch::Waiting(limit) => {
+                let ids: Vec<i64> = tx.new_messages()?.into_iter().take(limit).collect();
+                process_ids(tx, ctx, &ids, &mut gm, &mut told)?
+            }
+            Batch::Raw { raws, step } => process_raws(tx, ctx, raws, step, &mut gm, &mut told)?,
+        };
         fault::point("process:before-commit");
-        Ok((handled, told))
+        Ok((out, told))
     })?;
     tell(told);
-    Ok(handled)
-}
-
-/// Processes every stored message not yet processed (at most `limit`), many in one
-/// transaction so their commits share one fsync; how many.
-pub fn process_batch(store: &mut Store, ctx: &Ctx, limit: usize) -> anyhow::Result<usize> {
-    let (n, told) = store.tx(|tx| {
-        let ids: Vec<i64> = tx.new_messages()?.into_iter().take(limit).collect();
-        let mut told = Vec::new();
-        let handled = process_ids(tx, ctx, &ids, &mut ctx.gm(tx), &mut told)?;
-        fault::point("process:before-commit");
-        Ok((handled.iter().flatten().count(), told))
-    })?;
-    tell(told);
-    Ok(n)
+    Ok(out)
 }
 
 /// Stored messages by id, each still `new` processed by `process_one`, in the caller's
@@ -138,18 +157,27 @@ fn process_ids(
     ids: &[i64],
     gm: &mut Gm,
     told: &mut Vec<Told>,
-) -> anyhow::Result<Vec<Option<Handled>>> {
-    let mut handled = Vec::with_capacity(ids.len());
+) -> anyhow::Result<Vec<Processed>> {
+    let mut out = Vec::with_capacity(ids.len());
     for &id in ids {
         let msg = tx.message(id)?.filter(|m| m.status == MessageStatus::New);
-        let Some(msg) = msg else {
-            handled.push(None);
-            continue;
+        let handled = match msg {
+            Some(msg) => Some(process_one(
+                tx,
+                ctx,
+                id,
+                &inbound::parse(&msg.raw),
+                gm,
+                told,
+            )?),
+            None => None,
         };
-        let inb = inbound::parse(&msg.raw);
-        handled.push(Some(process_one(tx, ctx, id, &inb, gm, told)?));
+        out.push(Processed {
+            id: handled.as_ref().map(|_| id),
+            handled,
+        });
     }
-    Ok(handled)
+    Ok(out)
 }
 
 /// The one way a stored mail is processed, whoever asks (`serve`, the ingest worker, a
@@ -232,52 +260,40 @@ fn process_parsed(
     Ok(h)
 }
 
-/// Stores one raw message and processes it in the same transaction (one fsync), as a batch
-/// of one; its id, `None` when the message was stored before.
-pub fn store_and_process(store: &mut Store, raw: &[u8], ctx: &Ctx) -> anyhow::Result<Option<i64>> {
-    let ids = store_and_process_batch(store, &[raw], ctx, &mut |_| Ok(()))?;
-    Ok(ids.into_iter().next().flatten())
-}
-
-/// Stores many raw messages and processes the new ones (`process_one`), all in one commit
-/// (one fsync for the lot): each one's id, `None` for a message stored before. If a mail's
-/// processing fails or panics, the raw message still commits, marked `failed`. Each mail is
+/// Stores raw mails and processes the new ones, in the caller's transaction. Each mail is
 /// parsed only when its turn comes, and its parse dropped before the next: a batch holds its
-/// raw bytes and one mail's parse, never all of theirs. `step` hears of each mail before it
-/// is parsed (`Some(index)`) and of the commit before it is made (`None`), so a source can
-/// tell which mail a reader that died had in hand.
-pub fn store_and_process_batch(
-    store: &mut Store,
-    raws: &[&[u8]],
+/// raw bytes and one mail's parse, never all of theirs. If a mail's processing fails or
+/// panics, the raw mail still commits, marked `failed`.
+fn process_raws(
+    tx: &Tx,
     ctx: &Ctx,
+    raws: &[&[u8]],
     step: &mut dyn FnMut(Option<usize>) -> anyhow::Result<()>,
-) -> anyhow::Result<Vec<Option<i64>>> {
-    let (ids, told) = store.tx(|tx| {
-        let mut ids = Vec::with_capacity(raws.len());
-        let mut told = Vec::new();
-        let mut gm = ctx.gm(tx);
-        for (i, raw) in raws.iter().enumerate() {
-            step(Some(i))?;
-            let inb = inbound::parse(raw);
-            if fault::keyed("ingest:kill").is_some_and(|k| inb.subject.contains(k)) {
-                fault::kill();
-            }
-            if fault::keyed("ingest:panic").is_some_and(|k| inb.subject.contains(k)) {
-                panic!("fault injected: ingest:panic while reading mail {i} of a batch");
-            }
-            let id = insert(tx, &inb, raw, ctx.now, &mut told)?;
-            if let Some(id) = id {
-                fault::point("ingest:after-store");
-                process_one(tx, ctx, id, &inb, &mut gm, &mut told)?;
-            }
-            ids.push(id);
+    gm: &mut Gm,
+    told: &mut Vec<Told>,
+) -> anyhow::Result<Vec<Processed>> {
+    let mut out = Vec::with_capacity(raws.len());
+    for (i, raw) in raws.iter().enumerate() {
+        step(Some(i))?;
+        let inb = inbound::parse(raw);
+        if fault::keyed("ingest:kill").is_some_and(|k| inb.subject.contains(k)) {
+            fault::kill();
         }
-        step(None)?;
-        fault::point("process:before-commit");
-        Ok((ids, told))
-    })?;
-    tell(told);
-    Ok(ids)
+        if fault::keyed("ingest:panic").is_some_and(|k| inb.subject.contains(k)) {
+            panic!("fault injected: ingest:panic while reading mail {i} of a batch");
+        }
+        let id = insert(tx, &inb, raw, ctx.now, told)?;
+        let handled = match id {
+            Some(id) => {
+                fault::point("ingest:after-store");
+                Some(process_one(tx, ctx, id, &inb, gm, told)?)
+            }
+            None => None,
+        };
+        out.push(Processed { id, handled });
+    }
+    step(None)?;
+    Ok(out)
 }
 
 /// A mail answered with nothing to say line by line (a confirmed request).

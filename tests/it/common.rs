@@ -111,16 +111,15 @@ impl World {
         dice: Option<&mut ScriptedDice>,
     ) -> Option<Handled> {
         let ctx = Ctx::new(&self.cfg, &self.templates, self.now);
-        let id = mailroom::store_raw(&mut self.store, raw, ctx.now).unwrap()?;
-        mailroom::process(
-            &mut self.store,
-            &ctx,
-            &[id],
-            dice.map(|d| d as &mut dyn pbem::dice::DiceSource),
-        )
-        .unwrap()
-        .pop()
-        .flatten()
+        let batch = mailroom::Batch::Raw {
+            raws: &[raw],
+            step: &mut |_| Ok(()),
+        };
+        let dice = dice.map(|d| d as &mut dyn pbem::dice::DiceSource);
+        mailroom::process(&mut self.store, &ctx, batch, dice)
+            .unwrap()
+            .pop()?
+            .handled
     }
 
     /// Mails `body` from `from` to the secret address of a seat (the game's own dice).
