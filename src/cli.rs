@@ -739,15 +739,9 @@ fn game_replace(
     let email = email.as_str();
     let token = edge::new_token()?;
     store.tx(|tx| {
-        let g = gamelog::load(tx, id)?;
+        let mut g = gamelog::load(tx, id)?;
         let s = seat_of(&g, seat)?;
-        let player = tx.player_id(email)?;
-        // Whatever the seat had ordered or planned this turn was its old player's.
-        tx.clear_pending_of(id, s)?;
-        tx.fill_seat(id, s, player, &token)?;
-        tx.log_event(Some(id), ctx.now, &format!("seat {seat} given to {email}"))?;
-        let g = gamelog::load(tx, id)?;
-        ctx.gm(tx).tell(gm::News::Welcome { g: &g, seats: &[s] })
+        gm::life::replace(&ctx.gm(tx), &mut g, s, email, &token)
     })?;
     send_now(store, ctx.cfg);
     println!("seat {seat} of game {id} is now played by {email}");

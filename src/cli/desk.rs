@@ -7,54 +7,22 @@ use super::{say, seat_of, send_now, Exit};
 use crate::compose::{self, Ctx};
 use crate::duration::{self, Range};
 use crate::gamelog::{self, Loaded};
-use crate::gm::{self, life, Refusal};
-use crate::store::{Store, Tx};
+use crate::gm::{self, life, Gm, Refusal};
+use crate::store::Store;
 use crate::template::date as when;
 
-/// What an operation changed: the news every player is mailed (with the board as it now
-/// stands), and the line the GM reads.
-struct Told {
-    news: Vec<String>,
-    done: String,
-    /// The game ended: the players get the game-over mail with the record.
-    finished: bool,
-}
-
-impl Told {
-    fn news(news: String, done: String) -> Told {
-        Told {
-            news: vec![news],
-            done,
-            finished: false,
-        }
-    }
-}
-
-/// Runs one GM operation on a game in one transaction; the players are told what it changed,
-/// the mail is sent, and a refusal exits 1 with its reason.
+/// Runs one GM operation on a game in one transaction (the operation tells the players what
+/// it changed); the mail is sent, and a refusal exits 1 with its reason. `op` gives the line
+/// the GM reads.
 fn run(
     store: &mut Store,
     ctx: &Ctx,
     id: i64,
-    op: impl FnOnce(&Tx, &mut Loaded) -> anyhow::Result<Result<Told, Refusal>>,
+    op: impl FnOnce(&Gm, &mut Loaded) -> anyhow::Result<Result<String, Refusal>>,
 ) -> anyhow::Result<Exit> {
     let res = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
-        let told = match op(tx, &mut g)? {
-            Ok(t) => t,
-            Err(why) => return Ok(Err(why)),
-        };
-        let played = gm::Played {
-            plies: vec![],
-            reports: told.news.clone(),
-            finished: told.finished,
-        };
-        ctx.gm(tx).tell(gm::News::Played {
-            g: &g,
-            played: &played,
-            except: None,
-        })?;
-        Ok(Ok(told.done))
+        op(&ctx.gm(tx), &mut g)
     })?;
     outcome(store, ctx, id, res)
 }
@@ -82,45 +50,23 @@ fn outcome(
 /// `game pause ID [--reason]`.
 pub fn pause(store: &mut Store, ctx: &Ctx, id: i64, reason: Option<&str>) -> anyhow::Result<Exit> {
     let reason = reason.unwrap_or("no reason given");
-    run(store, ctx, id, |tx, g| {
-        Ok(life::pause(tx, g, reason, ctx.now)?.map(|()| {
-            Told::news(
-                format!(
-                    "The GM has paused the game ({reason}). No clock runs and no move is played \
-                     until it resumes; you will be told when it does."
-                ),
-                "paused; every player is told".into(),
-            )
-        }))
+    run(store, ctx, id, |gm, g| {
+        Ok(life::pause(gm, g, reason)?.map(|()| "paused; every player is told".into()))
     })
 }
 
 /// `game resume ID`.
 pub fn resume(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
-    run(store, ctx, id, |tx, g| {
-        Ok(life::resume(tx, g, ctx.now)?.map(|()| {
-            let left = match g.row.deadline {
-                Some(d) => format!(" The clock runs again: the deadline is now {}.", when(d)),
-                None => String::new(),
-            };
-            Told::news(
-                format!("The GM has resumed the game.{left}"),
-                "resumed; every clock has the time it had left".into(),
-            )
-        }))
+    run(store, ctx, id, |gm, g| {
+        Ok(life::resume(gm, g)?.map(|()| "resumed; every clock has the time it had left".into()))
     })
 }
 
 /// `game deadline ID WHEN`: a date and time (UTC), or a duration from now.
 pub fn deadline(store: &mut Store, ctx: &Ctx, id: i64, text: &str) -> anyhow::Result<Exit> {
     let at = read_when(text, ctx.now)?;
-    run(store, ctx, id, |tx, g| {
-        Ok(life::set_deadline(tx, g, at, ctx.now)?.map(|()| {
-            Told::news(
-                format!("The GM has set a new deadline: {}.", when(at)),
-                format!("deadline {}", when(at)),
-            )
-        }))
+    run(store, ctx, id, |gm, g| {
+        Ok(life::set_deadline(gm, g, at)?.map(|()| format!("deadline {}", when(at))))
     })
 }
 
@@ -143,17 +89,9 @@ fn read_when(text: &str, now: DateTime<Utc>) -> anyhow::Result<DateTime<Utc>> {
 /// `game extend ID DURATION`.
 pub fn extend(store: &mut Store, ctx: &Ctx, id: i64, by: &str) -> anyhow::Result<Exit> {
     let secs = duration::parse(by, Range::MOVE_TIME).map_err(|e| anyhow!("'{by}': {e}"))?;
-    run(store, ctx, id, |tx, g| {
-        Ok(life::extend(tx, g, secs, ctx.now)?.map(|()| {
-            let at = g.row.deadline.map(when).unwrap_or_default();
-            Told::news(
-                format!(
-                    "The GM has extended the deadline by {}: it is now {at}.",
-                    duration::format_secs(secs)
-                ),
-                format!("deadline {at}"),
-            )
-        }))
+    run(store, ctx, id, |gm, g| {
+        Ok(life::extend(gm, g, secs)?
+            .map(|()| format!("deadline {}", g.row.deadline.map(when).unwrap_or_default())))
     })
 }
 
@@ -168,13 +106,8 @@ pub fn set(store: &mut Store, ctx: &Ctx, id: i64, assignment: &str) -> anyhow::R
                 life::CHANGEABLE.join(", ")
             )
         })?;
-    run(store, ctx, id, |tx, g| {
-        Ok(life::set_option(tx, g, name, value)?.map(|now_reads| {
-            Told::news(
-                format!("The GM has changed the game's {name}: it is now {now_reads}."),
-                format!("{name} = {now_reads}"),
-            )
-        }))
+    run(store, ctx, id, |gm, g| {
+        Ok(life::set_option(gm, g, name, value)?.map(|now_reads| format!("{name} = {now_reads}")))
     })
 }
 
@@ -185,46 +118,15 @@ pub fn rollback(
     id: i64,
     how: life::Rollback,
 ) -> anyhow::Result<Exit> {
-    run(store, ctx, id, |tx, g| {
-        Ok(life::rollback(tx, g, how, ctx.now)?.map(|back| {
-            let undone: Vec<String> = back
-                .undone
-                .iter()
-                .map(|(a, t)| format!("{a} {t}"))
-                .collect();
-            let news = format!(
-                "The GM has taken back {} (played: {}). The game stands as below{}.",
-                plies(undone.len()),
-                undone.join(", "),
-                if back.reopened {
-                    " and is on again"
-                } else {
-                    ""
-                }
-            );
-            Told::news(news, format!("rolled back to ply {}", g.moves.len()))
-        }))
+    run(store, ctx, id, |gm, g| {
+        Ok(life::rollback(gm, g, how)?.map(|_| format!("rolled back to ply {}", g.moves.len())))
     })
-}
-
-fn plies(n: usize) -> String {
-    if n == 1 {
-        "the last ply".into()
-    } else {
-        format!("the last {n} plies")
-    }
 }
 
 /// `game cancel ID --reason`.
 pub fn cancel(store: &mut Store, ctx: &Ctx, id: i64, reason: &str) -> anyhow::Result<Exit> {
-    run(store, ctx, id, |tx, g| {
-        Ok(life::cancel(tx, g, reason, ctx.now)?.map(|()| Told {
-            news: vec![format!(
-                "The GM has cancelled the game ({reason}). It ends without a result."
-            )],
-            done: "cancelled; the record's result is *".into(),
-            finished: true,
-        }))
+    run(store, ctx, id, |gm, g| {
+        Ok(life::cancel(gm, g, reason)?.map(|()| "cancelled; the record's result is *".into()))
     })
 }
 
@@ -238,37 +140,12 @@ pub fn eject(
     replace: Option<&str>,
 ) -> anyhow::Result<Exit> {
     let token = replace.map(|_| crate::edge::new_token()).transpose()?;
-    let res = store.tx(|tx| {
-        let mut g = gamelog::load(tx, id)?;
-        let s = seat_of(&g, seat)?;
-        // The one who leaves is told from the game as it was (their seat and address).
-        let before = g.clone();
-        let email = match life::eject(tx, &mut g, s, replace.zip(token.as_deref()), ctx.now)? {
+    run(store, ctx, id, |gm, g| {
+        let s = seat_of(g, seat)?;
+        let email = match life::eject(gm, g, s, replace.zip(token.as_deref()))? {
             Ok(e) => e,
             Err(why) => return Ok(Err(why)),
         };
-        let gm = ctx.gm(tx);
-        let note = format!("The GM has taken you out of {seat}: you no longer play in this game.");
-        gm.tell(gm::News::Said {
-            g: &before,
-            seats: &[s],
-            text: &note,
-        })?;
-        let others: Vec<usize> = g.seats.iter().map(|x| x.seat).filter(|x| *x != s).collect();
-        let news = match replace {
-            Some(_) => {
-                gm.tell(gm::News::Welcome { g: &g, seats: &[s] })?;
-                format!("{seat} has a new player.")
-            }
-            None => format!(
-                "{seat}'s player has left the game. It is paused until the GM seats a new player."
-            ),
-        };
-        gm.tell(gm::News::Said {
-            g: &g,
-            seats: &others,
-            text: &news,
-        })?;
         Ok(Ok(match replace {
             Some(addr) => format!("{email} is out of {seat}, now played by {addr}"),
             None => format!(
@@ -276,17 +153,14 @@ pub fn eject(
                  `pbem game replace {id} --seat {seat} ADDRESS`, then `pbem game resume {id}`"
             ),
         }))
-    })?;
-    outcome(store, ctx, id, res)
+    })
 }
 
 /// `game message ID TEXT`: a message from the GM to every player.
 pub fn message(store: &mut Store, ctx: &Ctx, id: i64, text: &str) -> anyhow::Result<Exit> {
-    run(store, ctx, id, |_, _| {
-        Ok(Ok(Told::news(
-            format!("A message from the GM:\n\n{text}"),
-            "message sent to every player".into(),
-        )))
+    run(store, ctx, id, |gm, g| {
+        gm::life::message(gm, g, text)?;
+        Ok(Ok("message sent to every player".into()))
     })
 }
 

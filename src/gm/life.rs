@@ -6,11 +6,32 @@ use super::{close, play_with, Gm, News, Played, Refusal};
 use crate::duration::{self, Range};
 use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, ToAct, COMMON_OPTIONS};
-use crate::store::{GameStatus, PendingKind, Tx};
+use crate::store::{GameStatus, PendingKind};
+use crate::template::date;
 
 /// The options a GM may change once a game has begun: its clocks and its press. Everything
 /// else shapes the position or the dice, which the log already depends on.
 pub const CHANGEABLE: &[&str] = &["move_time", "grace", "timeout", "early_resolve", "press"];
+
+/// A message from the GM to every player.
+pub fn message(gm: &Gm, g: &Loaded, text: &str) -> anyhow::Result<()> {
+    tell_all(gm, g, format!("A message from the GM:\n\n{text}"), false)
+}
+
+/// Every player hears what the GM changed (with the board as it now stands; the game-over
+/// mail with the record when the game ended).
+fn tell_all(gm: &Gm, g: &Loaded, news: String, finished: bool) -> anyhow::Result<()> {
+    let played = Played {
+        plies: vec![],
+        reports: vec![news],
+        finished,
+    };
+    gm.tell(News::Played {
+        g,
+        played: &played,
+        except: None,
+    })
+}
 
 fn must_be(g: &Loaded, status: GameStatus) -> Result<(), Refusal> {
     if g.row.status == status {
@@ -21,12 +42,8 @@ fn must_be(g: &Loaded, status: GameStatus) -> Result<(), Refusal> {
 }
 
 /// Pauses an active game: no clock runs and no move is played until `resume`.
-pub fn pause(
-    tx: &Tx,
-    g: &mut Loaded,
-    reason: &str,
-    now: DateTime<Utc>,
-) -> anyhow::Result<Result<(), Refusal>> {
+pub fn pause(gm: &Gm, g: &mut Loaded, reason: &str) -> anyhow::Result<Result<(), Refusal>> {
+    let (tx, now) = (gm.tx, gm.now);
     if let Err(r) = must_be(g, GameStatus::Active) {
         return Ok(Err(r));
     }
@@ -35,12 +52,18 @@ pub fn pause(
     g.row.status = GameStatus::Paused;
     g.row.paused_at = Some(now);
     g.row.pause_reason = Some(reason.to_string());
+    let news = format!(
+        "The GM has paused the game ({reason}). No clock runs and no move is played until it \
+         resumes; you will be told when it does."
+    );
+    tell_all(gm, g, news, false)?;
     Ok(Ok(()))
 }
 
 /// Resumes a paused game: every clock (the move deadline, the salt window) gets back the time
 /// it had left when the game was paused.
-pub fn resume(tx: &Tx, g: &mut Loaded, now: DateTime<Utc>) -> anyhow::Result<Result<(), Refusal>> {
+pub fn resume(gm: &Gm, g: &mut Loaded) -> anyhow::Result<Result<(), Refusal>> {
+    let (tx, now) = (gm.tx, gm.now);
     if g.row.status != GameStatus::Paused {
         return Ok(Err(Refusal::NotPaused(g.row.status)));
     }
@@ -60,16 +83,32 @@ pub fn resume(tx: &Tx, g: &mut Loaded, now: DateTime<Utc>) -> anyhow::Result<Res
     g.row.pause_reason = None;
     g.row.deadline = deadline;
     g.row.salts_until = salts_until;
+    let left = match deadline {
+        Some(d) => format!(" The clock runs again: the deadline is now {}.", date(d)),
+        None => String::new(),
+    };
+    tell_all(gm, g, format!("The GM has resumed the game.{left}"), false)?;
     Ok(Ok(()))
 }
 
 /// A new deadline for whoever is to act now; it must lie ahead.
 pub fn set_deadline(
-    tx: &Tx,
+    gm: &Gm,
     g: &mut Loaded,
     when: DateTime<Utc>,
-    now: DateTime<Utc>,
 ) -> anyhow::Result<Result<(), Refusal>> {
+    let news = format!("The GM has set a new deadline: {}.", date(when));
+    move_deadline(gm, g, when, news)
+}
+
+/// Moves the deadline to `when`, if it may, and tells every player (`news`).
+fn move_deadline(
+    gm: &Gm,
+    g: &mut Loaded,
+    when: DateTime<Utc>,
+    news: String,
+) -> anyhow::Result<Result<(), Refusal>> {
+    let now = gm.now;
     if let Err(r) = must_be(g, GameStatus::Active) {
         return Ok(Err(r));
     }
@@ -93,30 +132,33 @@ pub fn set_deadline(
             "nobody is to act: there is no clock to set".into(),
         )));
     }
-    tx.set_deadline(g.row.id, Some(when))?;
+    gm.tx.set_deadline(g.row.id, Some(when))?;
     g.row.deadline = Some(when);
+    tell_all(gm, g, news, false)?;
     Ok(Ok(()))
 }
 
 /// Moves the deadline later by `secs` (from now when there is none, or it has passed).
-pub fn extend(
-    tx: &Tx,
-    g: &mut Loaded,
-    secs: i64,
-    now: DateTime<Utc>,
-) -> anyhow::Result<Result<(), Refusal>> {
-    let from = g.row.deadline.filter(|d| *d > now).unwrap_or(now);
-    set_deadline(tx, g, from + Duration::seconds(secs), now)
+pub fn extend(gm: &Gm, g: &mut Loaded, secs: i64) -> anyhow::Result<Result<(), Refusal>> {
+    let from = g.row.deadline.filter(|d| *d > gm.now).unwrap_or(gm.now);
+    let when = from + Duration::seconds(secs);
+    let news = format!(
+        "The GM has extended the deadline by {}: it is now {}.",
+        duration::format_secs(secs),
+        date(when)
+    );
+    move_deadline(gm, g, when, news)
 }
 
 /// Changes one of the `CHANGEABLE` options of a game that has not ended; returns the value
 /// as it now reads. The game's own checks apply (a game without press has no `press`).
 pub fn set_option(
-    tx: &Tx,
+    gm: &Gm,
     g: &mut Loaded,
     name: &str,
     value: &str,
 ) -> anyhow::Result<Result<String, Refusal>> {
+    let tx = gm.tx;
     if g.row.status == GameStatus::Finished {
         return Ok(Err(Refusal::NotActive(g.row.status)));
     }
@@ -156,11 +198,14 @@ pub fn set_option(
     tx.set_options(g.row.id, &json, move_secs)?;
     let reloaded = gamelog::load(tx, g.row.id)?;
     *g = reloaded;
-    Ok(Ok(match (name, move_secs) {
+    let now_reads = match (name, move_secs) {
         ("move_time", Some(s)) => duration::format_secs(s),
         ("move_time", None) => "none".into(),
         _ => value.to_string(),
-    }))
+    };
+    let news = format!("The GM has changed the game's {name}: it is now {now_reads}.");
+    tell_all(gm, g, news, false)?;
+    Ok(Ok(now_reads))
 }
 
 /// Which plies a rollback keeps.
@@ -186,11 +231,11 @@ pub struct RolledBack {
 /// and draw offers of the undone turn go; the clock restarts. A game whose dice seed is
 /// already public cannot go back: every roll to come would be known.
 pub fn rollback(
-    tx: &Tx,
+    gm: &Gm,
     g: &mut Loaded,
     how: Rollback,
-    now: DateTime<Utc>,
 ) -> anyhow::Result<Result<RolledBack, Refusal>> {
+    let (tx, now) = (gm.tx, gm.now);
     if matches!(g.row.status, GameStatus::Open | GameStatus::Paused) {
         return Ok(Err(Refusal::NotActive(g.row.status)));
     }
@@ -234,7 +279,31 @@ pub fn rollback(
     tx.set_deadline(g.row.id, deadline)?;
     tx.log_event(Some(g.row.id), now, &format!("rolled back to ply {keep}"))?;
     *g = gamelog::load(tx, g.row.id)?;
-    Ok(Ok(RolledBack { undone, reopened }))
+    let back = RolledBack { undone, reopened };
+    tell_all(gm, g, rolled_back_news(&back), false)?;
+    Ok(Ok(back))
+}
+
+/// A rollback in words, for every player.
+fn rolled_back_news(back: &RolledBack) -> String {
+    let undone: Vec<String> = back
+        .undone
+        .iter()
+        .map(|(a, t)| format!("{a} {t}"))
+        .collect();
+    let plies = match undone.len() {
+        1 => "the last ply".to_string(),
+        n => format!("the last {n} plies"),
+    };
+    let on_again = if back.reopened {
+        " and is on again"
+    } else {
+        ""
+    };
+    format!(
+        "The GM has taken back {plies} (played: {}). The game stands as below{on_again}.",
+        undone.join(", ")
+    )
 }
 
 /// The latest point at or before `wanted` plies where a player acts: not before a roll or a
@@ -285,12 +354,8 @@ pub fn declare_draw(gm: &Gm, g: &mut Loaded) -> anyhow::Result<Result<Played, Re
 
 /// Ends the game with no result (`Result "*"`), for a reason the players are told; the dice
 /// seed is revealed as at every game's end.
-pub fn cancel(
-    tx: &Tx,
-    g: &mut Loaded,
-    reason: &str,
-    now: DateTime<Utc>,
-) -> anyhow::Result<Result<(), Refusal>> {
+pub fn cancel(gm: &Gm, g: &mut Loaded, reason: &str) -> anyhow::Result<Result<(), Refusal>> {
+    let (tx, now) = (gm.tx, gm.now);
     if g.row.status == GameStatus::Finished {
         return Ok(Err(Refusal::NotActive(g.row.status)));
     }
@@ -300,21 +365,23 @@ pub fn cancel(
         now,
         &format!("cancelled by the GM: {reason}"),
     )?;
+    let news = format!("The GM has cancelled the game ({reason}). It ends without a result.");
+    tell_all(gm, g, news, true)?;
     Ok(Ok(()))
 }
 
 /// Takes a player out of their seat, and seats `replacement` there at once if given (with
 /// its own new secret `token`). The seat's orders and plan of this turn go with the player
 /// (never to the next one). Without a replacement the game is paused until the GM seats one
-/// (`pbem game replace`): a seat nobody plays must not run out of time. Returns the address
-/// that left.
+/// (`pbem game replace`): a seat nobody plays must not run out of time. The one who leaves,
+/// the one who comes (a welcome) and the others are told. Returns the address that left.
 pub fn eject(
-    tx: &Tx,
+    gm: &Gm,
     g: &mut Loaded,
     seat: usize,
     replacement: Option<(&str, &str)>,
-    now: DateTime<Utc>,
 ) -> anyhow::Result<Result<String, Refusal>> {
+    let (tx, now) = (gm.tx, gm.now);
     if g.row.status == GameStatus::Finished {
         return Ok(Err(Refusal::NotActive(g.row.status)));
     }
@@ -329,6 +396,8 @@ pub fn eject(
         },
         None => None,
     };
+    // The one who leaves is told from the game as it was (their seat and address).
+    let before = g.clone();
     tx.empty_seat(g.row.id, seat)?;
     tx.clear_pending_of(g.row.id, seat)?;
     tx.log_event(
@@ -349,5 +418,50 @@ pub fn eject(
         None => {}
     }
     *g = gamelog::load(tx, g.row.id)?;
+    let text = format!("The GM has taken you out of {name}: you no longer play in this game.");
+    gm.tell(News::Said {
+        g: &before,
+        seats: &[seat],
+        text: &text,
+    })?;
+    let news = match replacement {
+        Some(_) => {
+            gm.tell(News::Welcome { g, seats: &[seat] })?;
+            format!("{name} has a new player.")
+        }
+        None => format!(
+            "{name}'s player has left the game. It is paused until the GM seats a new player."
+        ),
+    };
+    let others: Vec<usize> = g
+        .seats
+        .iter()
+        .map(|x| x.seat)
+        .filter(|x| *x != seat)
+        .collect();
+    gm.tell(News::Said {
+        g,
+        seats: &others,
+        text: &news,
+    })?;
     Ok(Ok(email))
+}
+
+/// Gives a seat to `email` (with its own new secret `token`), who gets a welcome. Whatever the
+/// seat had ordered or planned this turn was its old player's, and goes.
+pub fn replace(
+    gm: &Gm,
+    g: &mut Loaded,
+    seat: usize,
+    email: &str,
+    token: &str,
+) -> anyhow::Result<()> {
+    let (tx, id) = (gm.tx, g.row.id);
+    let player = tx.player_id(email)?;
+    tx.clear_pending_of(id, seat)?;
+    tx.fill_seat(id, seat, player, token)?;
+    let name = g.game.seat_name(seat);
+    tx.log_event(Some(id), gm.now, &format!("seat {name} given to {email}"))?;
+    *g = gamelog::load(tx, id)?;
+    gm.tell(News::Welcome { g, seats: &[seat] })
 }

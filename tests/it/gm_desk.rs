@@ -44,7 +44,13 @@ fn a_paused_game_refuses_moves_runs_no_clock_and_resumes_with_the_time_left() {
     w.now += Duration::days(1);
     let mut g = w.load(id);
     w.store
-        .tx(|tx| life::pause(tx, &mut g, "a player is ill", w.now))
+        .tx(|tx| {
+            life::pause(
+                &pbem::gm::Gm::new(tx, w.now, &pbem::gm::Quiet),
+                &mut g,
+                "a player is ill",
+            )
+        })
         .unwrap()
         .unwrap();
     assert_eq!(w.load(id).row.status, "paused");
@@ -65,7 +71,7 @@ fn a_paused_game_refuses_moves_runs_no_clock_and_resumes_with_the_time_left() {
     // Resumed: the clock has the day it had left.
     let mut g = w.load(id);
     w.store
-        .tx(|tx| life::resume(tx, &mut g, w.now))
+        .tx(|tx| life::resume(&pbem::gm::Gm::new(tx, w.now, &pbem::gm::Quiet), &mut g))
         .unwrap()
         .unwrap();
     let g = w.load(id);
@@ -74,7 +80,10 @@ fn a_paused_game_refuses_moves_runs_no_clock_and_resumes_with_the_time_left() {
     assert_eq!(g.row.deadline.unwrap() - w.now, Duration::days(1));
     // Resuming twice is refused.
     let mut g = w.load(id);
-    let again = w.store.tx(|tx| life::resume(tx, &mut g, w.now)).unwrap();
+    let again = w
+        .store
+        .tx(|tx| life::resume(&pbem::gm::Gm::new(tx, w.now, &pbem::gm::Quiet), &mut g))
+        .unwrap();
     assert!(again.is_err());
 }
 
@@ -91,7 +100,13 @@ fn a_rollback_goes_back_to_where_a_player_acts_and_the_dice_roll_the_same() {
     let mut g = w.load(id);
     let back = w
         .store
-        .tx(|tx| life::rollback(tx, &mut g, Rollback::Plies(1), w.now))
+        .tx(|tx| {
+            life::rollback(
+                &pbem::gm::Gm::new(tx, w.now, &pbem::gm::Quiet),
+                &mut g,
+                Rollback::Plies(1),
+            )
+        })
         .unwrap()
         .unwrap();
     assert_eq!(back.undone.len(), rolled.len(), "{:?}", back.undone);
@@ -106,7 +121,13 @@ fn a_rollback_goes_back_to_where_a_player_acts_and_the_dice_roll_the_same() {
     let mut g = w.load(id);
     let too_far = w
         .store
-        .tx(|tx| life::rollback(tx, &mut g, Rollback::Plies(99), w.now))
+        .tx(|tx| {
+            life::rollback(
+                &pbem::gm::Gm::new(tx, w.now, &pbem::gm::Quiet),
+                &mut g,
+                Rollback::Plies(99),
+            )
+        })
         .unwrap();
     assert!(too_far.is_err());
 }
@@ -121,7 +142,13 @@ fn a_finished_game_without_dice_goes_back_and_is_on_again() {
     let mut g = w.load(id);
     let back = w
         .store
-        .tx(|tx| life::rollback(tx, &mut g, Rollback::Plies(1), w.now))
+        .tx(|tx| {
+            life::rollback(
+                &pbem::gm::Gm::new(tx, w.now, &pbem::gm::Quiet),
+                &mut g,
+                Rollback::Plies(1),
+            )
+        })
         .unwrap()
         .unwrap();
     assert!(back.reopened);
@@ -290,7 +317,13 @@ fn a_rollback_to_the_start_keeps_the_opening_roll_and_nothing_is_refused_in_sile
     let mut g = w.load(id);
     let back = w
         .store
-        .tx(|tx| life::rollback(tx, &mut g, Rollback::To(0), w.now))
+        .tx(|tx| {
+            life::rollback(
+                &pbem::gm::Gm::new(tx, w.now, &pbem::gm::Quiet),
+                &mut g,
+                Rollback::To(0),
+            )
+        })
         .unwrap()
         .unwrap();
     assert_eq!(back.undone.len(), 2, "both placements, not the roll");
@@ -303,7 +336,7 @@ fn a_rollback_to_the_start_keeps_the_opening_roll_and_nothing_is_refused_in_sile
         let mut g = w.load(id);
         let res = w
             .store
-            .tx(|tx| life::rollback(tx, &mut g, how, w.now))
+            .tx(|tx| life::rollback(&pbem::gm::Gm::new(tx, w.now, &pbem::gm::Quiet), &mut g, how))
             .unwrap();
         assert!(res.is_err(), "{how:?}");
     }
@@ -319,7 +352,13 @@ fn a_finished_game_whose_seed_is_public_cannot_go_back() {
     assert!(g.row.seed_revealed);
     let res = w
         .store
-        .tx(|tx| life::rollback(tx, &mut g, Rollback::Plies(1), w.now))
+        .tx(|tx| {
+            life::rollback(
+                &pbem::gm::Gm::new(tx, w.now, &pbem::gm::Quiet),
+                &mut g,
+                Rollback::Plies(1),
+            )
+        })
         .unwrap();
     assert_eq!(res.unwrap_err(), pbem::gm::Refusal::SeedPublic);
 }
