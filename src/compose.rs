@@ -552,9 +552,7 @@ pub fn press(
     body: &str,
 ) -> anyhow::Result<()> {
     let names = g.game.seat_names();
-    let anonymous = crate::gamelog::options_of(&g.row)?
-        .get("press")
-        .is_some_and(|p| p == "anonymous");
+    let anonymous = g.game.press() == Some(crate::games::Press::Anonymous);
     let to_text: Vec<&str> = targets.iter().map(|x| names[*x]).collect();
     // One player's words on another's screen: no bidi override may reorder them, no control
     // character act on a terminal or mail client (crate::invisible).

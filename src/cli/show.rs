@@ -47,7 +47,8 @@ fn seats(g: &Loaded, ordered: &[usize], plans: &[(usize, Vec<PlannedOutcome>)]) 
         _ => None,
     };
     for s in &g.seats {
-        let mut notes = vec![format!("missed turns: {}", s.missed)];
+        let missed = g.game.missed(s.seat).map_or(0, |m| m.turns);
+        let mut notes = vec![format!("missed turns: {missed}")];
         if let Some(owing) = &owing {
             if ordered.contains(&s.seat) {
                 notes.push("has ordered this turn".into());

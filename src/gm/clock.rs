@@ -141,36 +141,10 @@ fn owing(g: &Loaded) -> (Vec<usize>, bool) {
 }
 
 /// The deadline of a simultaneous turn: adjudicate what was ordered; seats that sent nothing
-/// hold, and after the game's NMR limit of missed turns in a row the GM is told.
+/// hold, and a seat at the game's limit of missed turns in a row is reported to the GM.
 pub fn adjudicate(gm: &mut Gm, g: &mut Loaded, seats: &[usize]) -> anyhow::Result<()> {
     let tx = gm.tx;
     let orders = turn_orders(tx, g.row.id)?;
-    let limit: i64 = gamelog::options_of(&g.row)?
-        .get("nmr_limit")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3);
-    for &s in seats {
-        let missed = g.seat(s).map_or(0, |r| r.missed);
-        if orders.contains_key(&s) {
-            tx.set_missed(g.row.id, s, 0)?;
-            continue;
-        }
-        tx.set_missed(g.row.id, s, missed + 1)?;
-        if missed + 1 >= limit {
-            let name = g.game.seat_name(s);
-            let text = format!(
-                "{name} ({}) has sent no orders for {} turns in a row. You may replace the \
-                 player: `pbem game replace {} --seat {name} NEW-ADDRESS`.",
-                g.seat(s).and_then(|r| r.email.clone()).unwrap_or_default(),
-                missed + 1,
-                g.row.id
-            );
-            gm.tell(News::ToGm {
-                g: Some(g),
-                text: &text,
-            })?;
-        }
-    }
     let ply = g
         .game
         .turn_ply(&orders)
@@ -182,5 +156,29 @@ pub fn adjudicate(gm: &mut Gm, g: &mut Loaded, seats: &[usize]) -> anyhow::Resul
         g,
         played: &played,
         except: None,
-    })
+    })?;
+    tell_missed(gm, g, seats)
+}
+
+/// The GM hears of each seat that has now missed as many turns in a row as the game allows
+/// (the game's own count, the one its report and position show).
+fn tell_missed(gm: &Gm, g: &Loaded, seats: &[usize]) -> anyhow::Result<()> {
+    for &s in seats {
+        let Some(missed) = g.game.missed(s).filter(|m| m.turns >= m.limit) else {
+            continue;
+        };
+        let name = g.game.seat_name(s);
+        let text = format!(
+            "{name} ({}) has sent no orders for {} turns in a row. You may replace the player: \
+             `pbem game replace {} --seat {name} NEW-ADDRESS`.",
+            g.seat(s).and_then(|r| r.email.clone()).unwrap_or_default(),
+            missed.turns,
+            g.row.id
+        );
+        gm.tell(News::ToGm {
+            g: Some(g),
+            text: &text,
+        })?;
+    }
+    Ok(())
 }

@@ -70,6 +70,23 @@ pub enum Outcome {
     },
 }
 
+/// How press between players is relayed, in a game that has press (`press=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Press {
+    /// With the sender's seat named.
+    Named,
+    /// Without it (gunboat-style press).
+    Anonymous,
+}
+
+/// A seat's turns in a row without orders (the no-move-received count) and the game's limit
+/// (`nmr_limit`) at which the GM is told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Missed {
+    pub turns: u32,
+    pub limit: u32,
+}
+
 /// A declared move with outcomes chosen in advance for each roll (d4 d6 chess, Siberian Dice).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Conditional {
@@ -228,6 +245,18 @@ pub trait Rules: Clone + Sized {
     /// A ply the GM may play at once without asking anybody, because it is the only legal one
     /// and the rules leave no choice (after a roll with a single legal outcome). Default none.
     fn auto_ply(&self) -> Option<String> {
+        None
+    }
+
+    /// How press is relayed in this game; `None`: a game without press.
+    fn press(&self) -> Option<Press> {
+        None
+    }
+
+    /// Games of orders: the seat's missed turns in a row and the limit at which the GM is
+    /// told (the one count of them: the position's). `None`: the game counts none.
+    fn missed(&self, seat: Seat) -> Option<Missed> {
+        let _ = seat;
         None
     }
 
@@ -764,6 +793,16 @@ impl AnyGame {
     }
     pub fn conditional(&self, lines: &[String]) -> Option<Conditional> {
         dispatch!(&self.engine, g => g.conditional(lines))
+    }
+    pub fn press(&self) -> Option<Press> {
+        dispatch!(&self.engine, g => g.press())
+    }
+    /// A seat that resigned or left counts no missed turns.
+    pub fn missed(&self, seat: Seat) -> Option<Missed> {
+        if !self.playing().contains(&seat) {
+            return None;
+        }
+        dispatch!(&self.engine, g => g.missed(seat))
     }
     pub fn moves_help(&self) -> Option<String> {
         dispatch!(&self.engine, g => g.moves_help())

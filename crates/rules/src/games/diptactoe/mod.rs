@@ -27,8 +27,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::games::{
-    options_get, Actor, GameFacts, Leaving, OptionSpec, Options, Outcome, PlyError, Rules, Seat,
-    ToAct,
+    options_get, Actor, GameFacts, Leaving, Missed, OptionSpec, Options, Outcome, PlyError, Press,
+    Rules, Seat, ToAct,
 };
 use adjudicate::{run_turn, Verdict};
 use order::{parse_line, read_player_lines, Line, LineReading, Order};
@@ -71,6 +71,7 @@ pub struct DipTacToe {
     /// Turns in a row each seat sent no lines at all (reset by any line).
     missed: [u32; 4],
     nmr_limit: u32,
+    press: Press,
     support_hold: bool,
     outcome: Option<Outcome>,
     report: Option<String>,
@@ -103,6 +104,10 @@ impl DipTacToe {
             resigned: [false; 4],
             missed: [0; 4],
             nmr_limit,
+            press: match options_get(OPTIONS, options, "press") {
+                "anonymous" => Press::Anonymous,
+                _ => Press::Named,
+            },
             support_hold: options_get(OPTIONS, options, "support_hold") == "on",
             outcome: None,
             report: None,
@@ -539,6 +544,17 @@ impl Rules for DipTacToe {
 
     fn last_report(&self) -> Option<String> {
         self.report.clone()
+    }
+
+    fn press(&self) -> Option<Press> {
+        Some(self.press)
+    }
+
+    fn missed(&self, seat: Seat) -> Option<Missed> {
+        Some(Missed {
+            turns: self.missed_turns(seat),
+            limit: self.nmr_limit,
+        })
     }
 
     /// A resigning seat's units hold for the rest of the game; it owes no more orders.
