@@ -8,14 +8,14 @@ use serde::{Deserialize, Serialize};
 
 use super::session::Session;
 use super::{Handled, Line};
-use crate::compose::{self, Ctx, Draft};
+use crate::compose::{self, Ctx};
 use crate::dice::DiceSource;
 use crate::edge;
 use crate::gamelog;
 use crate::games::{AnyGame, GameKind, Options};
 use crate::gm;
 use crate::gm::reborrow;
-use crate::store::{GameStatus, Tx};
+use crate::store::{GameStatus, HtmlPart, OutboxRow, Tx};
 
 /// The local-part prefix of a confirmation address: `gm+confirm-CODE@domain`.
 const PREFIX: &str = "confirm-";
@@ -297,18 +297,15 @@ fn welcome_if_started(tx: &Tx, ctx: &Ctx, seated: &gm::Seated) -> anyhow::Result
 
 /// The mail that carries the code: its Reply-To is the confirmation address, so replying to
 /// it is all the player does. `None` when the reply itself carries it (see `mailroom::reply`).
-pub fn confirmation_draft(ctx: &Ctx, to: &str, code: &str, body: String) -> Draft {
-    Draft {
-        kind: "confirm",
-        game: None,
-        to: to.to_string(),
+pub fn confirmation_draft(ctx: &Ctx, to: &str, code: &str, body: String) -> OutboxRow {
+    OutboxRow {
+        kind: "confirm".into(),
+        to_addr: to.to_string(),
         reply_to: Some(ctx.cfg.seat_address(&format!("{PREFIX}{code}"))),
         subject: "[pbem] please confirm your request".into(),
         body,
-        in_reply_to: None,
-        refs: vec![],
-        html: None,
-        picture: compose::illustrate::wanted(None),
+        html: HtmlPart::Words,
+        ..Default::default()
     }
 }
 
