@@ -11,7 +11,7 @@ pub use letters::{
     TurnReport, Welcome,
 };
 
-pub use outgoing::{enqueue, is_msg_id, resent, within};
+pub use outgoing::{enqueue, is_msg_id, resent};
 
 use std::cell::Cell;
 

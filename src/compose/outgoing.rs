@@ -136,7 +136,7 @@ pub fn resent(row: &OutboxRow) -> OutboxRow {
 
 /// The finished message (RFC 5322 bytes) of an outbox row, dated `date`, with `html` as
 /// the alternative to its text: the one way from the record to the bytes the sender sends.
-pub fn bytes(
+pub(super) fn bytes(
     row: &OutboxRow,
     date: DateTime<Utc>,
     html: Option<Html>,
@@ -188,7 +188,7 @@ pub fn build_old(store: &mut Store, now: DateTime<Utc>) -> anyhow::Result<usize>
 }
 
 /// A mail body cut to at most `max` bytes at a line's end, the rest summarised in one line.
-pub fn within(body: String, max: usize) -> String {
+fn within(body: String, max: usize) -> String {
     if body.len() <= max {
         return body;
     }
