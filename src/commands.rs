@@ -140,6 +140,9 @@ fn parse_line(line: &str) -> Vec<Command> {
         }
     };
     match word_uc.as_str() {
+        "DRAW" | "NEW" | "JOIN" | "GAME" | "VACATION" | "DIGEST" => {
+            vec![with_args(line, &word_uc, &args)]
+        }
         "BOARD" => one(Command::Board),
         "STATUS" => one(Command::Status),
         "HISTORY" => one(Command::History),
@@ -148,61 +151,65 @@ fn parse_line(line: &str) -> Vec<Command> {
         "LIST" => one(Command::List),
         "START" | "READY" => one(Command::Start),
         "HELP" => vec![Command::Help(HelpTopic::read(&args))],
-        "DRAW" => match args.first().map(|a| a.to_ascii_uppercase()).as_deref() {
-            Some("OFFER") | None => vec![Command::DrawOffer],
-            Some("ACCEPT") | Some("AGREE") => vec![Command::DrawAccept],
-            Some("DECLINE") | Some("REFUSE") => vec![Command::DrawDecline],
-            Some(other) => vec![bad(
-                line,
-                &format!("DRAW {other}? write DRAW OFFER, DRAW ACCEPT or DRAW DECLINE"),
-            )],
-        },
-        "NEW" => match args.split_first() {
-            Some((game, options)) => vec![Command::New {
-                game: game.to_ascii_lowercase(),
-                options: options.iter().map(|s| s.to_string()).collect(),
-            }],
-            None => vec![bad(line, "NEW needs a game name, e.g. NEW dicerink")],
-        },
-        "JOIN" => match args
-            .first()
-            .map(|a| a.trim_start_matches('#').parse::<i64>())
-        {
-            Some(Ok(game)) => vec![Command::Join {
-                game,
-                seat: args.get(1).map(|s| s.to_ascii_uppercase()),
-            }],
-            _ => vec![bad(line, "JOIN needs a game number, e.g. JOIN 12")],
-        },
-        "GAME" => match args
-            .first()
-            .map(|a| a.trim_start_matches('#').parse::<i64>())
-        {
-            Some(Ok(game)) if args.len() == 1 => vec![Command::UseGame(game)],
-            _ => vec![bad(line, "GAME needs a game number, e.g. GAME 12")],
-        },
-        "VACATION" => match args.first().map(|a| a.to_ascii_uppercase()).as_deref() {
-            Some("OFF") | Some("END") => vec![Command::Vacation(None)],
-            Some(n) => match n.trim_end_matches('D').parse::<u32>() {
-                Ok(days) if (1..=60).contains(&days) => vec![Command::Vacation(Some(days))],
-                _ => vec![bad(
-                    line,
-                    "VACATION takes a number of days from 1 to 60, or OFF",
-                )],
-            },
-            None => vec![Command::Vacation(Some(7))],
-        },
-        "DIGEST" => match args.first().map(|a| a.to_ascii_uppercase()).as_deref() {
-            Some("ON") if args.len() == 1 => vec![Command::Digest(true)],
-            Some("OFF") if args.len() == 1 => vec![Command::Digest(false)],
-            _ => vec![bad(line, "write DIGEST ON or DIGEST OFF")],
-        },
         "SALT" => match rest {
             "" => vec![bad(line, "SALT needs some text after it")],
             s => vec![Command::Salt(s.to_string())],
         },
         "PRESS" => parse_press(line, rest),
         _ => vec![Command::Game(line.to_string())],
+    }
+}
+
+/// A command whose arguments say what it is (`DRAW ACCEPT`, `JOIN 12 B`, `VACATION 10`).
+fn with_args(line: &str, word: &str, args: &[&str]) -> Command {
+    match word {
+        "DRAW" => match args.first().map(|a| a.to_ascii_uppercase()).as_deref() {
+            Some("OFFER") | None => Command::DrawOffer,
+            Some("ACCEPT") | Some("AGREE") => Command::DrawAccept,
+            Some("DECLINE") | Some("REFUSE") => Command::DrawDecline,
+            Some(other) => bad(
+                line,
+                &format!("DRAW {other}? write DRAW OFFER, DRAW ACCEPT or DRAW DECLINE"),
+            ),
+        },
+        "NEW" => match args.split_first() {
+            Some((game, options)) => Command::New {
+                game: game.to_ascii_lowercase(),
+                options: options.iter().map(|s| s.to_string()).collect(),
+            },
+            None => bad(line, "NEW needs a game name, e.g. NEW dicerink"),
+        },
+        "JOIN" => match args
+            .first()
+            .map(|a| a.trim_start_matches('#').parse::<i64>())
+        {
+            Some(Ok(game)) => Command::Join {
+                game,
+                seat: args.get(1).map(|s| s.to_ascii_uppercase()),
+            },
+            _ => bad(line, "JOIN needs a game number, e.g. JOIN 12"),
+        },
+        "GAME" => match args
+            .first()
+            .map(|a| a.trim_start_matches('#').parse::<i64>())
+        {
+            Some(Ok(game)) if args.len() == 1 => Command::UseGame(game),
+            _ => bad(line, "GAME needs a game number, e.g. GAME 12"),
+        },
+        "VACATION" => match args.first().map(|a| a.to_ascii_uppercase()).as_deref() {
+            Some("OFF") | Some("END") => Command::Vacation(None),
+            Some(n) => match n.trim_end_matches('D').parse::<u32>() {
+                Ok(days) if (1..=60).contains(&days) => Command::Vacation(Some(days)),
+                _ => bad(line, "VACATION takes a number of days from 1 to 60, or OFF"),
+            },
+            None => Command::Vacation(Some(7)),
+        },
+        "DIGEST" => match args.first().map(|a| a.to_ascii_uppercase()).as_deref() {
+            Some("ON") if args.len() == 1 => Command::Digest(true),
+            Some("OFF") if args.len() == 1 => Command::Digest(false),
+            _ => bad(line, "write DIGEST ON or DIGEST OFF"),
+        },
+        _ => Command::Game(line.to_string()),
     }
 }
 

@@ -1,4 +1,4 @@
-//! Drains the outbox through a transport: committed, finished mail only, retries with backoff, permanent failures marked.
+//! Drains the outbox through a transport: the committed mails' stored bytes, as they are; retries with backoff, permanent failures marked.
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -20,20 +20,13 @@ pub struct Drained {
     pub failed: usize,
 }
 
-/// The mail as the transport takes it: the bytes stored when it was queued, and the envelope
-/// from its addresses.
-pub fn raw_mail(row: &mut OutboxRow, now: DateTime<Utc>) -> Result<RawMail, BuildError> {
-    let bytes = match row.raw.take() {
-        Some(bytes) => bytes,
-        // A mail queued before schema 7 has no bytes: the sender built each mail then, so it
-        // is built here, from its columns, dated when it goes out as it was then (`drain`
-        // stores the bytes, so a retry sends the same ones).
-        None => compose::finished(row, now, None)?,
-    };
+/// The mail as the transport takes it: its stored bytes, and the envelope from its
+/// addresses (a due row always has bytes: `Tx::outbox_due`).
+fn raw_mail(row: &mut OutboxRow) -> Result<RawMail, BuildError> {
     Ok(RawMail {
         envelope: outbound::envelope(&row.from_addr, std::slice::from_ref(&row.to_addr))?,
         message_id: row.message_id.clone(),
-        bytes,
+        bytes: row.raw.take().unwrap_or_default(),
     })
 }
 
@@ -76,16 +69,21 @@ pub fn drain_in_turn(
     mut turn: SendTurn,
 ) -> anyhow::Result<Drained> {
     finish_noted(store, &mut turn, now)?;
-    // Mails that wait for their HTML part get it first. `illustrate::run` sends a mail whose
+    // The step after the commit, before anything goes: mails that wait for their HTML part
+    // get it (`compose::illustrate`, the only place that adds one). It sends a mail whose
     // drawing fails as text itself; what fails here is the store (a lock held too long, say),
     // which the next drain may find well: only mails that have waited `PICTURE_PATIENCE`
     // go as text now.
-    if let Err(e) = crate::unwind::catch(|| crate::compose::illustrate::run(store, cfg)) {
+    if let Err(e) = crate::unwind::catch(|| compose::illustrate::run(store, cfg)) {
         tracing::error!(error = %format!("{e:#}"), "HTML parts not made now; they are tried again");
         let before = now() - PICTURE_PATIENCE;
-        store.tx_lazy(|tx| tx.give_up_pictures(before))?;
+        store.tx_lazy(|tx| tx.give_up_html(before))?;
     }
-    let mut out = Drained::default();
+    // Mails queued before schema 7 get the bytes the others got when queued.
+    let mut out = Drained {
+        failed: compose::outgoing::build_old(store, now())?,
+        ..Drained::default()
+    };
     loop {
         let mut due = store.read(|tx| tx.outbox_due(now(), 500))?;
         if due.is_empty() {
@@ -108,9 +106,6 @@ pub fn drain_in_turn(
         // for the round, without an fsync: the notes cover a crash of the process, and a
         // mark a power cut loses only sends the mail again.
         store.tx_lazy(|tx| {
-            for (id, raw) in &round.built {
-                tx.set_outbox_raw(*id, raw)?;
-            }
             for (i, result, t) in &results {
                 mark(tx, cfg, &due[*i], result, *t)?;
             }
@@ -129,13 +124,11 @@ struct Round {
     mails: Vec<RawMail>,
     /// `mails[k]` is the due row `rows[k]`.
     rows: Vec<usize>,
-    /// The bytes built now for mails queued before schema 7, by outbox id.
-    built: Vec<(i64, Vec<u8>)>,
 }
 
 impl Round {
-    /// Takes each due row's bytes; a row that cannot become a mail (queued before schema 7
-    /// and unbuildable) goes into `results` as a permanent failure.
+    /// Takes each due row's bytes; a row whose addresses make no envelope goes into
+    /// `results` as a permanent failure.
     fn of(
         due: &mut [OutboxRow],
         now: DateTime<Utc>,
@@ -144,15 +137,10 @@ impl Round {
         let mut round = Round {
             mails: Vec::with_capacity(due.len()),
             rows: Vec::with_capacity(due.len()),
-            built: Vec::new(),
         };
         for (i, row) in due.iter_mut().enumerate() {
-            let legacy = row.raw.is_none();
-            match raw_mail(row, now) {
+            match raw_mail(row) {
                 Ok(mail) => {
-                    if legacy {
-                        round.built.push((row.id, mail.bytes.clone()));
-                    }
                     round.mails.push(mail);
                     round.rows.push(i);
                 }
@@ -225,7 +213,7 @@ fn tally(out: &mut Drained, cfg: &Config, row: &OutboxRow, result: Result<(), Se
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compose::{Ctx, Draft};
+    use crate::compose::Ctx;
     use crate::mail::outbound::Recorder;
     use crate::store::OutboxStatus;
     use crate::template::Templates;
@@ -255,17 +243,13 @@ mod tests {
                     compose::enqueue(
                         tx,
                         &ctx,
-                        Draft {
-                            kind: "turn_report",
-                            game: Some(3),
-                            to: to.into(),
-                            reply_to: None,
+                        OutboxRow {
+                            kind: "turn_report".into(),
+                            game_id: Some(3),
+                            to_addr: to.into(),
                             subject: "[pbem #3] Dice Rink".into(),
                             body: format!("Hello {to}\n"),
-                            in_reply_to: None,
-                            refs: vec![],
-                            html: None,
-                            picture: None,
+                            ..Default::default()
                         },
                     )?;
                 }
@@ -364,7 +348,7 @@ mod tests {
         assert_eq!(w.recorder.tries(), 2);
     }
 
-    /// A mail queued before the outbox kept finished bytes is built when it is first sent,
+    /// A mail queued before the outbox kept finished bytes is built before it is first sent,
     /// dated then, and the bytes are kept for any later try.
     #[test]
     fn a_mail_queued_before_schema_7_is_built_at_send_time_once() {

@@ -1,36 +1,13 @@
-//! HTML parts made after the commit that queued their mails: each position's board drawn once as a picture, each waiting mail rebuilt with its HTML part (its text unchanged), so that no inbound mail's transaction ever waits for a drawing.
+//! The one step that adds HTML parts, after the commit that queued their mails: for each mail by the `HtmlPart` it waits for, each position's board drawn once as a picture and the mail's bytes made again with its HTML part (its text unchanged), so that no inbound mail's transaction ever waits for a drawing.
 
 use std::collections::HashMap;
 
-use serde::{Deserialize, Serialize};
-
-use super::{finished, html};
+use super::{html, outgoing};
 use crate::config::Config;
-use crate::gamelog::{self, Loaded};
+use crate::gamelog;
 use crate::games::AnyGame;
 use crate::mail::outbound::Picture;
-use crate::store::{OutboxRow, Store};
-
-/// What a mail's HTML part shows: the board of a game after so many plies, or no board.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Wanted {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub game: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub plies: Option<usize>,
-}
-
-/// The HTML part of a mail about `g` as it stands (its board drawn), or of a mail about no
-/// game (`None`: HTML without a picture).
-pub fn wanted(g: Option<&Loaded>) -> Option<Wanted> {
-    Some(match g {
-        Some(g) => Wanted {
-            game: Some(g.row.id),
-            plies: Some(g.moves.len()),
-        },
-        None => Wanted::default(),
-    })
-}
+use crate::store::{HtmlPart, OutboxRow, Store};
 
 /// A position's board: its text (as the mail's text carries it) and its picture.
 type Board = Option<(String, Vec<u8>)>;
@@ -49,21 +26,46 @@ pub fn run(store: &mut Store, cfg: &Config) -> anyhow::Result<usize> {
         for row in &rows {
             // A drawing that panics must not hold this mail, nor every mail after it: the
             // mail goes as text.
-            let raw = crate::unwind::catch(|| Ok(one(store, cfg, &mut boards, row)))
+            let done = crate::unwind::catch(|| Ok(one(store, cfg, &mut boards, row)))
                 .unwrap_or_else(|e| {
                     tracing::warn!(id = row.id, error = %e, "the HTML part failed: text only");
-                    None
+                    Made::Failed
                 });
-            made.push((row.id, raw));
+            made.push((row, done));
         }
         store.tx_lazy(|tx| {
-            for (id, raw) in &made {
-                tx.illustrated(*id, raw.as_deref())?;
+            for (row, done) in &made {
+                let raw = match done {
+                    Made::Bytes(raw) => Some(raw.as_slice()),
+                    Made::Failed => None,
+                    Made::TooLarge(size) => {
+                        tx.log_event(
+                            row.game_id,
+                            row.created_at.unwrap_or_default(),
+                            &format!(
+                                "a {} mail to {} goes as text only: its HTML part has {size} bytes",
+                                row.kind, row.to_addr
+                            ),
+                        )?;
+                        None
+                    }
+                };
+                tx.illustrated(row.id, raw)?;
             }
             Ok(())
         })?;
         done += made.len();
     }
+}
+
+/// What became of one waiting mail's HTML part.
+enum Made {
+    /// The mail's bytes with it.
+    Bytes(Vec<u8>),
+    /// Larger than `max_reply_bytes` with its pictures (its size): the text goes alone.
+    TooLarge(usize),
+    /// It could not be made: the text goes alone.
+    Failed,
 }
 
 /// One waiting mail with its HTML part (its position drawn once for all the mails showing it).
@@ -72,18 +74,15 @@ fn one(
     cfg: &Config,
     boards: &mut HashMap<(i64, usize), Board>,
     row: &OutboxRow,
-) -> Option<Vec<u8>> {
-    let want: Wanted = row
-        .picture
-        .as_deref()
-        .and_then(|p| serde_json::from_str(p).ok())
-        .unwrap_or_default();
-    let board = match (want.game, want.plies) {
-        (Some(game), Some(plies)) => boards
+) -> Made {
+    let board = match row.html {
+        HtmlPart::Board { game, plies } => boards
             .entry((game, plies))
             .or_insert_with(|| draw(store, game, plies))
             .clone(),
-        _ => None,
+        HtmlPart::Words => None,
+        // Nothing waits (a row read as it was given up): the text goes as it is.
+        HtmlPart::None => return Made::Failed,
     };
     with_html(row, board, cfg)
 }
@@ -115,9 +114,10 @@ fn draw(store: &mut Store, id: i64, plies: usize) -> Board {
     }
 }
 
-/// The mail rebuilt with its HTML part (and the board's picture, if any); `None` when it
-/// cannot be built or would be too large: the text-only mail stands.
-fn with_html(row: &OutboxRow, board: Board, cfg: &Config) -> Option<Vec<u8>> {
+/// The mail's bytes made again with its HTML part (and the board's picture, if any), dated
+/// as when it was queued; when it cannot be built or would be too large, the text-only
+/// mail stands.
+fn with_html(row: &OutboxRow, board: Board, cfg: &Config) -> Made {
     let (text, picture) = match board {
         Some((text, png)) => {
             let domain = cfg.address_parts().1;
@@ -132,10 +132,83 @@ fn with_html(row: &OutboxRow, board: Board, cfg: &Config) -> Option<Vec<u8>> {
     };
     let part = html::letter(&row.body, text.as_deref(), picture);
     if part.len() > cfg.max_reply_bytes {
-        return None;
+        return Made::TooLarge(part.len());
     }
     let date = row.created_at.unwrap_or_default();
-    finished(row, date, Some(part))
-        .map_err(|e| tracing::warn!(id = row.id, error = %e, "the HTML part failed: text only"))
-        .ok()
+    match outgoing::bytes(row, date, Some(part)) {
+        Ok(raw) => Made::Bytes(raw),
+        Err(e) => {
+            tracing::warn!(id = row.id, error = %e, "the HTML part failed: text only");
+            Made::Failed
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compose::{enqueue, Ctx};
+    use crate::template::Templates;
+    use chrono::{TimeZone, Utc};
+
+    /// An HTML part larger than `max_reply_bytes` is left out: the text goes alone, and the
+    /// GM's log says so.
+    #[test]
+    fn an_html_part_over_the_size_cap_is_dropped_and_the_text_goes() {
+        let (mut cfg, _) = crate::config::load(None, &|_| None).unwrap();
+        cfg.address = "gm@pbem.example".into();
+        cfg.max_reply_bytes = 1000;
+        let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+        let templates = Templates::load(None).unwrap();
+        let ctx = Ctx::new(&cfg, &templates, now);
+        let mut store = Store::memory().unwrap();
+        let mail = OutboxRow {
+            kind: "reply".into(),
+            game_id: Some(12),
+            to_addr: "alice@example.org".into(),
+            subject: "Re: [pbem] your mail".into(),
+            body: "x\n".repeat(400),
+            html: HtmlPart::Words,
+            ..Default::default()
+        };
+        store.tx(|tx| enqueue(tx, &ctx, mail)).unwrap();
+        assert_eq!(run(&mut store, &cfg).unwrap(), 1);
+        let due = store.read(|tx| tx.outbox_due(now, 10)).unwrap();
+        let raw = String::from_utf8(due[0].raw.clone().unwrap()).unwrap();
+        assert!(raw.contains("Content-Type: text/plain"), "{raw}");
+        assert!(!raw.contains("text/html"), "{raw}");
+        assert_eq!(due[0].html, HtmlPart::None);
+        let events = store.read(|tx| tx.events(Some(12))).unwrap();
+        assert!(
+            events.iter().any(|(_, e)| e.contains("text only")),
+            "{events:?}"
+        );
+    }
+
+    /// A mail that wants its words as HTML gets them, and no picture.
+    #[test]
+    fn a_mail_that_wants_its_words_gets_html_without_a_picture() {
+        let (mut cfg, _) = crate::config::load(None, &|_| None).unwrap();
+        cfg.address = "gm@pbem.example".into();
+        let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+        let templates = Templates::load(None).unwrap();
+        let ctx = Ctx::new(&cfg, &templates, now);
+        let mut store = Store::memory().unwrap();
+        let mail = OutboxRow {
+            kind: "reply".into(),
+            to_addr: "alice@example.org".into(),
+            subject: "Re: [pbem] your mail".into(),
+            body: "Thanks.\n".into(),
+            html: HtmlPart::Words,
+            ..Default::default()
+        };
+        store.tx(|tx| enqueue(tx, &ctx, mail)).unwrap();
+        assert!(store.read(|tx| tx.outbox_due(now, 10)).unwrap().is_empty());
+        run(&mut store, &cfg).unwrap();
+        let due = store.read(|tx| tx.outbox_due(now, 10)).unwrap();
+        let raw = String::from_utf8(due[0].raw.clone().unwrap()).unwrap();
+        assert!(raw.contains("multipart/alternative"), "{raw}");
+        assert!(raw.contains("text/html"), "{raw}");
+        assert!(!raw.contains("image/png"), "{raw}");
+    }
 }

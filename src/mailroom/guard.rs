@@ -7,10 +7,10 @@
 
 use chrono::Duration;
 
-use crate::compose::{self, Ctx, Draft};
+use crate::compose::{self, Ctx};
 use crate::gamelog::Loaded;
 use crate::mail::inbound::Inbound;
-use crate::store::Tx;
+use crate::store::{HtmlPart, OutboxRow, Tx};
 
 /// A failed token, password or confirmation from an address.
 pub const AUTH_FAILURE: &str = "auth_failure";
@@ -147,17 +147,15 @@ pub fn tell_owner(
     compose::enqueue(
         tx,
         ctx,
-        Draft {
-            kind: "auth_refusal",
-            game: Some(g.row.id),
-            to: to.to_string(),
-            reply_to: None,
+        OutboxRow {
+            kind: "auth_refusal".into(),
+            game_id: Some(g.row.id),
+            to_addr: to.to_string(),
             subject: format!("{}: a mail was refused", compose::game_subject(g)),
             body,
-            in_reply_to: None,
-            refs: vec![compose::thread_root(ctx.cfg, g.row.id)],
-            html: None,
-            picture: compose::illustrate::wanted(None),
+            refs: Some(compose::thread_root(ctx.cfg, g.row.id)),
+            html: HtmlPart::Words,
+            ..Default::default()
         },
     )
 }

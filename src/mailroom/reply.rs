@@ -2,9 +2,9 @@
 
 use super::note::Fate;
 use super::{requests, session::Session, stranger, Line};
-use crate::compose::{Ctx, Draft, Letter, LineStatus, LineVars, Reply};
+use crate::compose::{Ctx, Letter, LineStatus, LineVars, Reply};
 use crate::gamelog::Loaded;
-use crate::store::{GameStatus, Tx};
+use crate::store::{GameStatus, HtmlPart, OutboxRow, Tx};
 use crate::{compose, gamelog};
 
 /// Answers the sender (at the address on record: the From of an accepted mail). A NEW or
@@ -106,17 +106,15 @@ fn reply_outside_a_game(
         ));
     }
     let body = compose::render(ctx, &letter)?;
-    let mut draft = Draft {
-        kind: letter.kind(),
-        game: s.game,
-        to: from.to_string(),
-        reply_to: None,
+    let mut draft = OutboxRow {
+        kind: letter.kind().into(),
+        game_id: s.game,
+        to_addr: from.to_string(),
         subject: "Re: [pbem] your mail".into(),
         body,
         in_reply_to,
-        refs: vec![],
-        html: None,
-        picture: compose::illustrate::wanted(None),
+        html: HtmlPart::Words,
+        ..Default::default()
     };
     if let Some((code, _)) = confirm {
         let c = requests::confirmation_draft(ctx, from, &code, String::new());
@@ -126,8 +124,8 @@ fn reply_outside_a_game(
     if let Some((g, token)) = home {
         draft.reply_to = Some(ctx.cfg.seat_address(&token));
         draft.subject = format!("Re: {}", compose::game_subject(&g));
-        draft.game = Some(g.row.id);
-        draft.refs = vec![compose::thread_root(ctx.cfg, g.row.id)];
+        draft.game_id = Some(g.row.id);
+        draft.refs = Some(compose::thread_root(ctx.cfg, g.row.id));
     }
     compose::enqueue(tx, ctx, draft)
 }

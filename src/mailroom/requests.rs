@@ -8,14 +8,12 @@ use serde::{Deserialize, Serialize};
 
 use super::session::Session;
 use super::{Handled, Line};
-use crate::compose::{self, Ctx, Draft};
+use crate::compose::{self, Ctx};
 use crate::edge;
-use crate::gm::Gm;
-
 use crate::games::{AnyGame, GameKind, Options};
 use crate::gm;
-
-use crate::store::{GameStatus, Tx};
+use crate::gm::Gm;
+use crate::store::{GameStatus, HtmlPart, OutboxRow, Tx};
 
 /// The local-part prefix of a confirmation address: `gm+confirm-CODE@domain`.
 const PREFIX: &str = "confirm-";
@@ -285,18 +283,15 @@ fn join(
 
 /// The mail that carries the code: its Reply-To is the confirmation address, so replying to
 /// it is all the player does. `None` when the reply itself carries it (see `mailroom::reply`).
-pub fn confirmation_draft(ctx: &Ctx, to: &str, code: &str, body: String) -> Draft {
-    Draft {
-        kind: "confirm",
-        game: None,
-        to: to.to_string(),
+pub fn confirmation_draft(ctx: &Ctx, to: &str, code: &str, body: String) -> OutboxRow {
+    OutboxRow {
+        kind: "confirm".into(),
+        to_addr: to.to_string(),
         reply_to: Some(ctx.cfg.seat_address(&format!("{PREFIX}{code}"))),
         subject: "[pbem] please confirm your request".into(),
         body,
-        in_reply_to: None,
-        refs: vec![],
-        html: None,
-        picture: compose::illustrate::wanted(None),
+        html: HtmlPart::Words,
+        ..Default::default()
     }
 }
 

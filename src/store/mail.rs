@@ -1,4 +1,4 @@
-//! Store methods for inbound messages (raw, deduplicated), the outbox and the reply rate limit.
+//! Store methods for inbound messages (raw, deduplicated), the outbox (one record per outgoing mail, `OutboxRow`) and the reply rate limit.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension, Row};
@@ -18,10 +18,15 @@ pub struct MessageRow {
     pub game_id: Option<i64>,
 }
 
-/// One outgoing mail, committed before it is sent.
+/// One outgoing mail, the one record from compose to the sender: compose fills in what it
+/// says (kind, game, addresses, subject, body, thread, the HTML part it wants), queuing
+/// gives it its Message-ID, sender and finished bytes in the inbound mail's transaction, and
+/// the sender sends those bytes as they are, once committed.
 #[derive(Debug, Clone, Default)]
 pub struct OutboxRow {
+    /// Given by the store when queued.
     pub id: i64,
+    /// Given when queued (`compose::enqueue`).
     pub message_id: String,
     /// The template kind (`turn_report`, `refused`, ...), for the GM's listing.
     pub kind: String,
@@ -34,18 +39,57 @@ pub struct OutboxRow {
     pub in_reply_to: Option<String>,
     /// Space-separated message ids.
     pub refs: Option<String>,
+    /// The HTML part still to be made after the commit that queued it (`compose::illustrate`);
+    /// `HtmlPart::None` once made or given up, and for a text-only mail.
+    pub html: HtmlPart,
     pub status: OutboxStatus,
     pub attempts: i64,
     pub next_try_at: Option<DateTime<Utc>>,
     pub last_error: Option<String>,
     pub created_at: Option<DateTime<Utc>>,
     pub sent_at: Option<DateTime<Utc>>,
-    /// The finished message (RFC 5322 bytes) the sender sends. Only `outbox_due` reads it
-    /// (listings leave it `None`: `outbox_raw` reads one); `None` there is a mail queued
-    /// before schema 7, or one that could not be built.
+    /// The finished message (RFC 5322 bytes) the sender sends, made when it was queued (and
+    /// made again with its HTML part by `compose::illustrate`). Listings leave it `None`
+    /// (`outbox_raw` reads one); `None` in a row read with it is a mail that could not be
+    /// built, or one queued before schema 7 (`compose::outgoing::build_old` makes those).
     pub raw: Option<Vec<u8>>,
-    /// What its HTML part is to show, while it waits for it (`compose::illustrate`).
-    pub picture: Option<String>,
+}
+
+/// The HTML part a queued mail waits for. Its text-only bytes are stored already, so it can
+/// always go; the HTML part is made after the commit (`compose::illustrate`), so that no
+/// inbound mail's transaction waits for a drawing.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum HtmlPart {
+    /// None: a text-only mail, or one whose HTML part is made or given up.
+    #[default]
+    None,
+    /// Its words as HTML, without a board.
+    Words,
+    /// Its words as HTML with the board of `game` after its first `plies` plies, drawn.
+    Board { game: i64, plies: usize },
+}
+
+impl HtmlPart {
+    /// The columns `html_wait`, `board_game`, `board_plies` (schema 13).
+    fn columns(self) -> (Option<&'static str>, Option<i64>, Option<i64>) {
+        match self {
+            HtmlPart::None => (None, None, None),
+            HtmlPart::Words => (Some("words"), None, None),
+            HtmlPart::Board { game, plies } => {
+                (Some("board"), Some(game), i64::try_from(plies).ok())
+            }
+        }
+    }
+
+    /// Read back from those columns; a board without its game or plies shows the words.
+    fn from_columns(wait: Option<&str>, game: Option<i64>, plies: Option<i64>) -> HtmlPart {
+        let plies = plies.and_then(|p| usize::try_from(p).ok());
+        match (wait, game, plies) {
+            (None, _, _) => HtmlPart::None,
+            (Some("board"), Some(game), Some(plies)) => HtmlPart::Board { game, plies },
+            (Some(_), _, _) => HtmlPart::Words,
+        }
+    }
 }
 
 pub(super) fn message_row(r: &Row) -> rusqlite::Result<MessageRow> {
@@ -65,7 +109,8 @@ pub(super) fn message_row(r: &Row) -> rusqlite::Result<MessageRow> {
 /// The outbox's columns in `out_row`'s order, the raw bytes last: listings put NULL there.
 pub(super) const OUT_COLS: &str =
     "id, message_id, kind, game_id, from_addr, to_addr, reply_to, subject, \
-    body, in_reply_to, refs, status, attempts, next_try_at, last_error, created_at, sent_at";
+    body, in_reply_to, refs, status, attempts, next_try_at, last_error, created_at, sent_at, \
+    html_wait, board_game, board_plies";
 
 pub(super) fn out_row(r: &Row) -> rusqlite::Result<OutboxRow> {
     let t = |i: usize| -> rusqlite::Result<Option<DateTime<Utc>>> {
@@ -90,8 +135,12 @@ pub(super) fn out_row(r: &Row) -> rusqlite::Result<OutboxRow> {
         last_error: r.get(14)?,
         created_at: t(15)?,
         sent_at: t(16)?,
-        raw: r.get(17)?,
-        picture: None,
+        html: HtmlPart::from_columns(
+            r.get::<_, Option<String>>(17)?.as_deref(),
+            r.get(18)?,
+            r.get(19)?,
+        ),
+        raw: r.get(20)?,
     })
 }
 
@@ -170,11 +219,13 @@ impl Tx<'_> {
     /// Queues a mail (due at its `next_try_at`, or at once) with its status, error and raw
     /// bytes; it is sent only after this transaction commits.
     pub fn enqueue(&self, m: &OutboxRow, now: DateTime<Utc>) -> anyhow::Result<i64> {
+        let (html_wait, board_game, board_plies) = m.html.columns();
         self.exec(
             "INSERT INTO outbox (message_id, kind, game_id, from_addr, to_addr, reply_to, \
              subject, body, in_reply_to, refs, next_try_at, created_at, status, last_error, \
-             raw, picture) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+             raw, html_wait, board_game, board_plies) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
+             ?17, ?18)",
             params![
                 m.message_id,
                 m.kind,
@@ -192,7 +243,9 @@ impl Tx<'_> {
                 m.status,
                 m.last_error,
                 m.raw,
-                m.picture,
+                html_wait,
+                board_game,
+                board_plies,
             ],
         )?;
         Ok(self.conn().last_insert_rowid())
@@ -207,11 +260,12 @@ impl Tx<'_> {
         )
     }
 
-    /// Pending mails whose next attempt is due.
+    /// Pending mails whose next attempt is due, with their finished bytes: those waiting
+    /// for their HTML part, or (queued before schema 7) for any bytes, are not due yet.
     pub fn outbox_due(&self, now: DateTime<Utc>, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
         let mut st = self.conn().prepare_cached(&format!(
             "SELECT {OUT_COLS}, raw FROM outbox WHERE status = 'pending' AND next_try_at <= ?1 \
-             AND picture IS NULL \
+             AND html_wait IS NULL AND raw IS NOT NULL \
              ORDER BY id LIMIT ?2"
         ))?;
         let rows = st.query_map(params![ts(now), limit], out_row)?;
@@ -249,14 +303,20 @@ impl Tx<'_> {
     /// Pending mails waiting for their HTML part, oldest first, with their bytes.
     pub fn outbox_to_illustrate(&self, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
         let mut st = self.conn().prepare_cached(&format!(
-            "SELECT {OUT_COLS}, raw, picture FROM outbox \
-             WHERE picture IS NOT NULL AND status = 'pending' ORDER BY id LIMIT ?1"
+            "SELECT {OUT_COLS}, raw FROM outbox \
+             WHERE html_wait IS NOT NULL AND status = 'pending' ORDER BY id LIMIT ?1"
         ))?;
-        let rows = st.query_map([limit], |r| {
-            let mut row = out_row(r)?;
-            row.picture = r.get(18)?;
-            Ok(row)
-        })?;
+        let rows = st.query_map([limit], out_row)?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Due mails without finished bytes (queued before schema 7), oldest first.
+    pub fn outbox_unbuilt(&self, now: DateTime<Utc>) -> anyhow::Result<Vec<OutboxRow>> {
+        let mut st = self.conn().prepare_cached(&format!(
+            "SELECT {OUT_COLS}, NULL FROM outbox \
+             WHERE raw IS NULL AND status = 'pending' AND next_try_at <= ?1 ORDER BY id"
+        ))?;
+        let rows = st.query_map([ts(now)], out_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
@@ -264,16 +324,18 @@ impl Tx<'_> {
     /// (`None`: it goes as text): either way it no longer waits.
     pub fn illustrated(&self, id: i64, raw: Option<&[u8]>) -> anyhow::Result<()> {
         self.exec(
-            "UPDATE outbox SET picture = NULL, raw = COALESCE(?2, raw) WHERE id = ?1",
+            "UPDATE outbox SET html_wait = NULL, board_game = NULL, board_plies = NULL, \
+             raw = COALESCE(?2, raw) WHERE id = ?1",
             params![id, raw],
         )?;
         Ok(())
     }
 
     /// Mails queued before `before` and still waiting for their HTML part go as text.
-    pub fn give_up_pictures(&self, before: DateTime<Utc>) -> anyhow::Result<()> {
+    pub fn give_up_html(&self, before: DateTime<Utc>) -> anyhow::Result<()> {
         self.exec(
-            "UPDATE outbox SET picture = NULL WHERE picture IS NOT NULL AND created_at <= ?1",
+            "UPDATE outbox SET html_wait = NULL, board_game = NULL, board_plies = NULL \
+             WHERE html_wait IS NOT NULL AND created_at <= ?1",
             [ts(before)],
         )?;
         Ok(())
@@ -287,8 +349,8 @@ impl Tx<'_> {
             .flatten())
     }
 
-    /// Stores the bytes a mail queued before schema 7 was built into when first sent, so
-    /// every later try sends the same ones.
+    /// Stores the bytes a mail queued before schema 7 was built into before its first try,
+    /// so every try sends the same ones.
     pub fn set_outbox_raw(&self, id: i64, raw: &[u8]) -> anyhow::Result<()> {
         self.exec(
             "UPDATE outbox SET raw = ?2 WHERE id = ?1 AND raw IS NULL",
@@ -321,8 +383,8 @@ impl Tx<'_> {
     /// set-up caused, which no timed run should draw or send.
     pub fn bench_settle_outbox(&self, now: DateTime<Utc>) -> anyhow::Result<()> {
         self.exec(
-            "UPDATE outbox SET status = 'sent', sent_at = ?1, picture = NULL \
-             WHERE status = 'pending'",
+            "UPDATE outbox SET status = 'sent', sent_at = ?1, html_wait = NULL, \
+             board_game = NULL, board_plies = NULL WHERE status = 'pending'",
             [ts(now)],
         )?;
         Ok(())

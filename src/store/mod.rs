@@ -18,7 +18,7 @@ use rusqlite::{Connection, TransactionBehavior};
 
 pub use desk::MessageFilter;
 pub use games::{DigestDue, GameRow, MoveRow, NewGame, PlannedOutcome, SeatRow};
-pub use mail::{MessageRow, OutboxRow};
+pub use mail::{HtmlPart, MessageRow, OutboxRow};
 pub use requests::RequestRow;
 pub use status::{GameStatus, MessageStatus, OutboxStatus, PendingKind};
 

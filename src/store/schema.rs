@@ -301,6 +301,28 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (mailbox, uid_validity, uid)
     ) WITHOUT ROWID;
     "#,
+    // 13: the HTML part a mail waits for, in typed columns instead of schema 10's JSON
+    // `picture` (where `{}` meant HTML without a board): `html_wait` is 'words' (its text as
+    // HTML) or 'board' (with the board of game `board_game` after `board_plies` plies drawn),
+    // NULL when nothing waits (a text-only mail, or its HTML part made or given up). A
+    // `picture` that does not name both a game and a number of plies meant 'words'.
+    r#"
+    ALTER TABLE outbox ADD COLUMN html_wait TEXT CHECK (html_wait IN ('words', 'board'));
+    ALTER TABLE outbox ADD COLUMN board_game INTEGER;
+    ALTER TABLE outbox ADD COLUMN board_plies INTEGER;
+    UPDATE outbox SET
+        board_game = json_extract(picture, '$.game'),
+        board_plies = json_extract(picture, '$.plies')
+    WHERE json_valid(picture)
+        AND json_type(picture, '$.game') = 'integer'
+        AND json_type(picture, '$.plies') = 'integer'
+        AND json_extract(picture, '$.plies') >= 0;
+    UPDATE outbox SET html_wait = CASE WHEN board_game IS NULL THEN 'words' ELSE 'board' END
+    WHERE picture IS NOT NULL;
+    DROP INDEX outbox_picture;
+    ALTER TABLE outbox DROP COLUMN picture;
+    CREATE INDEX outbox_html_wait ON outbox(id) WHERE html_wait IS NOT NULL;
+    "#,
 ];
 
 /// The schema version this build writes.
@@ -456,5 +478,52 @@ mod tests {
             })
             .unwrap();
         assert_eq!((status.as_str(), raw), ("pending", None));
+    }
+
+    /// Mail waiting for its HTML part under schema 12 (a JSON `picture`) still waits for the
+    /// same part under 13, in typed columns.
+    #[test]
+    fn version_12_pictures_become_typed_html_waits() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        for sql in &MIGRATIONS[..12] {
+            conn.execute_batch(sql).unwrap();
+        }
+        conn.pragma_update(None, "user_version", 12).unwrap();
+        for (id, picture) in [
+            (1, Some(r#"{"game":3,"plies":12}"#)),
+            (2, Some("{}")),
+            (3, None),
+            (4, Some("not json")),
+            (5, Some(r#"{"game":3}"#)),
+        ] {
+            conn.execute(
+                "INSERT INTO outbox (id, message_id, kind, from_addr, to_addr, subject, body, \
+                 next_try_at, created_at, picture) \
+                 VALUES (?1, ?2, 'reply', 'gm@x', 'a@b', 's', 'b', 'n', 'c', ?3)",
+                rusqlite::params![id, format!("<m{id}@x>"), picture],
+            )
+            .unwrap();
+        }
+        migrate(&mut conn).unwrap();
+        let mut st = conn
+            .prepare("SELECT html_wait, board_game, board_plies FROM outbox ORDER BY id")
+            .unwrap();
+        let rows: Vec<(Option<String>, Option<i64>, Option<i64>)> = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let words = (Some("words".to_string()), None, None);
+        assert_eq!(
+            rows,
+            [
+                (Some("board".to_string()), Some(3), Some(12)),
+                words.clone(),
+                (None, None, None),
+                words.clone(),
+                words,
+            ]
+        );
+        assert!(conn.prepare("SELECT picture FROM outbox").is_err());
     }
 }

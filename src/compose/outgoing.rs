@@ -1,0 +1,220 @@
+//! One outgoing mail from compose to the sender: compose fills an `OutboxRow`, `enqueue` gives it its Message-ID and finished text-only bytes in the inbound mail's transaction, and the sender sends those bytes as they are.
+//!
+//! The row's bytes are made in one place, `bytes` (the row -> `mail::outbound`'s builder):
+//! when it is queued (text only) and, after the commit, with its HTML part by
+//! `compose::illustrate`. Nothing else builds a mail.
+
+use chrono::{DateTime, Duration, Utc};
+
+use super::{render, Ctx, Held};
+use crate::mail::outbound::{self, BuildError, Html, OutMail};
+use crate::store::{HtmlPart, OutboxRow, OutboxStatus, Store, Tx};
+
+/// Queues a mail in this transaction (it is sent only after commit). Nothing is dropped for
+/// the rate limit: a recipient who was already sent `replies_per_hour` mails in the last hour
+/// gets this one an hour later, and is told so once. Past the inbound mail's budget of mails,
+/// the mail is not queued at all (and the GM's log says so).
+pub fn enqueue(tx: &Tx, ctx: &Ctx, mail: OutboxRow) -> anyhow::Result<()> {
+    if !ctx.budget.take() {
+        tx.log_event(
+            mail.game_id,
+            ctx.now,
+            &format!(
+                "a {} mail to {} was not queued: one inbound mail may cause at most {} mails",
+                mail.kind, mail.to_addr, ctx.cfg.max_mails_per_message
+            ),
+        )?;
+        return Ok(());
+    }
+    let due = hold_until(tx, ctx, &mail.to_addr)?;
+    queue(tx, ctx, mail, due)
+}
+
+/// When the rate limit holds mail to `to`: `None` (send now) or an hour from now; the first
+/// time in an hour, the recipient is told why their mail comes late.
+fn hold_until(tx: &Tx, ctx: &Ctx, to: &str) -> anyhow::Result<Option<DateTime<Utc>>> {
+    let hour_ago = ctx.now - Duration::hours(1);
+    if tx.replies_since(to, hour_ago)? < ctx.cfg.replies_per_hour {
+        return Ok(None);
+    }
+    let until = ctx.now + Duration::hours(1);
+    if tx.throttle_count(to, "held_notice", hour_ago)? == 0 {
+        tx.note_throttle(to, "held_notice", ctx.now)?;
+        tx.log_event(None, ctx.now, &format!("rate limit: mail to {to} is held"))?;
+        let body = render(
+            ctx,
+            &Held {
+                limit: ctx.cfg.replies_per_hour,
+                until: crate::template::date(until),
+            },
+        )?;
+        let notice = OutboxRow {
+            kind: "held".into(),
+            to_addr: to.to_string(),
+            subject: "[pbem] your mail is delayed".into(),
+            body,
+            html: HtmlPart::Words,
+            ..Default::default()
+        };
+        queue(tx, ctx, notice, None)?;
+    }
+    Ok(Some(until))
+}
+
+/// Writes a mail into the outbox, due at `due` (or at once), with the finished text-only
+/// bytes the sender will send (until its HTML part replaces them). A mail that cannot be
+/// built (a bad address or header) is stored as failed with the reason, and the GM's log
+/// says so: it must not fail the inbound mail.
+pub(super) fn queue(
+    tx: &Tx,
+    ctx: &Ctx,
+    mut row: OutboxRow,
+    due: Option<DateTime<Utc>>,
+) -> anyhow::Result<()> {
+    let seq = tx.next_outbox_id()?;
+    row.message_id = format!(
+        "<pbem.{seq}.{}@{}>",
+        ctx.now.timestamp_millis(),
+        ctx.cfg.address_parts().1
+    );
+    row.from_addr = format!("{} <{}>", ctx.cfg.name, ctx.cfg.address);
+    // Only well-formed ids go into In-Reply-To and References: a sender's malformed
+    // Message-ID must not make our reply unsendable.
+    row.in_reply_to = row.in_reply_to.filter(|m| is_msg_id(m));
+    let mut refs: Vec<String> = references(&row).filter(|m| is_msg_id(m)).collect();
+    if let Some(irt) = &row.in_reply_to {
+        if !refs.contains(irt) {
+            refs.push(irt.clone());
+        }
+    }
+    row.refs = (!refs.is_empty()).then(|| refs.join(" "));
+    row.body = within(std::mem::take(&mut row.body), ctx.cfg.max_reply_bytes);
+    row.next_try_at = due;
+    match bytes(&row, ctx.now, None) {
+        Ok(raw) => row.raw = Some(raw),
+        Err(e) => {
+            let why = format!("cannot build the mail: {e}");
+            tracing::error!(to = %row.to_addr, kind = %row.kind, "{why}");
+            tx.log_event(
+                row.game_id,
+                ctx.now,
+                &format!("a {} mail to {} was not sent: {why}", row.kind, row.to_addr),
+            )?;
+            row.status = OutboxStatus::Failed;
+            row.last_error = Some(why);
+            row.raw = None;
+        }
+    }
+    tx.enqueue(&row, ctx.now)?;
+    Ok(())
+}
+
+/// The message ids of a row's References, oldest first.
+fn references(row: &OutboxRow) -> impl Iterator<Item = String> + '_ {
+    row.refs
+        .as_deref()
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(str::to_string)
+}
+
+/// An earlier mail again, as the GM resends it (`pbem game resend`): its words and thread,
+/// a new Message-ID.
+pub fn resent(row: &OutboxRow) -> OutboxRow {
+    OutboxRow {
+        kind: "resent".into(),
+        game_id: row.game_id,
+        to_addr: row.to_addr.clone(),
+        reply_to: row.reply_to.clone(),
+        subject: row.subject.clone(),
+        body: row.body.clone(),
+        refs: row.refs.clone(),
+        html: HtmlPart::Words,
+        ..Default::default()
+    }
+}
+
+/// The finished message (RFC 5322 bytes) of an outbox row, dated `date`, with `html` as
+/// the alternative to its text: the one way from the record to the bytes the sender sends.
+pub(super) fn bytes(
+    row: &OutboxRow,
+    date: DateTime<Utc>,
+    html: Option<Html>,
+) -> Result<Vec<u8>, BuildError> {
+    let mail = OutMail {
+        from: row.from_addr.clone(),
+        to: vec![row.to_addr.clone()],
+        reply_to: row.reply_to.clone(),
+        subject: row.subject.clone(),
+        body: row.body.clone(),
+        message_id: row.message_id.clone(),
+        in_reply_to: row.in_reply_to.clone(),
+        references: references(row).collect(),
+        auto_submitted: Some("auto-replied".into()),
+        extra_headers: row
+            .game_id
+            .map(|g| vec![("X-Pbem-Game".to_string(), g.to_string())])
+            .unwrap_or_default(),
+        date: Some(date),
+        html,
+    };
+    Ok(outbound::build(&mail)?.formatted())
+}
+
+/// Makes the bytes of the due mails queued before schema 7 (which stored none), dated `now`
+/// as they were then, when they went out; one that cannot be built fails for good. Returns how
+/// many failed. The sender runs it before it sends, so it sends stored bytes only.
+pub fn build_old(store: &mut Store, now: DateTime<Utc>) -> anyhow::Result<usize> {
+    let rows = store.read(|tx| tx.outbox_unbuilt(now))?;
+    if rows.is_empty() {
+        return Ok(0);
+    }
+    let mut failed = 0;
+    store.tx_lazy(|tx| {
+        failed = 0;
+        for row in &rows {
+            match bytes(row, now, None) {
+                Ok(raw) => tx.set_outbox_raw(row.id, &raw)?,
+                Err(e) => {
+                    tracing::error!(id = row.id, error = %e, "send failed for good");
+                    tx.mark_attempt_failed(row.id, &e.to_string(), None)?;
+                    failed += 1;
+                }
+            }
+        }
+        Ok(())
+    })?;
+    Ok(failed)
+}
+
+/// A mail body cut to at most `max` bytes at a line's end, the rest summarised in one line.
+fn within(body: String, max: usize) -> String {
+    if body.len() <= max {
+        return body;
+    }
+    let mut cut = max.saturating_sub(100);
+    while !body.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let cut = body[..cut].rfind('\n').map_or(cut, |i| i + 1);
+    let rest = body[cut..].lines().count();
+    format!(
+        "{}\n[{rest} more lines not shown: this mail would have been too long]\n",
+        &body[..cut]
+    )
+}
+
+/// `<left@right>` in the printable ASCII a header allows, without spaces, of a sane length.
+pub fn is_msg_id(id: &str) -> bool {
+    let Some(inner) = id.strip_prefix('<').and_then(|i| i.strip_suffix('>')) else {
+        return false;
+    };
+    id.len() <= 250
+        && inner.contains('@')
+        && inner
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && !matches!(b, b'<' | b'>' | b'"' | b'\\'))
+}
+
+#[cfg(test)]
+mod tests;
