@@ -47,18 +47,18 @@ pub struct Pass {
 /// What storing and answering mail needs besides the store: the database's path (its spool
 /// beside it), the configuration, the compiled templates and the flag that stops between
 /// batches.
-pub struct IntakeCtx<'a> {
-    pub db: &'a Path,
-    pub cfg: &'a Config,
-    pub templates: &'a Templates,
-    pub stop: &'a AtomicBool,
+struct IntakeCtx<'a> {
+    db: &'a Path,
+    cfg: &'a Config,
+    templates: &'a Templates,
+    stop: &'a AtomicBool,
 }
 
 /// Reads the spool of the database at `db` (`mail::spool`) into `store`, a batch per commit,
 /// each file deleted after its commit; clears what killed deliveries left in its `tmp/`. One
 /// reader at a time (the spool's lock, waited for): two would read the same file, and the
 /// second would note a duplicate delivery that never was.
-pub fn intake_spool(store: &mut Store, intake: &IntakeCtx, pass: &mut Pass) -> anyhow::Result<()> {
+fn intake_spool(store: &mut Store, intake: &IntakeCtx, pass: &mut Pass) -> anyhow::Result<()> {
     let dir = crate::mail::spool::dir(intake.db);
     let Some(_reading) = crate::mail::spool::lock(&dir)? else {
         return Ok(());

@@ -43,7 +43,7 @@ pub fn call(db: &Path) -> bool {
 
 /// The listening side: a thread that takes the calls and one that reads the spool (with a
 /// connection of its own); both stop, and the socket goes, when this is dropped.
-pub struct Listener {
+pub(super) struct Listener {
     path: PathBuf,
     /// The socket file this daemon made (device, inode): a daemon started since may have
     /// made another at the same path, which this one must neither wake nor remove.
@@ -57,7 +57,7 @@ impl Listener {
     /// Listens for `pbem ingest` beside `db`; the spool is read after each call (a batch
     /// per commit), then `wake` tells the sender. `None` when another daemon already
     /// listens there.
-    pub fn start(
+    pub(super) fn start(
         db: &Path,
         cfg: &Config,
         templates: &Templates,
