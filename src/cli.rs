@@ -108,6 +108,10 @@ pub enum Command {
     /// (in the spool beside the database, for `pbem serve` or a background worker to read
     /// in), 75 (EX_TEMPFAIL) when it could not be, so the MTA retries.
     Ingest,
+    /// The worker `pbem ingest` starts when no daemon runs: reads the spool in, answers it,
+    /// sends the replies (`daemon::worker`).
+    #[command(hide = true)]
+    IngestWorker,
     /// Run the game master: the Maildir, timers and the outbox, until SIGINT/SIGTERM.
     Serve {
         /// Process everything pending once, then exit.
@@ -158,7 +162,7 @@ pub enum Command {
     Verify { file: PathBuf },
     /// Measure the mail path (see README).
     #[command(subcommand)]
-    Bench(crate::bench::BenchCmd),
+    Bench(crate::dev::bench::BenchCmd),
     /// A fresh database plays a seed game to the end, printing each board.
     Demo {
         /// Where the demo's database goes (default: a new temporary folder).
@@ -431,6 +435,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             }
             Ok(0)
         }
+        Command::IngestWorker => crate::daemon::worker::run(&db, cfg).map(|()| 0),
         Command::Outbox(cmd) => outbox_desk::run(&db, &cfg, cmd, edge::now()),
         Command::Inbox { show, list } => inbox_desk::run(&db, show, list),
         Command::Config(cmd) => config_check::run(&cfg, &db, cmd),
@@ -489,7 +494,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Verify { file } => verify(&file),
         Command::Analyze { game, args } => analyze::run(&game, &args),
         Command::Adjudicate { game, file, json } => adjudicate(&game, &file, json),
-        Command::Bench(cmd) => crate::bench::run(cmd, &db, cfg),
+        Command::Bench(cmd) => crate::dev::bench::run(cmd, &db, cfg),
         Command::Init => {
             Store::open(&db, true)?;
             println!("database ready: {}", db.display());
@@ -507,7 +512,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             Ok(0)
         }
         Command::Replay { file, json } => replay(&file, json),
-        Command::Demo { dir, html } => crate::demo::run(dir.as_deref(), html.as_deref()),
+        Command::Demo { dir, html } => crate::dev::demo::run(dir.as_deref(), html.as_deref()),
     }
 }
 
@@ -1003,7 +1008,7 @@ fn ingest_stored(cli: &Cli) -> anyhow::Result<()> {
     let db = db_path(cli, cfg_db);
     // The mail goes into the spool, a file synced to disk, and nothing more (no database
     // opened). Reading it into the store, answering it, drawing and sending the replies is
-    // the work of a running `pbem serve`, woken now (`daemon::handoff`), or else of a
+    // the work of a running `pbem serve`, woken now (`daemon::wake`), or else of a
     // background worker, which the MTA does not wait for (a failure to start one is logged;
     // the next `pbem ingest` or `pbem serve` does it).
     let spool = crate::mail::spool::dir(&db);
@@ -1012,7 +1017,7 @@ fn ingest_stored(cli: &Cli) -> anyhow::Result<()> {
         crate::mail::spool::deliver(&spool, &m.raw, edge::now())?;
         crate::fault::point("ingest:after-store");
     }
-    if crate::daemon::handoff::wake(&db) {
+    if crate::daemon::wake::call(&db) {
         return source.ack(&mail);
     }
     let exe = std::env::current_exe().context("cannot find the pbem binary");

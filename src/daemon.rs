@@ -18,8 +18,8 @@ use crate::template::Templates;
 use crate::timers;
 use crate::unwind;
 
-pub mod handoff;
 pub mod imap_intake;
+pub mod wake;
 pub mod worker;
 
 /// How many messages share one transaction (and so one fsync).
@@ -47,30 +47,30 @@ pub struct Pass {
 /// What storing and answering mail needs besides the store: the database's path (its spool
 /// beside it), the configuration, the compiled templates and the flag that stops between
 /// batches.
-pub struct Warm<'a> {
-    pub db: &'a Path,
-    pub cfg: &'a Config,
-    pub templates: &'a Templates,
-    pub stop: &'a AtomicBool,
+struct IntakeCtx<'a> {
+    db: &'a Path,
+    cfg: &'a Config,
+    templates: &'a Templates,
+    stop: &'a AtomicBool,
 }
 
 /// Reads the spool of the database at `db` (`mail::spool`) into `store`, a batch per commit,
 /// each file deleted after its commit; clears what killed deliveries left in its `tmp/`. One
 /// reader at a time (the spool's lock, waited for): two would read the same file, and the
 /// second would note a duplicate delivery that never was.
-pub fn intake_spool(store: &mut Store, warm: &Warm, pass: &mut Pass) -> anyhow::Result<()> {
-    let dir = crate::mail::spool::dir(warm.db);
+fn intake_spool(store: &mut Store, intake: &IntakeCtx, pass: &mut Pass) -> anyhow::Result<()> {
+    let dir = crate::mail::spool::dir(intake.db);
     let Some(_reading) = crate::mail::spool::lock(&dir)? else {
         return Ok(());
     };
-    let Some(mut source) = MaildirSource::spool(&dir, warm.cfg.max_message_bytes) else {
+    let Some(mut source) = MaildirSource::spool(&dir, intake.cfg.max_message_bytes) else {
         return Ok(());
     };
     let swept = crate::mail::spool::sweep_tmp(&dir, edge::now());
     if swept > 0 {
         tracing::info!(swept, spool = %dir.display(), "removed unfinished deliveries from the spool's tmp/");
     }
-    drain(store, &mut source, warm, pass)
+    drain(store, &mut source, intake, pass)
 }
 
 /// Stores and processes everything `source` has, a batch per commit, acknowledging each
@@ -80,17 +80,17 @@ pub fn intake_spool(store: &mut Store, warm: &Warm, pass: &mut Pass) -> anyhow::
 fn drain(
     store: &mut Store,
     source: &mut dyn Source,
-    warm: &Warm,
+    intake: &IntakeCtx,
     pass: &mut Pass,
 ) -> anyhow::Result<()> {
-    while !warm.stop.load(Ordering::SeqCst) {
+    while !intake.stop.load(Ordering::SeqCst) {
         let batch = source.fetch_within(BATCH, BATCH_BYTES)?;
-        tell_set_aside(store, warm, source.set_aside(), pass);
+        tell_set_aside(store, intake, source.set_aside(), pass);
         if batch.is_empty() {
             break;
         }
         let raws: Vec<&[u8]> = batch.iter().map(|f| f.raw.as_slice()).collect();
-        let ctx = Ctx::new(warm.cfg, warm.templates, edge::now());
+        let ctx = Ctx::new(intake.cfg, intake.templates, edge::now());
         // One commit stores and plays the whole batch; only then does the source let go.
         let mut step = |step: Option<usize>| match step {
             Some(i) => source.begin(&batch[i]),
@@ -126,12 +126,12 @@ fn drain(
 /// Tells the GM of each spool entry moved aside, once (it has left `new/`, so no reader finds
 /// it again). A notice that cannot be stored is logged; the entry waits in `quarantine/`,
 /// which `pbem inbox` counts.
-fn tell_set_aside(store: &mut Store, warm: &Warm, aside: Vec<Aside>, pass: &mut Pass) {
+fn tell_set_aside(store: &mut Store, intake: &IntakeCtx, aside: Vec<Aside>, pass: &mut Pass) {
     if aside.is_empty() {
         return;
     }
     pass.set_aside += aside.len();
-    let ctx = Ctx::new(warm.cfg, warm.templates, edge::now());
+    let ctx = Ctx::new(intake.cfg, intake.templates, edge::now());
     let told = store.tx(|tx| {
         for a in &aside {
             let text = format!(
@@ -305,26 +305,26 @@ impl Daemon {
     }
 
     /// The store, and beside it what storing and answering mail needs.
-    fn store_and_warm(&mut self) -> (&mut Store, Warm<'_>) {
-        let warm = Warm {
+    fn store_and_intake(&mut self) -> (&mut Store, IntakeCtx<'_>) {
+        let intake = IntakeCtx {
             db: &self.db,
             cfg: &self.cfg,
             templates: &self.templates,
             stop: &self.stop,
         };
-        (&mut self.store, warm)
+        (&mut self.store, intake)
     }
 
     /// Reads the mail `pbem ingest` spooled into the store (`intake_spool`).
     pub fn intake_spool(&mut self, pass: &mut Pass) -> anyhow::Result<()> {
-        let (store, warm) = self.store_and_warm();
-        intake_spool(store, &warm, pass)
+        let (store, intake) = self.store_and_intake();
+        intake_spool(store, &intake, pass)
     }
 
     /// Stores and processes everything a source has (`drain`).
     pub fn drain_source(&mut self, source: &mut dyn Source, pass: &mut Pass) -> anyhow::Result<()> {
-        let (store, warm) = self.store_and_warm();
-        drain(store, source, &warm, pass)
+        let (store, intake) = self.store_and_intake();
+        drain(store, source, &intake, pass)
     }
 
     /// Runs passes until SIGINT or SIGTERM (finishing the message in hand), or once. A
@@ -354,9 +354,9 @@ impl Daemon {
         };
         // `pbem ingest` calls this daemon to read the spool while it runs (and starts a
         // worker when it cannot): a socket that fails to open costs only that speed.
-        let handoff = handoff::Handoff::start(&self.db, &self.cfg, &self.templates, sender.waker())
+        let wake_socket = wake::Listener::start(&self.db, &self.cfg, &self.templates, sender.waker())
             .unwrap_or_else(|e| {
-                tracing::warn!(error = %format!("{e:#}"), "no hand-off socket: pbem ingest starts a worker for each mail instead");
+                tracing::warn!(error = %format!("{e:#}"), "no wake-up socket: pbem ingest starts a worker for each mail instead");
                 None
             });
         let mut total = Pass::default();
@@ -386,7 +386,7 @@ impl Daemon {
             self.wait(pause);
         }
         // Its copy of the sender's waker keeps the sender waiting: it goes first.
-        drop(handoff);
+        drop(wake_socket);
         if let Some(imap) = imap {
             imap.finish();
         }

@@ -8,15 +8,13 @@ pub use pbem_rules::{dice, duration, games, invisible, quote, records};
 #[macro_use]
 mod stdout;
 
-pub mod bench;
 pub mod cli;
 pub mod commands;
 pub mod compose;
 pub mod config;
 pub mod daemon;
-pub mod demo;
+pub mod dev;
 pub mod edge;
-pub mod fault;
 pub mod gamelog;
 pub mod gm;
 pub mod help;
@@ -30,3 +28,7 @@ pub mod store;
 pub mod template;
 pub mod timers;
 pub mod unwind;
+
+// The fault points are called from the player's path (`crate::fault::point`); they live with
+// the other dev tooling and cost nothing in a release build without `fault-injection`.
+pub(crate) use dev::fault;

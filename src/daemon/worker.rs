@@ -4,18 +4,22 @@ use std::os::unix::process::CommandExt as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use crate::config::Config;
 use crate::edge;
 use crate::sender::{self, Drained};
 use crate::unwind;
 
 use super::Daemon;
 
+/// The worker's (hidden) command, as `pbem ingest` starts it.
+const COMMAND: &str = "ingest-worker";
+
 /// After a mail was spooled: makes sure a worker will read it in, answer it and send the
 /// replies. A worker already waiting for the send turn will (it reads the spool only after it
-/// stops waiting, so after this mail was spooled); otherwise `pbem outbox send --background`
-/// (`run_background`) starts. It runs in a process group of its own with no standard streams: an MTA waits for `pbem ingest` and for the end of its
-/// output, and must wait for neither the answering, the drawing nor the sending (nor kill
-/// them when it kills a timed-out delivery). Returns whether one was started.
+/// stops waiting, so after this mail was spooled); otherwise `pbem ingest-worker` (`run`)
+/// starts. It runs in a process group of its own with no standard streams: an MTA waits for
+/// `pbem ingest` and for the end of its output, and must wait for neither the answering, the
+/// drawing nor the sending (nor kill them when it kills a timed-out delivery). Returns whether one was started.
 pub fn start(exe: &Path, db: &Path, config: Option<&Path>) -> anyhow::Result<bool> {
     if crate::store::sender_waiting(db)? {
         return Ok(false);
@@ -25,7 +29,7 @@ pub fn start(exe: &Path, db: &Path, config: Option<&Path>) -> anyhow::Result<boo
     if let Some(c) = config {
         cmd.arg("--config").arg(c);
     }
-    cmd.args(["outbox", "send", "--background"])
+    cmd.arg(COMMAND)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -35,9 +39,19 @@ pub fn start(exe: &Path, db: &Path, config: Option<&Path>) -> anyhow::Result<boo
     Ok(true)
 }
 
-/// `pbem outbox send --background`, as `pbem ingest` starts it after spooling a mail
-/// (`start`). It becomes the one worker that waits for the send turn, or ends at once
-/// when another already waits (`None`): that one will read in and send all there is.
+/// `pbem ingest-worker` (hidden), as `pbem ingest` starts it after spooling a mail (`start`).
+/// `pbem outbox send --background`, its name before, does the same, so that a worker started
+/// by a `pbem ingest` of the version before an upgrade still runs.
+pub fn run(db: &Path, cfg: Config) -> anyhow::Result<()> {
+    let store = crate::store::Store::open(db, false)?;
+    let mut daemon = Daemon::new(db, store, cfg)?;
+    run_background(&mut daemon)?;
+    Ok(())
+}
+
+/// The ingest worker's work (`run`). It becomes the one worker that waits for the send turn,
+/// or ends at once when another already waits (`None`): that one will read in and send all
+/// there is.
 /// Once it has the turn it reads the spool and answers it (a commit a batch of all that came
 /// in while it waited), answers any other stored mail, then draws and sends everything due.
 ///

@@ -272,7 +272,7 @@ pub const NEW_DICERINK: [&str; 7] = [
 ];
 
 /// Waits until no background worker that `pbem ingest` started on the database `db` runs
-/// (`pbem --db DB outbox send --background`): then every mail it stored is answered and the
+/// (`pbem --db DB ingest-worker`): then every mail it stored is answered and the
 /// replies are sent. `pbem ingest` goes on only once its worker's program is loading, and by
 /// then /proc names the worker's executable, though its command line may still read empty
 /// for a moment: a pbem process with an empty command line counts as a worker starting. So
@@ -290,7 +290,7 @@ pub fn wait_for_workers(db: &std::path::Path) {
                 std::fs::read(e.path().join("cmdline")).is_ok_and(|c| {
                     let args: Vec<&[u8]> = c.split(|b| *b == 0).collect();
                     c.is_empty()
-                        || (args.contains(&b"--background".as_slice()) && args.contains(&db))
+                        || (args.contains(&b"ingest-worker".as_slice()) && args.contains(&db))
                 })
             })
     };

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use pbem::fault::POINTS;
+use pbem::dev::fault::POINTS;
 use pbem::store::Store;
 
 const MAILS: usize = 120;

@@ -8,7 +8,7 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use pbem::fault::POINTS;
+use pbem::dev::fault::POINTS;
 use pbem::store::Store;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pbem");
@@ -134,7 +134,7 @@ fn every_crash_point_leaves_exactly_once_processing_and_at_least_once_replies() 
                 "{point}: the fault point was not reached ({status:?})"
             );
         } else {
-            // Answering and sending are the background worker's (`outbox send --background`,
+            // Answering and sending are the background worker's (`pbem ingest-worker`,
             // which inherits the fault): the mail was stored, and `ingest` succeeds.
             assert_eq!(status.code(), Some(0), "{point}: {status:?}");
             assert_worker_died_at(d, point);

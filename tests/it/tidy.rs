@@ -79,7 +79,7 @@ const LAYERS: &[&[&str]] = &[
     &["compose"],
     &["timers", "mailroom", "sender"],
     &["daemon"],
-    &["demo", "bench"],
+    &["dev"],
     &["cli"],
     &["main", "lib"],
 ];

@@ -10,7 +10,7 @@ use mail_parser::Message;
 // ASCII only, so subjects are lowercased first.
 use regex_lite::Regex;
 
-use super::{auto_submitted, header_text};
+use super::classify::{auto_submitted, header_text};
 
 /// Whether a header or the mail's structure says it is an automatic reply.
 pub(super) fn is_auto_reply(message: &Message<'_>, report_type: &[String]) -> bool {

@@ -82,7 +82,7 @@ impl HtmlBudget {
             config.render_to_string(tree, 1000).ok().map(Some)
         }));
         match converted {
-            Ok(Some(Some(text))) => super::normalize_line_ends(&text),
+            Ok(Some(Some(text))) => super::body::normalize_line_ends(&text),
             Ok(Some(None)) => strip_tags(html),
             _ => String::new(),
         }
@@ -110,7 +110,7 @@ fn measure(dom: &RcDom) -> Built {
 
 /// Crude HTML to text for input html2text cannot be trusted with: tags dropped, block tags
 /// and `<br>` turned into line breaks, the commonest entities decoded.
-pub(crate) fn strip_tags(html: &str) -> String {
+pub(super) fn strip_tags(html: &str) -> String {
     let mut text = String::with_capacity(html.len() / 2);
     let mut pieces = html.split('<');
     text.push_str(pieces.next().unwrap_or_default());

@@ -18,7 +18,7 @@ use crate::config::Config;
 use crate::store::Store;
 use crate::template::Templates;
 
-use super::{Pass, Warm};
+use super::{IntakeCtx, Pass};
 
 /// The socket of the daemon serving `db`.
 pub fn socket_path(db: &Path) -> PathBuf {
@@ -29,7 +29,7 @@ pub fn socket_path(db: &Path) -> PathBuf {
 
 /// Tells the daemon serving `db`, if one listens, to read the spool; true once it took the
 /// call. False in every other case: the caller starts a worker to read it.
-pub fn wake(db: &Path) -> bool {
+pub fn call(db: &Path) -> bool {
     let socket = socket_path(db);
     // Only a socket made by the database's owner: in a folder others may write, a socket
     // someone else made there would take the call and leave the spool unread.
@@ -43,7 +43,7 @@ pub fn wake(db: &Path) -> bool {
 
 /// The listening side: a thread that takes the calls and one that reads the spool (with a
 /// connection of its own); both stop, and the socket goes, when this is dropped.
-pub struct Handoff {
+pub(super) struct Listener {
     path: PathBuf,
     /// The socket file this daemon made (device, inode): a daemon started since may have
     /// made another at the same path, which this one must neither wake nor remove.
@@ -53,16 +53,16 @@ pub struct Handoff {
     reading: Option<std::thread::JoinHandle<()>>,
 }
 
-impl Handoff {
+impl Listener {
     /// Listens for `pbem ingest` beside `db`; the spool is read after each call (a batch
     /// per commit), then `wake` tells the sender. `None` when another daemon already
     /// listens there.
-    pub fn start(
+    pub(super) fn start(
         db: &Path,
         cfg: &Config,
         templates: &Templates,
         wake: mpsc::Sender<()>,
-    ) -> anyhow::Result<Option<Handoff>> {
+    ) -> anyhow::Result<Option<Listener>> {
         let path = socket_path(db);
         if UnixStream::connect(&path).is_ok() {
             tracing::warn!(socket = %path.display(), "another daemon takes mail from pbem ingest here");
@@ -101,7 +101,7 @@ impl Handoff {
             stop: Arc::clone(&stop),
         };
         let reading = std::thread::spawn(move || reader.run(called, wake));
-        Ok(Some(Handoff {
+        Ok(Some(Listener {
             path,
             inode,
             stop,
@@ -146,14 +146,14 @@ impl SpoolReader {
             }
             last_read = Some(std::time::Instant::now());
             let mut pass = Pass::default();
-            let warm = Warm {
+            let intake = IntakeCtx {
                 db: &self.db,
                 cfg: &self.cfg,
                 templates: &self.templates,
                 stop: &self.stop,
             };
             let read =
-                crate::unwind::catch(|| super::intake_spool(&mut self.store, &warm, &mut pass));
+                crate::unwind::catch(|| super::intake_spool(&mut self.store, &intake, &mut pass));
             if let Err(e) = read {
                 // The mail stays in the spool, for the next call or the next pass.
                 tracing::warn!(error = %format!("{e:#}"), "reading the spool failed");
@@ -173,7 +173,7 @@ fn inode_of(path: &Path) -> Option<(u64, u64)> {
         .map(|m| (m.dev(), m.ino()))
 }
 
-impl Drop for Handoff {
+impl Drop for Listener {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
         if self.inode.is_none() || inode_of(&self.path) != self.inode {

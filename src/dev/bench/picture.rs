@@ -13,23 +13,23 @@ use crate::records::Record;
 const RECORDS: &[(GameKind, &str)] = &[
     (
         GameKind::DiceRink,
-        include_str!("../../tests/data/dicerink/game2.pgn"),
+        include_str!("../../../tests/data/dicerink/game2.pgn"),
     ),
     (
         GameKind::D4D6,
-        include_str!("../../tests/data/d4d6/seed-example-played.pgn"),
+        include_str!("../../../tests/data/d4d6/seed-example-played.pgn"),
     ),
     (
         GameKind::DipTacToe,
-        include_str!("../../tests/data/diptactoe/row-claim.pgn"),
+        include_str!("../../../tests/data/diptactoe/row-claim.pgn"),
     ),
     (
         GameKind::Dicess,
-        include_str!("../../tests/data/dicess/games/light-star-win.pgn"),
+        include_str!("../../../tests/data/dicess/games/light-star-win.pgn"),
     ),
     (
         GameKind::Siberian,
-        include_str!("../../tests/data/siberian/games/three-basic.pgn"),
+        include_str!("../../../tests/data/siberian/games/three-basic.pgn"),
     ),
 ];
 

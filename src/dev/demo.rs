@@ -16,7 +16,7 @@ use crate::records::Record;
 use crate::store::Store;
 
 /// The seed's Illustrative Game 2, the demo's script.
-const GAME2: &str = include_str!("../tests/data/dicerink/game2.pgn");
+const GAME2: &str = include_str!("../../tests/data/dicerink/game2.pgn");
 
 /// Runs the demo in `dir` (a new temporary folder when `None`), printing every mail; with
 /// `html`, writes every mail's text, HTML part and pictures there too.

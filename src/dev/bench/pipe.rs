@@ -19,7 +19,7 @@ pub(super) struct PipeRun {
     pub games: usize,
     pub mails: usize,
     pub history: usize,
-    /// With `pbem serve` running, which takes each mail from `pbem ingest` (`daemon::handoff`).
+    /// With `pbem serve` running, which takes each mail from `pbem ingest` (`daemon::wake`).
     pub serve: bool,
 }
 
@@ -124,7 +124,7 @@ pub(super) fn run(dir: &Path, cfg: &Config, run: &PipeRun) -> anyhow::Result<()>
 
 /// `pbem serve` on the bench's database, once its hand-off socket listens.
 fn start_daemon(exe: &Path, db: &Path, cfg: &Config) -> anyhow::Result<std::process::Child> {
-    let socket = crate::daemon::handoff::socket_path(db);
+    let socket = crate::daemon::wake::socket_path(db);
     let mut child = Command::new(exe)
         .arg("serve")
         .env("PBEM_DB", db)

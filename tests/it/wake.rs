@@ -12,7 +12,7 @@ use pbem::store::Store;
 fn help_mail(n: usize) -> String {
     format!(
         "From: player{n}@example.net\r\nTo: gm@example.org\r\nSubject: help\r\n\
-         Message-ID: <handoff-{n}@example.net>\r\n\r\nHELP\r\n"
+         Message-ID: <wake-{n}@example.net>\r\n\r\nHELP\r\n"
     )
 }
 
@@ -108,7 +108,7 @@ fn ingest_calls_a_running_daemon_which_reads_the_spool_and_answers() {
     let daemon = serve(d);
     assert_eq!(ingest(d, &help_mail(1)), Some(0));
     let replies = wait_for_replies(d, 1);
-    assert!(replies[0].contains("In-Reply-To: <handoff-1@example.net>"));
+    assert!(replies[0].contains("In-Reply-To: <wake-1@example.net>"));
     assert_eq!(statuses(d), ["done"]);
     // No `pbem ingest` started a worker of its own: the daemon read the spool and sent.
     assert!(!d.join("g.sqlite-send-wait.lock").exists());

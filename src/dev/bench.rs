@@ -132,7 +132,7 @@ fn bench_game(name: &str) -> Result<GameKind, String> {
     }
 }
 
-const GAME2: &str = include_str!("../tests/data/dicerink/game2.pgn");
+const GAME2: &str = include_str!("../../tests/data/dicerink/game2.pgn");
 
 /// Runs a benchmark and prints its figures.
 pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {

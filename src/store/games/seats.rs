@@ -1,0 +1,142 @@
+//! Store methods for a game's seats: who sits where, their reply token, missed turns and draw offers.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{params, OptionalExtension};
+
+use crate::store::{parse_ts, Tx};
+
+/// A seat and the player in it.
+#[derive(Debug, Clone)]
+pub struct SeatRow {
+    pub seat: usize,
+    pub player_id: Option<i64>,
+    pub email: Option<String>,
+    pub token: Option<String>,
+    pub missed: i64,
+    pub draw_offer: bool,
+    pub vacation_until: Option<DateTime<Utc>>,
+    /// The player sent START (or moved): done with salts, ready for the first roll.
+    pub ready: bool,
+    /// The player takes their turn reports as one daily digest (`DIGEST ON`).
+    pub digest: bool,
+}
+
+impl Tx<'_> {
+    pub fn insert_seat(
+        &self,
+        game: i64,
+        seat: usize,
+        player: Option<i64>,
+        token: Option<&str>,
+    ) -> anyhow::Result<()> {
+        self.exec(
+            "INSERT INTO seats (game_id, seat, player_id, token) VALUES (?1, ?2, ?3, ?4)",
+            params![game, seat as i64, player, token],
+        )?;
+        Ok(())
+    }
+
+    pub fn fill_seat(
+        &self,
+        game: i64,
+        seat: usize,
+        player: i64,
+        token: &str,
+    ) -> anyhow::Result<()> {
+        // A new player starts clean: the old one's draw offer and missed turns stay with them.
+        self.exec(
+            "UPDATE seats SET player_id = ?3, token = ?4, draw_offer = 0, missed = 0 \
+             WHERE game_id = ?1 AND seat = ?2",
+            params![game, seat as i64, player, token],
+        )?;
+        Ok(())
+    }
+
+    pub fn seats(&self, game: i64) -> anyhow::Result<Vec<SeatRow>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT s.seat, s.player_id, p.email, s.token, s.missed, s.draw_offer, \
+             p.vacation_until, s.ready, COALESCE(p.digest, 0) FROM seats s \
+             LEFT JOIN players p ON p.id = s.player_id \
+             WHERE s.game_id = ?1 ORDER BY s.seat",
+        )?;
+        let rows = st.query_map([game], |r| {
+            let vac: Option<String> = r.get(6)?;
+            Ok(SeatRow {
+                seat: r.get::<_, i64>(0)? as usize,
+                player_id: r.get(1)?,
+                email: r.get(2)?,
+                token: r.get(3)?,
+                missed: r.get(4)?,
+                draw_offer: r.get(5)?,
+                vacation_until: vac.and_then(|v| parse_ts(&v).ok()),
+                ready: r.get(7)?,
+                digest: r.get(8)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The address on record for a seat (no game replay: for checking a sender).
+    pub fn seat_email(&self, game: i64, seat: usize) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .one(
+                "SELECT p.email FROM seats s JOIN players p ON p.id = s.player_id \
+                 WHERE s.game_id = ?1 AND s.seat = ?2",
+                params![game, seat as i64],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// The game and seat a secret reply token belongs to.
+    pub fn seat_by_token(&self, token: &str) -> anyhow::Result<Option<(i64, usize)>> {
+        Ok(self
+            .one(
+                "SELECT game_id, seat FROM seats WHERE token = ?1",
+                [token],
+                |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize)),
+            )
+            .optional()?)
+    }
+
+    /// Games (and seats) where this address plays, newest first.
+    pub fn seats_of(&self, email: &str) -> anyhow::Result<Vec<(i64, usize)>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT s.game_id, s.seat FROM seats s JOIN players p ON p.id = s.player_id \
+             WHERE p.email = ?1 ORDER BY s.game_id DESC, s.seat",
+        )?;
+        let rows = st.query_map([email.trim().to_ascii_lowercase()], |r| {
+            Ok((r.get(0)?, r.get::<_, i64>(1)? as usize))
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn set_token(&self, game: i64, seat: usize, token: &str) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE seats SET token = ?3 WHERE game_id = ?1 AND seat = ?2",
+            params![game, seat as i64, token],
+        )?;
+        Ok(())
+    }
+
+    pub fn set_missed(&self, game: i64, seat: usize, missed: i64) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE seats SET missed = ?3 WHERE game_id = ?1 AND seat = ?2",
+            params![game, seat as i64, missed],
+        )?;
+        Ok(())
+    }
+
+    pub fn set_draw_offer(&self, game: i64, seat: usize, on: bool) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE seats SET draw_offer = ?3 WHERE game_id = ?1 AND seat = ?2",
+            params![game, seat as i64, on],
+        )?;
+        Ok(())
+    }
+
+    pub fn clear_draw_offers(&self, game: i64) -> anyhow::Result<()> {
+        self.exec("UPDATE seats SET draw_offer = 0 WHERE game_id = ?1", [game])?;
+        Ok(())
+    }
+}
