@@ -416,7 +416,7 @@ pub fn settings(g: &Loaded) -> Vec<String> {
         Some(s) => format!("time per move: {}", crate::duration::format_secs(s)),
         None => "time per move: no limit".into(),
     }];
-    let common = crate::games::COMMON_OPTIONS
+    let common = crate::gm::options::COMMON_OPTIONS
         .iter()
         .filter(|o| matches!(o.name, "timeout" | "grace"));
     for spec in g.kind().facts().options.iter().chain(common) {

@@ -2,7 +2,7 @@
 
 use anyhow::{anyhow, Context};
 
-use crate::games::{Actor, AnyGame, CommonOptions, GameKind, Options, ToAct};
+use crate::games::{Actor, AnyGame, GameKind, Options, ToAct};
 use crate::records;
 use crate::store::{GameRow, MoveRow, SeatRow, Tx};
 
@@ -19,8 +19,6 @@ pub struct Loaded {
     pub start: AnyGame,
     /// Every die the GM rolled, in order: (sides, value). Its length is the next roll index.
     pub rolls: Vec<(u32, u32)>,
-    /// The GM's options of this game (time-out, grace, salt window), read once.
-    pub common: CommonOptions,
     /// A turn of orders: the seats whose orders are in (others' orders are never shown).
     pub ordered: Vec<usize>,
     /// The board of `game`, drawn once for all the mails about it; `set_game` clears it.
@@ -127,12 +125,6 @@ pub fn load(tx: &Tx, id: i64) -> anyhow::Result<Loaded> {
     let seats = tx.seats(id)?;
     let moves = tx.moves(id)?;
     let memo::Replayed { start, game, rolls } = memo::replay(&row, &moves)?;
-    // Options were checked when the game was made; one an older pbem accepted (a bare number
-    // of seconds) must not make the game unloadable, so it falls back to the defaults.
-    let common = CommonOptions::read(&options_of(&row)?).unwrap_or_else(|e| {
-        tracing::warn!(game = id, error = %e, "stored options: the defaults apply");
-        CommonOptions::default()
-    });
     let ordered = match game.to_act() {
         ToAct::Orders(_) => tx
             .pending(id, crate::store::PendingKind::Orders)?
@@ -148,7 +140,6 @@ pub fn load(tx: &Tx, id: i64) -> anyhow::Result<Loaded> {
         game,
         start,
         rolls,
-        common,
         ordered,
         board_text: std::cell::OnceCell::new(),
     })

@@ -12,6 +12,7 @@ pub mod clock;
 mod context;
 pub mod life;
 mod ops;
+pub mod options;
 mod play;
 mod record;
 mod salts;
@@ -72,6 +73,7 @@ impl Secrets {
 pub fn create_game(gm: &mut Gm, spec: &GameSpec, secrets: &Secrets) -> anyhow::Result<i64> {
     let (tx, now) = (gm.tx, gm.now);
     let kind = spec.kind.ok_or_else(|| anyhow!("which game?"))?;
+    options::check(&spec.options).map_err(|e| anyhow!("{e}"))?;
     // Every option (durations with their ranges included) is checked when the game is built.
     let game = match &spec.position {
         Some(p) => AnyGame::from_position(kind, &spec.options, p),

@@ -6,8 +6,9 @@ use super::Exit;
 use crate::compose::Ctx;
 use crate::duration;
 use crate::gamelog::{self, Loaded};
-use crate::games::{TimeoutAction, ToAct, COMMON_OPTIONS};
+use crate::games::ToAct;
 use crate::gm;
+use crate::gm::options::{TimeoutAction, COMMON_OPTIONS};
 use crate::store::{GameStatus, PlannedOutcome, Store};
 use crate::template::date as when;
 
@@ -124,7 +125,7 @@ fn next_timer(g: &Loaded, ctx: &Ctx) -> String {
         ToAct::Orders(_) => "the turn is adjudicated with the orders in hand".to_string(),
         ToAct::Seat(s) => {
             let name = g.game.seat_name(s);
-            match g.common.timeout {
+            match gm::options::of(g).timeout {
                 TimeoutAction::Forfeit => format!("{name} forfeits"),
                 TimeoutAction::Notify => format!("the GM is told {name} did not move"),
             }
@@ -132,10 +133,10 @@ fn next_timer(g: &Loaded, ctx: &Ctx) -> String {
         ToAct::Chance(_) => "the salt window closes and the dice roll".into(),
         ToAct::Nobody => "nothing".into(),
     };
-    let grace = if g.common.grace_secs > 0 && !g.row.graced {
+    let grace = if gm::options::of(g).grace_secs > 0 && !g.row.graced {
         format!(
             " (first a grace of {} for late players)",
-            duration::format_secs(g.common.grace_secs)
+            duration::format_secs(gm::options::of(g).grace_secs)
         )
     } else {
         String::new()

@@ -3,10 +3,11 @@
 use anyhow::anyhow;
 use chrono::Duration;
 
+use super::options::{self, TimeoutAction};
 use super::salts::roll_if_due;
 use super::{play, play_with, turn_orders, waiting_for_salts, Gm, News};
 use crate::gamelog::{self, Loaded};
-use crate::games::{Actor, TimeoutAction, ToAct};
+use crate::games::{Actor, ToAct};
 use crate::store::{GameStatus, PendingKind};
 
 /// Does what game `id`'s clock asks now (the caller found it due): what was done, in words,
@@ -27,7 +28,7 @@ pub fn on_time(gm: &mut Gm, id: i64) -> anyhow::Result<Option<String>> {
         gm.tx.set_reminded(id)?;
         return Ok(Some("reminders sent before the deadline".into()));
     }
-    let grace = g.common.grace_secs;
+    let grace = options::of(&g).grace_secs;
     if !g.row.graced && grace > 0 && !owing(&g).0.is_empty() {
         gm.tx.grant_grace(id, deadline + Duration::seconds(grace))?;
         let g = gamelog::load(gm.tx, id)?;
@@ -79,7 +80,7 @@ fn late_move(gm: &mut Gm, g: &mut Loaded, seat: usize) -> anyhow::Result<Option<
         return Ok(Some("deadline moved past the player's vacation".into()));
     }
     let name = g.game.seat_name(seat).to_string();
-    if g.common.timeout == TimeoutAction::Forfeit {
+    if options::of(g).timeout == TimeoutAction::Forfeit {
         let mut played = play_with(gm, g, Actor::Seat(seat), |game| game.resign(seat))?
             .map_err(|e| anyhow!("{name} cannot forfeit: {e}"))?;
         played

@@ -2,10 +2,11 @@
 
 use chrono::{DateTime, Duration, Utc};
 
+use super::options::{self, COMMON_OPTIONS};
 use super::{close, play_with, Gm, News, Played, Refusal};
 use crate::duration::{self, Range};
 use crate::gamelog::{self, Loaded};
-use crate::games::{Actor, ToAct, COMMON_OPTIONS};
+use crate::games::{Actor, ToAct};
 use crate::store::{GameStatus, PendingKind};
 use crate::template::date;
 
@@ -192,6 +193,9 @@ pub fn set_option(
         row.options = serde_json::to_string(&options)?;
         if let Err(e) = gamelog::start_of(&row) {
             return Ok(Err(Refusal::BadOptions(e.to_string())));
+        }
+        if let Err(e) = options::check(&options) {
+            return Ok(Err(Refusal::BadOptions(e)));
         }
     }
     let json = serde_json::to_string(&options)?;

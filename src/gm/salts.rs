@@ -16,7 +16,7 @@ use crate::store::{GameRow, GameStatus, Tx};
 pub fn begin(gm: &mut Gm, g: &mut Loaded) -> anyhow::Result<Played> {
     let (tx, now) = (gm.tx, gm.now);
     if g.kind().rolls_dice() && !g.row.salts_fixed {
-        let window = g.common.salt_window_secs;
+        let window = super::options::of(g).salt_window_secs;
         let until = (window > 0).then(|| now + Duration::seconds(window));
         tx.set_salts_until(g.row.id, until)?;
         g.row.salts_until = until;

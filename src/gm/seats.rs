@@ -28,7 +28,7 @@ pub fn open_new(
     let Some(kind) = GameKind::parse(kind) else {
         return Ok(Err(Refusal::NotOffered));
     };
-    let probe = match AnyGame::new(kind, &options) {
+    let probe = match super::options::check(&options).and_then(|()| AnyGame::new(kind, &options)) {
         Ok(g) => g,
         Err(e) => return Ok(Err(Refusal::BadOptions(e))),
     };

@@ -78,7 +78,9 @@ pub fn submit_orders(
         g.ordered.push(seat);
     }
     if super::all_ordered(g) {
-        let early = g.common.early_resolve_secs.map_or(early, Duration::seconds);
+        let early = super::options::of(g)
+            .early_resolve_secs
+            .map_or(early, Duration::seconds);
         let soon = now + early;
         if g.row.deadline.is_none_or(|d| d > soon) {
             tx.set_deadline(g.row.id, Some(soon))?;

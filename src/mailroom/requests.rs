@@ -73,7 +73,8 @@ pub fn ask_new(
         };
         opts.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
     }
-    if let Err(e) = AnyGame::new(kind, &opts) {
+    let checked = gm::options::check(&opts).and_then(|()| AnyGame::new(kind, &opts).map(drop));
+    if let Err(e) = checked {
         s.lines.push(Line::no(text, e));
         return Ok(());
     }

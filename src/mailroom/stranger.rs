@@ -12,7 +12,8 @@
 use std::collections::HashSet;
 
 use crate::compose::{LineStatus, LineVars};
-use crate::games::{GameKind, COMMON_OPTIONS};
+use crate::games::GameKind;
+use crate::gm::options::COMMON_OPTIONS;
 
 /// The command words a line is named by, and the words pbem's own names of lines use.
 const KEYWORDS: &[&str] = &[

@@ -372,105 +372,18 @@ impl fmt::Display for GameKind {
     }
 }
 
-/// Options every game takes, handled by the GM layer rather than the rules (games never see them).
-pub const COMMON_OPTIONS: &[OptionSpec] = &[
-    OptionSpec {
-        name: "timeout",
-        default: "notify",
-        values: &["notify", "forfeit"],
-        duration: None,
-        help: "when a player's move time runs out: tell the GM, or the player forfeits",
-    },
-    OptionSpec {
-        name: "grace",
-        default: "0",
-        values: &[],
-        duration: Some(Range::UP_TO_A_MONTH),
-        help: "once a deadline passes with moves or orders missing, wait this much longer \
-               (e.g. 12h) and remind the late players before acting",
-    },
-    OptionSpec {
-        name: "salt_window",
-        default: "24h",
-        values: &[],
-        duration: Some(Range::UP_TO_A_MONTH),
-        help: "games with dice: how long the players have, once every seat is taken, to send \
-               SALT before the first roll (sooner when every player has sent START); 0: the \
-               dice roll as soon as play needs them",
-    },
-    OptionSpec {
-        name: "early_resolve",
-        default: "server",
-        values: &[],
-        duration: Some(Range::UP_TO_A_WEEK),
-        help: "simultaneous games: once every seat has ordered, wait this long before \
-               adjudicating (e.g. 10m; 0: at once); default: the server's setting",
-    },
-];
+/// Options a game's settings (and its record's `[Options]`) may carry that belong to the GM, not
+/// to the game: its clocks (`timeout`, `grace`, `salt_window`, `early_resolve`). The rules set
+/// them aside unread; the application gives them their meaning and checks them.
+pub const GM_OPTIONS: &[&str] = &["timeout", "grace", "salt_window", "early_resolve"];
 
-/// What happens when a player's move time runs out (`timeout=`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum TimeoutAction {
-    /// The GM is told, and decides.
-    #[default]
-    Notify,
-    /// The player forfeits the game.
-    Forfeit,
-}
-
-/// The common options of a game, read once into typed values (durations as seconds, checked
-/// against their ranges), the defaults applied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CommonOptions {
-    pub timeout: TimeoutAction,
-    /// After a deadline passes with moves or orders missing: how much longer to wait.
-    pub grace_secs: i64,
-    /// How long the players may salt the dice once every seat is taken (0: no window).
-    pub salt_window_secs: i64,
-    /// Simultaneous games: the wait once every seat has ordered (`None`: the server's).
-    pub early_resolve_secs: Option<i64>,
-}
-
-impl Default for CommonOptions {
-    /// The defaults of `COMMON_OPTIONS`.
-    fn default() -> Self {
-        CommonOptions::read(&Options::new()).expect("the defaults are valid")
-    }
-}
-
-impl CommonOptions {
-    /// Reads the common options out of a game's options (unknown names are the game's own).
-    pub fn read(options: &Options) -> Result<CommonOptions, String> {
-        let text = |name: &'static str| options_get(COMMON_OPTIONS, options, name);
-        let secs = |name: &'static str| {
-            crate::duration::parse(text(name), Range::UP_TO_A_MONTH)
-                .map_err(|e| format!("option '{name}': {e}"))
-        };
-        Ok(CommonOptions {
-            timeout: match text("timeout") {
-                "forfeit" => TimeoutAction::Forfeit,
-                _ => TimeoutAction::Notify,
-            },
-            grace_secs: secs("grace")?,
-            salt_window_secs: secs("salt_window")?,
-            early_resolve_secs: match text("early_resolve") {
-                "server" => None,
-                t => Some(
-                    crate::duration::parse(t, Range::UP_TO_A_WEEK)
-                        .map_err(|e| format!("option 'early_resolve': {e}"))?,
-                ),
-            },
-        })
-    }
-}
-
-/// Splits options into the game's own and the common ones, checking both.
+/// The game's own options out of a game's settings (the GM's set aside), checked.
 fn game_options(kind: GameKind, options: &Options) -> Result<Options, String> {
-    let (common, own): (Options, Options) = options
-        .clone()
-        .into_iter()
-        .partition(|(k, _)| COMMON_OPTIONS.iter().any(|c| c.name == k));
-    check_options(COMMON_OPTIONS, &common)?;
+    let own: Options = options
+        .iter()
+        .filter(|(k, _)| !GM_OPTIONS.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     check_options(kind.option_specs(), &own)?;
     Ok(own)
 }

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use pbem_rules::games::{Actor, AnyGame, GameKind, Options, PlyError, Seat, ToAct, COMMON_OPTIONS};
+use pbem_rules::games::{Actor, AnyGame, GameKind, Options, PlyError, Seat, ToAct, GM_OPTIONS};
 use pbem_rules::records::{actor_by_name, implied_actor};
 
 use crate::workspace_root;
@@ -104,10 +104,7 @@ pub fn read_list(kind: GameKind, ext: &str) -> Vec<Example> {
 }
 
 fn is_option(kind: GameKind, name: &str) -> bool {
-    kind.option_specs()
-        .iter()
-        .chain(COMMON_OPTIONS)
-        .any(|o| o.name == name)
+    kind.option_specs().iter().any(|o| o.name == name) || GM_OPTIONS.contains(&name)
 }
 
 /// Builds a position field: `start` or a `[Position]` tag, with the game's `option=value`
