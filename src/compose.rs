@@ -248,7 +248,7 @@ pub fn to_gm(tx: &Tx, ctx: &Ctx, g: Option<&Loaded>, text: &str) -> anyhow::Resu
 }
 
 /// A line of news to each of these seats, in the game's thread (a draw offered or declined).
-pub fn tell_seats(
+fn tell_seats(
     tx: &Tx,
     ctx: &Ctx,
     g: &Loaded,
@@ -275,7 +275,7 @@ pub fn tell_seats(
 
 /// The other players hear of a draw offer (the seats that have not offered yet) or of a
 /// decline (every other seat), in one wording for the mail path and the command line.
-pub fn draw_news(
+fn draw_news(
     tx: &Tx,
     ctx: &Ctx,
     g: &Loaded,
@@ -336,7 +336,7 @@ pub fn press(
 
 /// After plies were played: every other seat gets a turn report; when the game ended, every
 /// seat gets the game-over mail with the record (and the revealed dice seed).
-pub fn announce(
+fn announce(
     tx: &Tx,
     ctx: &Ctx,
     g: &Loaded,
@@ -379,12 +379,12 @@ pub fn announce(
 }
 
 /// The welcome mail to every seat: rules summary, players, board, the seat's Reply-To.
-pub fn welcome_all(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
+fn welcome_all(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
     welcome(tx, ctx, g, g.seats.iter().map(|s| s.seat))
 }
 
 /// The welcome mail to these seats (a whole game's, or a player who takes over a seat).
-pub fn welcome(
+fn welcome(
     tx: &Tx,
     ctx: &Ctx,
     g: &Loaded,

@@ -1,5 +1,8 @@
 //! pbem: a play-by-email game master (library; the `pbem` binary is a thin front end).
 
+// `pub` only where another module (or the tests, through these `pub mod`s) uses it.
+#![warn(unreachable_pub)]
+
 // The rules live in their own crate; re-exported so `crate::games` (and `pbem::games`) work.
 pub use pbem_rules::{dice, duration, games, invisible, quote, records};
 

@@ -33,7 +33,7 @@ pub(crate) fn write(args: std::fmt::Arguments<'_>) {
 /// (`crate::invisible`), written as `\u{1b}`. A stranger's stored mail, subject or press can
 /// hold escape sequences that would rewrite the GM's screen, set the window title or write
 /// the clipboard (OSC 52) when `pbem inbox show` prints it; no command prints one raw.
-pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn shown(text: &str) -> std::borrow::Cow<'_, str> {
     use std::fmt::Write as _;
     let unsafe_at = |(i, c): (usize, char)| {
         let bare_cr = c == '\r' && !text[i + 1..].starts_with('\n');

@@ -21,7 +21,7 @@ pub enum ConfigCmd {
     },
 }
 
-pub fn run(cfg: &Config, db: &Path, cmd: ConfigCmd) -> anyhow::Result<Exit> {
+pub(super) fn run(cfg: &Config, db: &Path, cmd: ConfigCmd) -> anyhow::Result<Exit> {
     let ConfigCmd::Check { connect } = cmd;
     let mut problems = cfg.problems();
     problems.extend(access_problems(cfg, db));

@@ -48,7 +48,12 @@ fn outcome(
 }
 
 /// `game pause ID [--reason]`.
-pub fn pause(store: &mut Store, ctx: &Ctx, id: i64, reason: Option<&str>) -> anyhow::Result<Exit> {
+pub(super) fn pause(
+    store: &mut Store,
+    ctx: &Ctx,
+    id: i64,
+    reason: Option<&str>,
+) -> anyhow::Result<Exit> {
     let reason = reason.unwrap_or("no reason given");
     run(store, ctx, id, |gm, g| {
         Ok(life::pause(gm, g, reason)?.map(|()| "paused; every player is told".into()))
@@ -56,14 +61,14 @@ pub fn pause(store: &mut Store, ctx: &Ctx, id: i64, reason: Option<&str>) -> any
 }
 
 /// `game resume ID`.
-pub fn resume(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
+pub(super) fn resume(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
     run(store, ctx, id, |gm, g| {
         Ok(life::resume(gm, g)?.map(|()| "resumed; every clock has the time it had left".into()))
     })
 }
 
 /// `game deadline ID WHEN`: a date and time (UTC), or a duration from now.
-pub fn deadline(store: &mut Store, ctx: &Ctx, id: i64, text: &str) -> anyhow::Result<Exit> {
+pub(super) fn deadline(store: &mut Store, ctx: &Ctx, id: i64, text: &str) -> anyhow::Result<Exit> {
     let at = read_when(text, ctx.now)?;
     run(store, ctx, id, |gm, g| {
         Ok(life::set_deadline(gm, g, at)?.map(|()| format!("deadline {}", when(at))))
@@ -87,7 +92,7 @@ fn read_when(text: &str, now: DateTime<Utc>) -> anyhow::Result<DateTime<Utc>> {
 }
 
 /// `game extend ID DURATION`.
-pub fn extend(store: &mut Store, ctx: &Ctx, id: i64, by: &str) -> anyhow::Result<Exit> {
+pub(super) fn extend(store: &mut Store, ctx: &Ctx, id: i64, by: &str) -> anyhow::Result<Exit> {
     let secs = duration::parse(by, Range::MOVE_TIME).map_err(|e| anyhow!("'{by}': {e}"))?;
     run(store, ctx, id, |gm, g| {
         Ok(life::extend(gm, g, secs)?
@@ -96,7 +101,7 @@ pub fn extend(store: &mut Store, ctx: &Ctx, id: i64, by: &str) -> anyhow::Result
 }
 
 /// `game set ID NAME=VALUE`: one of the options that may change mid-game.
-pub fn set(store: &mut Store, ctx: &Ctx, id: i64, assignment: &str) -> anyhow::Result<Exit> {
+pub(super) fn set(store: &mut Store, ctx: &Ctx, id: i64, assignment: &str) -> anyhow::Result<Exit> {
     let (name, value) = assignment
         .split_once('=')
         .map(|(n, v)| (n.trim(), v.trim()))
@@ -112,7 +117,7 @@ pub fn set(store: &mut Store, ctx: &Ctx, id: i64, assignment: &str) -> anyhow::R
 }
 
 /// `game rollback ID [--plies N | --to N]`.
-pub fn rollback(
+pub(super) fn rollback(
     store: &mut Store,
     ctx: &Ctx,
     id: i64,
@@ -124,7 +129,7 @@ pub fn rollback(
 }
 
 /// `game cancel ID --reason`.
-pub fn cancel(store: &mut Store, ctx: &Ctx, id: i64, reason: &str) -> anyhow::Result<Exit> {
+pub(super) fn cancel(store: &mut Store, ctx: &Ctx, id: i64, reason: &str) -> anyhow::Result<Exit> {
     run(store, ctx, id, |gm, g| {
         Ok(life::cancel(gm, g, reason)?.map(|()| "cancelled; the record's result is *".into()))
     })
@@ -132,7 +137,7 @@ pub fn cancel(store: &mut Store, ctx: &Ctx, id: i64, reason: &str) -> anyhow::Re
 
 /// `game eject ID --seat S [--replace ADDR]`: the player leaves the seat; the game waits,
 /// paused, for a new player, or the new one is seated at once (one transaction).
-pub fn eject(
+pub(super) fn eject(
     store: &mut Store,
     ctx: &Ctx,
     id: i64,
@@ -157,7 +162,7 @@ pub fn eject(
 }
 
 /// `game message ID TEXT`: a message from the GM to every player.
-pub fn message(store: &mut Store, ctx: &Ctx, id: i64, text: &str) -> anyhow::Result<Exit> {
+pub(super) fn message(store: &mut Store, ctx: &Ctx, id: i64, text: &str) -> anyhow::Result<Exit> {
     run(store, ctx, id, |gm, g| {
         gm::life::message(gm, g, text)?;
         Ok(Ok("message sent to every player".into()))
@@ -165,7 +170,7 @@ pub fn message(store: &mut Store, ctx: &Ctx, id: i64, text: &str) -> anyhow::Res
 }
 
 /// `game resend ID --seat S`: the last mail about the game to that seat's player, again.
-pub fn resend(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyhow::Result<Exit> {
+pub(super) fn resend(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyhow::Result<Exit> {
     let res = store.tx(|tx| {
         let g = gamelog::load(tx, id)?;
         let s = seat_of(&g, seat)?;

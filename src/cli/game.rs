@@ -8,7 +8,7 @@ use super::record_desk::record_text;
 use super::{
     desk, print_played, say, seat_of, seat_ops, seat_turns, send_now, show, Exit, GameCmd, NewArgs,
 };
-use crate::compose::{self, Ctx};
+use crate::compose::Ctx;
 use crate::config::Config;
 use crate::games::{Actor, GameKind};
 use crate::gm::{self, GameSpec, Secrets};
@@ -257,25 +257,15 @@ pub(super) fn game_replace(
 pub(super) fn game_reveal(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
     let seed = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
-        if !g.kind().rolls_dice() {
-            anyhow::bail!(
-                "{} rolls no dice: there is no seed to reveal",
-                g.kind().title()
-            );
-        }
-        tx.reveal_seed(id)?;
-        g.row.seed_revealed = true;
-        tx.log_event(Some(id), ctx.now, "dice seed revealed by the GM")?;
-        // Every player learns it at once: a seed known to some would be an edge.
-        for s in &g.seats {
-            compose::to_seat(tx, ctx, &g, s.seat, &compose::DiceRevealed {}, None)?;
-        }
-        Ok(g.row.seed)
+        gm::life::reveal(&ctx.gm(tx), &mut g)
     })?;
+    let seed = match seed {
+        Ok(seed) => seed,
+        Err(why) => anyhow::bail!("{why}"),
+    };
     send_now(store, ctx.cfg);
     println!(
-        "game {id}: dice seed {} (in the record from ctx.now on; `pbem verify` checks it)",
-        seed.as_deref().unwrap_or("(none)")
+        "game {id}: dice seed {seed} (in the record from ctx.now on; `pbem verify` checks it)"
     );
     Ok(0)
 }
@@ -325,7 +315,7 @@ pub(super) fn unquarantine(
 }
 
 /// Reads `pbem game new` arguments into a spec.
-pub fn spec_from_args(args: &NewArgs) -> anyhow::Result<GameSpec> {
+pub(super) fn spec_from_args(args: &NewArgs) -> anyhow::Result<GameSpec> {
     let kind = GameKind::parse(&args.kind).ok_or_else(|| {
         let names: Vec<&str> = GameKind::ALL.iter().map(|k| k.name()).collect();
         anyhow!("unknown game '{}' (games: {})", args.kind, names.join(", "))

@@ -49,7 +49,7 @@ fn listed(text: &str) -> Result<Listed, String> {
     }
 }
 
-pub fn run(db: &Path, cmd: Option<InboxCmd>, list: InboxList) -> anyhow::Result<Exit> {
+pub(super) fn run(db: &Path, cmd: Option<InboxCmd>, list: InboxList) -> anyhow::Result<Exit> {
     let mut store = Store::open(db, false)?;
     match cmd {
         Some(InboxCmd::Show { id }) => show(&mut store, id),

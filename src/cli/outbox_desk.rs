@@ -54,7 +54,12 @@ fn outbox_status(text: &str) -> Result<OutboxStatus, String> {
     OutboxStatus::parse(text).ok_or_else(|| "one of: pending, sent, failed".to_string())
 }
 
-pub fn run(db: &Path, cfg: &Config, cmd: OutboxCmd, now: DateTime<Utc>) -> anyhow::Result<Exit> {
+pub(super) fn run(
+    db: &Path,
+    cfg: &Config,
+    cmd: OutboxCmd,
+    now: DateTime<Utc>,
+) -> anyhow::Result<Exit> {
     let mut store = Store::open(db, false)?;
     match cmd {
         OutboxCmd::Send { background: true } => {

@@ -57,7 +57,7 @@ pub(super) fn replay(file: &Path, json: bool) -> anyhow::Result<Exit> {
 }
 
 /// `{"game":..,"plies":N,"outcome":{"winner":..,"draw":..,"drawn":[..]},"position":{..}}`.
-pub fn replay_json(game: &crate::games::AnyGame, plies: usize) -> serde_json::Value {
+pub(super) fn replay_json(game: &crate::games::AnyGame, plies: usize) -> serde_json::Value {
     serde_json::json!({
         "game": game.kind().name(),
         "plies": plies,

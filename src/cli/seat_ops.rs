@@ -19,7 +19,7 @@ pub enum DrawAction {
 }
 
 /// The seat resigns; exit 1 with the reason when it cannot.
-pub fn resign(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyhow::Result<Exit> {
+pub(super) fn resign(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyhow::Result<Exit> {
     let (res, g) = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
         let s = seat_of(&g, seat)?;
@@ -43,7 +43,7 @@ pub fn resign(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyhow::Resu
 }
 
 /// The seat offers, accepts or declines a draw; the other players are told.
-pub fn draw(
+pub(super) fn draw(
     store: &mut Store,
     ctx: &Ctx,
     id: i64,
@@ -79,7 +79,13 @@ pub fn draw(
 }
 
 /// A salt for the game's dice in the seat's name.
-pub fn salt(store: &mut Store, ctx: &Ctx, id: i64, seat: &str, text: &str) -> anyhow::Result<Exit> {
+pub(super) fn salt(
+    store: &mut Store,
+    ctx: &Ctx,
+    id: i64,
+    seat: &str,
+    text: &str,
+) -> anyhow::Result<Exit> {
     let max = ctx.cfg.max_salts_per_game;
     let res = store.tx(|tx| {
         let g = gamelog::load(tx, id)?;
@@ -99,7 +105,7 @@ pub fn salt(store: &mut Store, ctx: &Ctx, id: i64, seat: &str, text: &str) -> an
 }
 
 /// Press in the seat's name, to the seats named (or ALL), mailed as its PRESS line would be.
-pub fn press(
+pub(super) fn press(
     store: &mut Store,
     ctx: &Ctx,
     id: i64,

@@ -28,7 +28,7 @@ fn refused(why: impl std::fmt::Display) -> anyhow::Result<Exit> {
 }
 
 /// The seat's orders for the current simultaneous turn; each line's reading is printed.
-pub fn orders(
+pub(super) fn orders(
     store: &mut Store,
     ctx: &Ctx,
     id: i64,
@@ -71,7 +71,7 @@ pub fn orders(
 
 /// The seat's declaration with its outcomes planned per roll, read as the game reads such a
 /// mail (the declaration first, then one line per roll).
-pub fn plan(
+pub(super) fn plan(
     store: &mut Store,
     ctx: &Ctx,
     id: i64,
@@ -109,7 +109,7 @@ pub fn plan(
 }
 
 /// The seat's START: it has no more salts to add.
-pub fn start(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyhow::Result<Exit> {
+pub(super) fn start(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyhow::Result<Exit> {
     let (res, g) = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
         let s = seat_of(&g, seat)?;
@@ -133,7 +133,7 @@ pub fn start(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyhow::Resul
 
 /// `email` takes a seat in an open game (as a confirmed JOIN by mail); the players get their
 /// welcome when it was the last open seat.
-pub fn join(
+pub(super) fn join(
     store: &mut Store,
     ctx: &Ctx,
     id: i64,
@@ -162,7 +162,7 @@ pub fn join(
 }
 
 /// Whose turn, the deadline and the players, as the seat's STATUS shows them.
-pub fn status(store: &mut Store, id: i64, seat: Option<&str>) -> anyhow::Result<Exit> {
+pub(super) fn status(store: &mut Store, id: i64, seat: Option<&str>) -> anyhow::Result<Exit> {
     let g = store.tx(|tx| gamelog::load(tx, id))?;
     let seat = seat.map(|s| seat_of(&g, s)).transpose()?;
     print!("{}", gm::view::status(&g, seat));
@@ -170,21 +170,21 @@ pub fn status(store: &mut Store, id: i64, seat: Option<&str>) -> anyhow::Result<
 }
 
 /// The seat's legal moves now, as its MOVES shows them.
-pub fn legal(store: &mut Store, id: i64, seat: &str) -> anyhow::Result<Exit> {
+pub(super) fn legal(store: &mut Store, id: i64, seat: &str) -> anyhow::Result<Exit> {
     let g = store.tx(|tx| gamelog::load(tx, id))?;
     println!("{}", gm::view::moves(&g, seat_of(&g, seat)?));
     Ok(0)
 }
 
 /// The game so far as a record's move text, as HISTORY shows it.
-pub fn history(store: &mut Store, id: i64) -> anyhow::Result<Exit> {
+pub(super) fn history(store: &mut Store, id: i64) -> anyhow::Result<Exit> {
     let g = store.tx(|tx| gamelog::load(tx, id))?;
     println!("{}", gm::view::history(&g)?);
     Ok(0)
 }
 
 /// A player's games and the games with open seats, as LIST shows them.
-pub fn games_of(store: &mut Store, email: &str) -> anyhow::Result<Exit> {
+pub(super) fn games_of(store: &mut Store, email: &str) -> anyhow::Result<Exit> {
     let email = email.trim().to_ascii_lowercase();
     print!("{}", store.tx(|tx| gm::view::games_of(tx, &email))?);
     Ok(0)

@@ -13,7 +13,7 @@ use crate::store::{GameStatus, PlannedOutcome, Store};
 use crate::template::date as when;
 
 /// Prints the game's sheet.
-pub fn show(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
+pub(super) fn show(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
     let (g, plans) = store.tx(|tx| Ok((gamelog::load(tx, id)?, tx.plans(id)?)))?;
     let ordered = g.ordered.clone();
     println!(

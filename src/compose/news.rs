@@ -1,6 +1,9 @@
 //! The GM's news as mails: the one place where what an operation did becomes the players' letters (`gm::Herald`).
 
-use super::{announce, draw_news, tell_seats, to_gm, to_seat, welcome, welcome_all, Ctx, Reminder};
+use super::{
+    announce, draw_news, tell_seats, to_gm, to_seat, welcome, welcome_all, Ctx, DiceRevealed,
+    Reminder,
+};
 use crate::gm::{Herald, News};
 use crate::store::Tx;
 
@@ -20,6 +23,12 @@ impl Herald for Ctx<'_> {
                 Ok(())
             }
             News::ToGm { g, text } => to_gm(tx, self, g, text),
+            News::SeedRevealed { g } => {
+                for s in &g.seats {
+                    to_seat(tx, self, g, s.seat, &DiceRevealed {}, None)?;
+                }
+                Ok(())
+            }
         }
     }
 }

@@ -82,11 +82,7 @@ pub fn load(
         None if Path::new("pbem.toml").exists() => read_file(Path::new("pbem.toml"))?,
         None => FileConfig::default(),
     };
-    let dur = |what: &str, v: Option<String>, default: i64, range| -> anyhow::Result<i64> {
-        v.map(|s| crate::duration::parse(&s, range).map_err(|e| anyhow!("{what} = \"{s}\": {e}")))
-            .transpose()
-            .map(|o| o.unwrap_or(default))
-    };
+    let clocks = clocks(&fc, env)?;
     let lim = &fc.limits;
     let env_bytes = env_number(env, "PBEM_MAX_MESSAGE_BYTES", lim.max_message_bytes)?;
     let (unauth_replies_per_hour, stranger_replies_per_hour) = answer_limits(lim, env)?;
@@ -103,7 +99,6 @@ pub fn load(
         .or_else(|| env("PBEM_OUTBOX_DIR").map(|d| format!("dir:{d}")))
         .or(fc.transport)
         .unwrap_or_else(|| "dir:outbox".into());
-    let move_time = env("PBEM_MOVE_TIME").or(fc.time.move_time);
     let cfg = Config {
         address,
         name: env("PBEM_NAME")
@@ -148,39 +143,73 @@ pub fn load(
         max_salts_per_game: count("max_salts_per_game", lim.max_salts_per_game, 32, 1, 1_000)?
             as usize,
         max_pending_requests: count("max_pending_requests", lim.max_pending_requests, 3, 1, 100)?,
+        request_ttl_secs: clocks.request_ttl_secs,
+        max_auth_failures: count("max_auth_failures", lim.max_auth_failures, 5, 1, 1_000)?,
+        admin_address,
+        move_secs: clocks.move_secs,
+        remind_before_secs: clocks.remind_before_secs,
+        early_resolve_secs: clocks.early_resolve_secs,
+        retry_base_secs: clocks.retry_base_secs,
+        max_attempts: count("max_attempts", lim.max_attempts, 8, 1, 100)?,
+        poll_secs: clocks.poll_secs,
+        busy_timeout_secs: clocks.busy_timeout_secs,
+    };
+    // The file's `db` applies unless --db / PBEM_DB gave one (the caller decides).
+    Ok((cfg, fc.db))
+}
+
+/// The server's clocks, as durations people write (each checked against its range).
+struct Clocks {
+    move_secs: Option<i64>,
+    remind_before_secs: i64,
+    early_resolve_secs: i64,
+    retry_base_secs: i64,
+    poll_secs: u64,
+    busy_timeout_secs: u64,
+    request_ttl_secs: i64,
+}
+
+fn clocks(fc: &FileConfig, env: &dyn Fn(&str) -> Option<String>) -> anyhow::Result<Clocks> {
+    let dur = |what: &str, v: Option<String>, default: i64, range| -> anyhow::Result<i64> {
+        v.map(|s| crate::duration::parse(&s, range).map_err(|e| anyhow!("{what} = \"{s}\": {e}")))
+            .transpose()
+            .map(|o| o.unwrap_or(default))
+    };
+    let (time, lim) = (&fc.time, &fc.limits);
+    Ok(Clocks {
+        move_secs: move_secs(env("PBEM_MOVE_TIME").or(time.move_time.clone()))?,
+        remind_before_secs: dur(
+            "remind_before",
+            time.remind_before.clone(),
+            24 * 3600,
+            Range::UP_TO_A_MONTH,
+        )?,
+        early_resolve_secs: dur(
+            "early_resolve",
+            env("PBEM_EARLY_RESOLVE").or(time.early_resolve.clone()),
+            600,
+            Range::UP_TO_A_WEEK,
+        )?,
+        retry_base_secs: dur("retry_base", lim.retry_base.clone(), 60, Range::RETRY)?,
+        poll_secs: dur(
+            "poll",
+            env("PBEM_POLL").or(time.poll.clone()),
+            5,
+            Range::POLL,
+        )? as u64,
+        busy_timeout_secs: dur(
+            "busy_timeout",
+            env("PBEM_BUSY_TIMEOUT").or(lim.busy_timeout.clone()),
+            30,
+            Range::new(1, 600, false),
+        )? as u64,
         request_ttl_secs: dur(
             "limits.request_ttl",
             lim.request_ttl.clone(),
             3 * 86_400,
             Range::new(3600, 30 * 86_400, false),
         )?,
-        max_auth_failures: count("max_auth_failures", lim.max_auth_failures, 5, 1, 1_000)?,
-        admin_address,
-        move_secs: move_secs(move_time)?,
-        remind_before_secs: dur(
-            "remind_before",
-            fc.time.remind_before,
-            24 * 3600,
-            Range::UP_TO_A_MONTH,
-        )?,
-        early_resolve_secs: dur(
-            "early_resolve",
-            env("PBEM_EARLY_RESOLVE").or(fc.time.early_resolve),
-            600,
-            Range::UP_TO_A_WEEK,
-        )?,
-        retry_base_secs: dur("retry_base", lim.retry_base.clone(), 60, Range::RETRY)?,
-        max_attempts: count("max_attempts", lim.max_attempts, 8, 1, 100)?,
-        poll_secs: dur("poll", env("PBEM_POLL").or(fc.time.poll), 5, Range::POLL)? as u64,
-        busy_timeout_secs: dur(
-            "busy_timeout",
-            env("PBEM_BUSY_TIMEOUT").or(fc.limits.busy_timeout.clone()),
-            30,
-            Range::new(1, 600, false),
-        )? as u64,
-    };
-    // The file's `db` applies unless --db / PBEM_DB gave one (the caller decides).
-    Ok((cfg, fc.db))
+    })
 }
 
 /// The hourly answers to mail that proves no seat: per address, and for all strangers

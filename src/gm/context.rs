@@ -42,6 +42,8 @@ pub enum News<'n> {
         seats: &'n [usize],
         orders: bool,
     },
+    /// The GM revealed the dice seed mid-game: every seat learns it at once.
+    SeedRevealed { g: &'n Loaded },
     /// A notice to the GM (a player out of time, a seat that keeps missing its orders).
     ToGm {
         g: Option<&'n Loaded>,

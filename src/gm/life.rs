@@ -14,6 +14,20 @@ use crate::template::date;
 /// else shapes the position or the dice, which the log already depends on.
 pub const CHANGEABLE: &[&str] = &["move_time", "grace", "timeout", "early_resolve", "press"];
 
+/// The GM reveals the dice seed mid-game (every roll to come is then known to all); every
+/// player learns it at once, as a seed known to some would be an edge. Returns the seed.
+pub fn reveal(gm: &Gm, g: &mut Loaded) -> anyhow::Result<Result<String, Refusal>> {
+    if !g.kind().rolls_dice() {
+        return Ok(Err(Refusal::NoSeed(g.kind().title())));
+    }
+    gm.tx.reveal_seed(g.row.id)?;
+    g.row.seed_revealed = true;
+    gm.tx
+        .log_event(Some(g.row.id), gm.now, "dice seed revealed by the GM")?;
+    gm.tell(News::SeedRevealed { g })?;
+    Ok(Ok(g.row.seed.clone().unwrap_or_default()))
+}
+
 /// A message from the GM to every player.
 pub fn message(gm: &Gm, g: &Loaded, text: &str) -> anyhow::Result<()> {
     tell_all(gm, g, format!("A message from the GM:\n\n{text}"), false)

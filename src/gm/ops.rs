@@ -16,6 +16,8 @@ pub enum Refusal {
     Rules(#[from] PlyError),
     #[error("{0} rolls no dice: there is nothing to salt")]
     NoDice(&'static str),
+    #[error("{0} rolls no dice: there is no seed to reveal")]
+    NoSeed(&'static str),
     #[error("the salt window closed at {0}")]
     WindowClosed(String),
     #[error("the salts are already fixed")]

@@ -13,7 +13,7 @@ use crate::mail::inbound::Inbound;
 use crate::store::{HtmlPart, OutboxRow, Tx};
 
 /// A failed token, password or confirmation from an address.
-pub const AUTH_FAILURE: &str = "auth_failure";
+pub(super) const AUTH_FAILURE: &str = "auth_failure";
 /// An answer to mail that proved no seat.
 const UNAUTH_REPLY: &str = "unauth_reply";
 /// A password checked past the throttle (`auth_throttled`).
@@ -34,14 +34,14 @@ const STRANGER_CAP_NOTICE: &str = "stranger_cap_notice";
 
 /// Whether an address has failed authentication `max_auth_failures` times in the last hour;
 /// its mail is then stored and not answered.
-pub fn auth_throttled(tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<bool> {
+pub(super) fn auth_throttled(tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<bool> {
     let hour_ago = ctx.now - Duration::hours(1);
     Ok(tx.throttle_count(from, AUTH_FAILURE, hour_ago)? >= ctx.cfg.max_auth_failures)
 }
 
 /// Counts a password about to be checked past the throttle; whether the hour's checks past
 /// it are spent (then none is checked, right or wrong, for the rest of the hour).
-pub fn guesses_spent(tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<bool> {
+pub(super) fn guesses_spent(tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<bool> {
     let hour_ago = ctx.now - Duration::hours(1);
     let cap = GUESSES_PAST_THROTTLE * ctx.cfg.max_auth_failures;
     if tx.throttle_count(from, GUESS_PAST_THROTTLE, hour_ago)? >= cap {
@@ -52,7 +52,7 @@ pub fn guesses_spent(tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<bool> {
 }
 
 /// Counts a failed authentication; the GM is told when the address reaches the limit.
-pub fn auth_failed(tx: &Tx, ctx: &Ctx, from: &str, what: &str) -> anyhow::Result<()> {
+pub(super) fn auth_failed(tx: &Tx, ctx: &Ctx, from: &str, what: &str) -> anyhow::Result<()> {
     tx.note_throttle(from, AUTH_FAILURE, ctx.now)?;
     let hour_ago = ctx.now - Duration::hours(1);
     let n = tx.throttle_count(from, AUTH_FAILURE, hour_ago)?;
@@ -76,7 +76,7 @@ pub fn auth_failed(tx: &Tx, ctx: &Ctx, from: &str, what: &str) -> anyhow::Result
 }
 
 /// Whether an address has had its hour's answers to mail that proves no seat.
-pub fn unauth_budget_spent(tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<bool> {
+pub(super) fn unauth_budget_spent(tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<bool> {
     let hour_ago = ctx.now - Duration::hours(1);
     Ok(tx.throttle_count(from, UNAUTH_REPLY, hour_ago)? >= ctx.cfg.unauth_replies_per_hour)
 }
@@ -84,7 +84,7 @@ pub fn unauth_budget_spent(tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<boo
 /// Whether the hour's answers to strangers (addresses with no seat), all of them together, are
 /// spent: 300 forged senders each within their own hourly allowance would otherwise get 300
 /// answers. The GM is told once an hour.
-pub fn strangers_capped(tx: &Tx, ctx: &Ctx) -> anyhow::Result<bool> {
+pub(super) fn strangers_capped(tx: &Tx, ctx: &Ctx) -> anyhow::Result<bool> {
     let hour_ago = ctx.now - Duration::hours(1);
     let n = tx.throttle_count(ALL_STRANGERS, STRANGER_REPLY, hour_ago)?;
     if n < ctx.cfg.stranger_replies_per_hour {
@@ -109,7 +109,12 @@ pub fn strangers_capped(tx: &Tx, ctx: &Ctx) -> anyhow::Result<bool> {
 
 /// Counts an answer to unproven mail: against its address, and, when that address has no
 /// seat, against all strangers' hour.
-pub fn answered_unproven(tx: &Tx, ctx: &Ctx, from: &str, stranger: bool) -> anyhow::Result<()> {
+pub(super) fn answered_unproven(
+    tx: &Tx,
+    ctx: &Ctx,
+    from: &str,
+    stranger: bool,
+) -> anyhow::Result<()> {
     tx.note_throttle(from, UNAUTH_REPLY, ctx.now)?;
     if stranger {
         tx.note_throttle(ALL_STRANGERS, STRANGER_REPLY, ctx.now)?;
@@ -120,7 +125,7 @@ pub fn answered_unproven(tx: &Tx, ctx: &Ctx, from: &str, stranger: bool) -> anyh
 /// A failed authentication against a seat: the address on record is told (never the sender),
 /// at most once an hour; the sender is named only if it is a plain address, and nothing else
 /// of the stranger's mail (its subject, its text) is quoted in a mail signed by the GM.
-pub fn tell_owner(
+pub(super) fn tell_owner(
     tx: &Tx,
     ctx: &Ctx,
     g: &Loaded,
@@ -176,7 +181,12 @@ fn plain_address(addr: &str) -> Option<&str> {
 
 /// A mail over the size limit: its sender is told only when it came to a seat's secret
 /// address from that seat's registered address (a stranger's is only recorded).
-pub fn answer_too_large(tx: &Tx, ctx: &Ctx, inb: &Inbound, from: &str) -> anyhow::Result<()> {
+pub(super) fn answer_too_large(
+    tx: &Tx,
+    ctx: &Ctx,
+    inb: &Inbound,
+    from: &str,
+) -> anyhow::Result<()> {
     let Some(token) = inb.recipients().iter().find_map(|a| ctx.cfg.token_in(a)) else {
         return Ok(());
     };

@@ -226,7 +226,7 @@ impl MailNote {
 
 /// The listing's line for a mail answered line by line: the move it played, the orders it
 /// gave, else its refusal, else the commands it ran; and what else was refused.
-pub fn summary(lines: &[LineFate]) -> String {
+pub(super) fn summary(lines: &[LineFate]) -> String {
     let count = |fate: Fate| lines.iter().filter(|l| l.fate == fate).count();
     let refused = count(Fate::Refused);
     let first_refusal = lines

@@ -36,11 +36,11 @@ use crate::store::Tx;
 const ROBOT_REPEATS: i64 = 4;
 
 /// A hash of a mail's text as compared: never the text itself.
-pub struct Fingerprint(String);
+pub(super) struct Fingerprint(String);
 
 impl Fingerprint {
     /// The sender's lines (all of them, past the limit of lines read too), normalised.
-    pub fn of(lines: &[String]) -> Fingerprint {
+    pub(super) fn of(lines: &[String]) -> Fingerprint {
         let mut h = Sha256::new();
         for line in lines {
             let folded: String = line
@@ -75,17 +75,17 @@ fn state(tx: &Tx, s: &Session) -> anyhow::Result<String> {
 }
 
 /// What marks a mail's answer, so that its repeats within a day are not answered.
-pub struct Mark(String);
+pub(super) struct Mark(String);
 
 impl Mark {
-    pub fn note(self, tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<()> {
+    pub(super) fn note(self, tx: &Tx, ctx: &Ctx, from: &str) -> anyhow::Result<()> {
         tx.note_throttle(from, &self.0, ctx.now)
     }
 }
 
 /// A mail that changed nothing: counted, then either why it is not answered (`Err`) or the
 /// mark to note once it is.
-pub fn check(
+pub(super) fn check(
     tx: &Tx,
     ctx: &Ctx,
     from: &str,

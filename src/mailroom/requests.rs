@@ -21,7 +21,7 @@ const PREFIX: &str = "confirm-";
 /// What a request asks for, as stored until it is confirmed.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(tag = "kind", rename_all = "lowercase")]
-pub enum Request {
+pub(super) enum Request {
     New { game: String, options: Options },
     Join { game: i64, seat: Option<String> },
 }
@@ -36,7 +36,7 @@ impl Request {
 }
 
 /// The confirmation code in one of our addresses, if it is a confirmation address.
-pub fn code_in(ctx: &Ctx, addr: &str) -> Option<String> {
+pub(super) fn code_in(ctx: &Ctx, addr: &str) -> Option<String> {
     ctx.cfg
         .token_in(addr)
         .and_then(|t| t.strip_prefix(PREFIX).map(str::to_string))
@@ -44,7 +44,7 @@ pub fn code_in(ctx: &Ctx, addr: &str) -> Option<String> {
 }
 
 /// A NEW line: checked now (game, options), kept as a request to confirm.
-pub fn ask_new(
+pub(super) fn ask_new(
     tx: &Tx,
     ctx: &Ctx,
     s: &mut Session,
@@ -86,7 +86,7 @@ pub fn ask_new(
 }
 
 /// A JOIN line: checked now (the game is open, the seat free), kept as a request to confirm.
-pub fn ask_join(
+pub(super) fn ask_join(
     tx: &Tx,
     ctx: &Ctx,
     s: &mut Session,
@@ -191,7 +191,7 @@ fn open_games_created(tx: &Tx, from: &str) -> anyhow::Result<i64> {
 
 /// A reply to a confirmation address: from the address that asked, the request is carried
 /// out; from any other, or for an unknown code, nothing happens and nobody is answered.
-pub fn confirm(
+pub(super) fn confirm(
     tx: &Tx,
     ctx: &Ctx,
     s: &mut Session,
@@ -284,7 +284,7 @@ fn join(
 
 /// The mail that carries the code: its Reply-To is the confirmation address, so replying to
 /// it is all the player does. `None` when the reply itself carries it (see `mailroom::reply`).
-pub fn confirmation_draft(ctx: &Ctx, to: &str, code: &str, body: String) -> OutboxRow {
+pub(super) fn confirmation_draft(ctx: &Ctx, to: &str, code: &str, body: String) -> OutboxRow {
     OutboxRow {
         kind: "confirm".into(),
         to_addr: to.to_string(),
@@ -298,7 +298,7 @@ pub fn confirmation_draft(ctx: &Ctx, to: &str, code: &str, body: String) -> Outb
 
 /// Queues the confirmation mail on its own (when the reply to the mail goes to a seat's
 /// thread and keeps that seat's Reply-To).
-pub fn send_confirmation(
+pub(super) fn send_confirmation(
     tx: &Tx,
     ctx: &Ctx,
     to: &str,

@@ -35,7 +35,7 @@ const GENERIC: &str = "not accepted as written; an answer to mail that proves no
 /// The words of a mail that an answer must not repeat: those of four characters or more that
 /// are not pbem's own (shorter ones carry no message, and forbidding them would forbid most
 /// of English).
-pub struct Words(HashSet<String>);
+pub(super) struct Words(HashSet<String>);
 
 /// A run of the answer longer than this is taken for quoting: pbem's own words and the values
 /// its reasons quote (shortened) are all shorter, and looking up every piece of a longer
@@ -43,7 +43,7 @@ pub struct Words(HashSet<String>);
 const LONGEST_OWN_RUN: usize = 64;
 
 impl Words {
-    pub fn of(lines: &[String], subject: &str) -> Words {
+    pub(super) fn of(lines: &[String], subject: &str) -> Words {
         let words = lines
             .iter()
             .map(String::as_str)
@@ -104,7 +104,7 @@ fn known(word: &str) -> bool {
 }
 
 /// The lines of an answer to unproven mail, in pbem's words only.
-pub fn scrub(lines: Vec<LineVars>, words: &Words) -> Vec<LineVars> {
+pub(super) fn scrub(lines: Vec<LineVars>, words: &Words) -> Vec<LineVars> {
     lines
         .into_iter()
         .map(|l| LineVars {

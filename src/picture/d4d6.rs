@@ -15,7 +15,7 @@ const MARGIN: f32 = GRID.x;
 const DISC: f32 = 21.0;
 
 const BOARD: f32 = CELL * 8.0;
-pub const SIZE: (u32, u32) = grid::CHESSBOARD_SIZE;
+pub(super) const SIZE: (u32, u32) = grid::CHESSBOARD_SIZE;
 
 /// The waiting area (reddish) and the promotion area (yellowish), as the seed's diagram
 /// colours them, light and dark squares each.
@@ -24,7 +24,7 @@ const PROMOTION: [Rgb; 2] = [Rgb(246, 226, 140), Rgb(214, 186, 90)];
 /// A piece's outline on each side's disc.
 const DISC_EDGE: [Rgb; 2] = [INK, Rgb(200, 200, 200)];
 
-pub fn svg(game: &D4d6) -> String {
+pub(super) fn svg(game: &D4d6) -> String {
     let pos = game.shown_position();
     let mut svg = Svg::new(SIZE.0, SIZE.1, PAPER);
     GRID.squares(&mut svg, |file, rank, light| {

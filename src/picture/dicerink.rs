@@ -16,7 +16,7 @@ const DIE: f32 = 60.0;
 const SHIFT: f32 = 6.0;
 
 const BOARD: f32 = CELL * FILES as f32;
-pub const SIZE: (u32, u32) = (
+pub(super) const SIZE: (u32, u32) = (
     (2.0 * MARGIN + BOARD) as u32,
     (2.0 * MARGIN + BOARD + 2.0 * legend::HEIGHT + 4.0) as u32,
 );
@@ -29,7 +29,7 @@ const GRID: Grid = Grid {
     ranks: FILES,
 };
 
-pub fn svg(game: &DiceRink) -> String {
+pub(super) fn svg(game: &DiceRink) -> String {
     let pos = game.position();
     let mut svg = Svg::new(SIZE.0, SIZE.1, PAPER);
     GRID.squares(&mut svg, |_, _, light| Grid::chequer(light));

@@ -17,9 +17,9 @@ const DIE: f32 = 42.0;
 const BOARD: f32 = CELL * 8.0;
 /// The star squares' own colour, which shows around a die standing on one.
 const STAR_SQUARE: Rgb = Rgb(150, 190, 200);
-pub const SIZE: (u32, u32) = grid::CHESSBOARD_SIZE;
+pub(super) const SIZE: (u32, u32) = grid::CHESSBOARD_SIZE;
 
-pub fn svg(game: &Dicess) -> String {
+pub(super) fn svg(game: &Dicess) -> String {
     let board = game.position();
     let mut svg = Svg::new(SIZE.0, SIZE.1, PAPER);
     GRID.squares(&mut svg, |file, rank, light| {

@@ -18,7 +18,7 @@ fn pip_spots(number: u8) -> &'static [(i8, i8)] {
 
 /// Draws a die of side `size` centred on (`cx`, `cy`) in `body` colour, its pips in the colour
 /// that reads on it. A number no die shows (0, or above 6) is written as a numeral instead.
-pub fn die(svg: &mut Svg, cx: f32, cy: f32, size: f32, number: u8, body: Rgb) {
+pub(super) fn die(svg: &mut Svg, cx: f32, cy: f32, size: f32, number: u8, body: Rgb) {
     let half = size / 2.0;
     // A dark outline keeps a white die visible on a light square.
     svg.rect(

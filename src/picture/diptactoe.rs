@@ -22,7 +22,7 @@ const LEVEL: f32 = 4.0 * CELL;
 const BLOCK: f32 = LABELS + LEVEL;
 const TOP: f32 = PAD + TITLE + LETTERS;
 const LEGEND_TOP: f32 = TOP + LEVEL + 8.0;
-pub const SIZE: (u32, u32) = (
+pub(super) const SIZE: (u32, u32) = (
     (2.0 * PAD + 4.0 * BLOCK + 3.0 * GAP) as u32,
     (LEGEND_TOP + 2.0 * legend::HEIGHT + 4.0) as u32,
 );
@@ -30,7 +30,7 @@ pub const SIZE: (u32, u32) = (
 /// Pale squares, so the four colours of the units stand out.
 const SQUARES: [Rgb; 2] = [Rgb(238, 236, 230), Rgb(214, 210, 200)];
 
-pub fn svg(game: &DipTacToe) -> String {
+pub(super) fn svg(game: &DipTacToe) -> String {
     let pos = game.position();
     let mut svg = Svg::new(SIZE.0, SIZE.1, PAPER);
     for level in 0..4u8 {

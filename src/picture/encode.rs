@@ -7,7 +7,7 @@ use rustc_hash::FxHashMap;
 use super::PictureError;
 
 /// PNG bytes of an opaque pixmap (any alpha is dropped: the pictures paint their background).
-pub fn png(pixmap: &Pixmap) -> Result<Vec<u8>, PictureError> {
+pub(super) fn png(pixmap: &Pixmap) -> Result<Vec<u8>, PictureError> {
     let rgb: Vec<[u8; 3]> = pixmap
         .pixels()
         .iter()

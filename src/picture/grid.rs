@@ -6,7 +6,7 @@ use super::svg::{Stroke, Svg};
 /// `files` x `ranks` squares of `cell` pixels, the top-left corner at (`x`, `y`); rank 0 is
 /// the bottom row, as players see a board from the first seat's side.
 #[derive(Debug, Clone, Copy)]
-pub struct Grid {
+pub(super) struct Grid {
     pub x: f32,
     pub y: f32,
     pub cell: f32,
@@ -16,7 +16,7 @@ pub struct Grid {
 
 /// The 8x8 board of d4 d6 chess and Dicess: 56-pixel squares inside a 26-pixel margin (room
 /// for the coordinates), the legend under it.
-pub const CHESSBOARD: Grid = Grid {
+pub(super) const CHESSBOARD: Grid = Grid {
     x: 26.0,
     y: 26.0,
     cell: 56.0,
@@ -25,36 +25,36 @@ pub const CHESSBOARD: Grid = Grid {
 };
 
 /// The picture size of `CHESSBOARD` with its margins and the legend under it.
-pub const CHESSBOARD_SIZE: (u32, u32) = (
+pub(super) const CHESSBOARD_SIZE: (u32, u32) = (
     (2.0 * CHESSBOARD.x + 8.0 * CHESSBOARD.cell) as u32,
     (2.0 * CHESSBOARD.y + 8.0 * CHESSBOARD.cell + super::legend::HEIGHT + 6.0) as u32,
 );
 
 impl Grid {
     /// The top-left corner of a square.
-    pub fn corner(&self, file: u8, rank: u8) -> (f32, f32) {
+    pub(super) fn corner(&self, file: u8, rank: u8) -> (f32, f32) {
         (
             self.x + f32::from(file) * self.cell,
             self.y + f32::from(self.ranks - 1 - rank) * self.cell,
         )
     }
 
-    pub fn centre(&self, file: u8, rank: u8) -> (f32, f32) {
+    pub(super) fn centre(&self, file: u8, rank: u8) -> (f32, f32) {
         let (x, y) = self.corner(file, rank);
         (x + self.cell / 2.0, y + self.cell / 2.0)
     }
 
-    pub fn width(&self) -> f32 {
+    pub(super) fn width(&self) -> f32 {
         f32::from(self.files) * self.cell
     }
 
-    pub fn height(&self) -> f32 {
+    pub(super) fn height(&self) -> f32 {
         f32::from(self.ranks) * self.cell
     }
 
     /// Every square in the colour `colour(file, rank, light)` gives it (`light`: the
     /// chessboard's colouring, a1 dark), and a frame around them.
-    pub fn squares(&self, svg: &mut Svg, colour: impl Fn(u8, u8, bool) -> Rgb) {
+    pub(super) fn squares(&self, svg: &mut Svg, colour: impl Fn(u8, u8, bool) -> Rgb) {
         for file in 0..self.files {
             for rank in 0..self.ranks {
                 let (x, y) = self.corner(file, rank);
@@ -78,7 +78,7 @@ impl Grid {
     }
 
     /// The usual chequer: light and dark squares.
-    pub fn chequer(light: bool) -> Rgb {
+    pub(super) fn chequer(light: bool) -> Rgb {
         if light {
             SQUARE_LIGHT
         } else {
@@ -88,7 +88,7 @@ impl Grid {
 
     /// File letters (a, b, ...) above and below the board, rank numbers (1, 2, ...) on its
     /// left and right, `margin` pixels wide.
-    pub fn coordinates(&self, svg: &mut Svg, margin: f32, size: f32) {
+    pub(super) fn coordinates(&self, svg: &mut Svg, margin: f32, size: f32) {
         for file in 0..self.files {
             let (cx, _) = self.centre(file, 0);
             let letter = char::from(b'a' + file).to_string();
@@ -110,7 +110,7 @@ impl Grid {
     }
 
     /// An outline just inside a square's edge.
-    pub fn outline(&self, svg: &mut Svg, file: u8, rank: u8, stroke: Stroke) {
+    pub(super) fn outline(&self, svg: &mut Svg, file: u8, rank: u8, stroke: Stroke) {
         let (x, y) = self.corner(file, rank);
         let inset = stroke.width / 2.0 + 1.0;
         svg.rect(

@@ -5,23 +5,23 @@ use super::palette::{Rgb, INK, LAST_MOVE};
 use super::svg::{text_width, Anchor, Stroke, Svg};
 
 /// The legend's text size.
-pub const SIZE: f32 = 14.0;
+pub(super) const SIZE: f32 = 14.0;
 /// Room a legend line takes, top to bottom.
-pub const HEIGHT: f32 = 28.0;
+pub(super) const HEIGHT: f32 = 28.0;
 
 /// A line of legend items laid left to right from `x`, centred on `y`.
-pub struct Legend {
+pub(super) struct Legend {
     x: f32,
     y: f32,
 }
 
 impl Legend {
-    pub fn new(x: f32, y: f32) -> Legend {
+    pub(super) fn new(x: f32, y: f32) -> Legend {
         Legend { x, y }
     }
 
     /// A square of `colour` and its label.
-    pub fn swatch(&mut self, svg: &mut Svg, colour: Rgb, label: &str) {
+    pub(super) fn swatch(&mut self, svg: &mut Svg, colour: Rgb, label: &str) {
         svg.rect(
             (self.x, self.y - 8.0),
             (16.0, 16.0),
@@ -34,7 +34,7 @@ impl Legend {
     }
 
     /// The last move's mark (drawn only when there was one: a test looks for its colour).
-    pub fn last_move(&mut self, svg: &mut Svg, label: &str) {
+    pub(super) fn last_move(&mut self, svg: &mut Svg, label: &str) {
         svg.rect(
             (self.x + 2.0, self.y - 7.0),
             (14.0, 14.0),
@@ -47,21 +47,21 @@ impl Legend {
     }
 
     /// A small die showing `number`.
-    pub fn die(&mut self, svg: &mut Svg, number: u8, body: Rgb) {
+    pub(super) fn die(&mut self, svg: &mut Svg, number: u8, body: Rgb) {
         die(svg, self.x + 11.0, self.y, 22.0, number, body);
         self.x += 36.0;
     }
 
     /// Leaves `width` pixels for a mark the caller draws; returns where they start (x) and
     /// the line's middle (y).
-    pub fn skip(&mut self, width: f32) -> (f32, f32) {
+    pub(super) fn skip(&mut self, width: f32) -> (f32, f32) {
         let at = (self.x, self.y);
         self.x += width + 6.0;
         at
     }
 
     /// Plain text, then a gap.
-    pub fn text(&mut self, svg: &mut Svg, label: &str) {
+    pub(super) fn text(&mut self, svg: &mut Svg, label: &str) {
         svg.text(
             self.x,
             self.y + SIZE * 0.36,

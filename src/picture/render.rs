@@ -12,7 +12,7 @@ use super::{encode, PictureError};
 static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-Bold.ttf");
 
 /// The family name the SVGs ask for; it is the embedded font's.
-pub const FAMILY: &str = "DejaVu Sans";
+pub(super) const FAMILY: &str = "DejaVu Sans";
 
 /// The font database, built once: it holds the embedded font only (read in place, not copied).
 fn fonts() -> Arc<fontdb::Database> {
@@ -42,7 +42,7 @@ fn options() -> usvg::Options<'static> {
 }
 
 /// Renders an SVG document to PNG bytes, at the size the document states.
-pub fn png(svg: &str) -> Result<Vec<u8>, PictureError> {
+pub(super) fn png(svg: &str) -> Result<Vec<u8>, PictureError> {
     let tree = usvg::Tree::from_str(svg, &options())?;
     let size = tree.size().to_int_size();
     let mut pixmap = Pixmap::new(size.width(), size.height())

@@ -23,7 +23,7 @@ const BOARD_H: f32 = 14.0 * HALF;
 const TOP: f32 = PAD + LETTERS;
 /// Where the panel of seats starts.
 const PANEL: f32 = PAD + BOARD_W + 22.0;
-pub const SIZE: (u32, u32) = (
+pub(super) const SIZE: (u32, u32) = (
     (PANEL + 176.0 + PAD) as u32,
     (TOP + BOARD_H + LETTERS + PAD) as u32,
 );
@@ -31,7 +31,7 @@ pub const SIZE: (u32, u32) = (
 const HEX_FILL: Rgb = Rgb(232, 224, 206);
 const PERFECT_FILL: Rgb = Rgb(247, 205, 70);
 
-pub fn svg(game: &Siberian) -> String {
+pub(super) fn svg(game: &Siberian) -> String {
     let board = &game.position().board;
     let perfect = perfect_hexes(board);
     let mut svg = Svg::new(SIZE.0, SIZE.1, PAPER);

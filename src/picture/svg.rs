@@ -6,14 +6,14 @@ use super::palette::Rgb;
 
 /// A stroke: colour and width, optionally dashed (dash and gap of `dash` pixels).
 #[derive(Debug, Clone, Copy)]
-pub struct Stroke {
+pub(super) struct Stroke {
     pub colour: Rgb,
     pub width: f32,
     pub dash: Option<f32>,
 }
 
 impl Stroke {
-    pub fn solid(colour: Rgb, width: f32) -> Stroke {
+    pub(super) fn solid(colour: Rgb, width: f32) -> Stroke {
         Stroke {
             colour,
             width,
@@ -21,7 +21,7 @@ impl Stroke {
         }
     }
 
-    pub fn dashed(colour: Rgb, width: f32, dash: f32) -> Stroke {
+    pub(super) fn dashed(colour: Rgb, width: f32, dash: f32) -> Stroke {
         Stroke {
             colour,
             width,
@@ -32,13 +32,13 @@ impl Stroke {
 
 /// Where a text's `x` is: its start or its middle.
 #[derive(Debug, Clone, Copy)]
-pub enum Anchor {
+pub(super) enum Anchor {
     Start,
     Middle,
 }
 
 /// The document being written; `finish` closes it.
-pub struct Svg {
+pub(super) struct Svg {
     out: String,
 }
 
@@ -70,7 +70,7 @@ fn escape(text: &str) -> String {
 
 impl Svg {
     /// A `width` x `height` picture on a plain background.
-    pub fn new(width: u32, height: u32, background: Rgb) -> Svg {
+    pub(super) fn new(width: u32, height: u32, background: Rgb) -> Svg {
         let mut out = format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
              viewBox=\"0 0 {width} {height}\" font-family=\"DejaVu Sans\" font-weight=\"bold\">"
@@ -85,7 +85,7 @@ impl Svg {
     /// A rectangle from its top-left corner `at`, its corners rounded by `radius`. Square,
     /// unstroked ones are drawn on whole pixels (`crispEdges`): sharp edges, and no blended
     /// colours to enlarge the PNG.
-    pub fn rect(
+    pub(super) fn rect(
         &mut self,
         (x, y): (f32, f32),
         (w, h): (f32, f32),
@@ -105,7 +105,14 @@ impl Svg {
         );
     }
 
-    pub fn circle(&mut self, cx: f32, cy: f32, r: f32, fill: Option<Rgb>, stroke: Option<Stroke>) {
+    pub(super) fn circle(
+        &mut self,
+        cx: f32,
+        cy: f32,
+        r: f32,
+        fill: Option<Rgb>,
+        stroke: Option<Stroke>,
+    ) {
         let _ = write!(
             self.out,
             "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"{r}\"{}/>",
@@ -114,7 +121,12 @@ impl Svg {
     }
 
     /// A closed shape through these points.
-    pub fn polygon(&mut self, points: &[(f32, f32)], fill: Option<Rgb>, stroke: Option<Stroke>) {
+    pub(super) fn polygon(
+        &mut self,
+        points: &[(f32, f32)],
+        fill: Option<Rgb>,
+        stroke: Option<Stroke>,
+    ) {
         let _ = write!(
             self.out,
             "<polygon points=\"{}\"{}/>",
@@ -124,7 +136,7 @@ impl Svg {
     }
 
     /// An open line through these points.
-    pub fn polyline(&mut self, points: &[(f32, f32)], stroke: Stroke) {
+    pub(super) fn polyline(&mut self, points: &[(f32, f32)], stroke: Stroke) {
         let _ = write!(
             self.out,
             "<polyline points=\"{}\"{}/>",
@@ -134,7 +146,15 @@ impl Svg {
     }
 
     /// One line of text, `y` its baseline.
-    pub fn text(&mut self, x: f32, y: f32, size: f32, colour: Rgb, anchor: Anchor, text: &str) {
+    pub(super) fn text(
+        &mut self,
+        x: f32,
+        y: f32,
+        size: f32,
+        colour: Rgb,
+        anchor: Anchor,
+        text: &str,
+    ) {
         let anchor = match anchor {
             Anchor::Start => "start",
             Anchor::Middle => "middle",
@@ -148,11 +168,11 @@ impl Svg {
     }
 
     /// Text centred on a point (its middle a third of the size below the baseline's top).
-    pub fn label(&mut self, cx: f32, cy: f32, size: f32, colour: Rgb, text: &str) {
+    pub(super) fn label(&mut self, cx: f32, cy: f32, size: f32, colour: Rgb, text: &str) {
         self.text(cx, cy + size * 0.36, size, colour, Anchor::Middle, text);
     }
 
-    pub fn finish(mut self) -> String {
+    pub(super) fn finish(mut self) -> String {
         self.out.push_str("</svg>");
         self.out
     }
@@ -165,7 +185,7 @@ fn point_list(points: &[(f32, f32)]) -> String {
 
 /// How wide a text of the embedded bold font is, about (its letters average 0.7 em): enough
 /// to lay out a legend without measuring glyphs.
-pub fn text_width(text: &str, size: f32) -> f32 {
+pub(super) fn text_width(text: &str, size: f32) -> f32 {
     text.chars().count() as f32 * size * 0.7
 }
 

@@ -11,7 +11,7 @@ use crate::store::{GameStatus, Store, Tx};
 const MAX_SINCE: usize = 30;
 
 /// Sends every digest that is due; one player's failure is logged and the others go on.
-pub fn run(store: &mut Store, ctx: &Ctx) -> anyhow::Result<usize> {
+pub(super) fn run(store: &mut Store, ctx: &Ctx) -> anyhow::Result<usize> {
     let due = store.read(|tx| tx.digests_due(ctx.now))?;
     let mut sent = 0;
     for crate::store::DigestDue {

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use chrono::Duration;
-use pbem::compose::{self, Ctx, DiceRevealed};
+use pbem::compose::Ctx;
 use pbem::gamelog;
 use pbem::games::GameKind;
 use pbem::store::OutboxRow;
@@ -132,11 +132,7 @@ fn reveal(w: &mut World, id: i64) {
     w.store
         .tx(|tx| {
             let mut g = gamelog::load(tx, id)?;
-            tx.reveal_seed(id)?;
-            g.row.seed_revealed = true;
-            for s in &g.seats {
-                compose::to_seat(tx, &ctx, &g, s.seat, &DiceRevealed {}, None)?;
-            }
+            pbem::gm::life::reveal(&ctx.gm(tx), &mut g)?.map_err(|e| anyhow::anyhow!("{e}"))?;
             Ok(())
         })
         .unwrap();

@@ -1,4 +1,4 @@
-//! Tidy: the architecture's structural invariants as tests: the rules crate depends on nothing impure, the application's modules import only downward (no cycle), and no function outside tests (before or after a file's test module) is over 120 lines.
+//! Tidy: the architecture's structural invariants as tests: the rules crate depends on nothing impure, the application's modules import only downward (no cycle), no function outside tests (before or after a file's test module) is over 100 lines, and no application file over 600.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -305,7 +305,7 @@ fn is_test_module(file: &Path) -> bool {
 }
 
 #[test]
-fn no_function_outside_tests_is_longer_than_120_lines() {
+fn no_function_outside_tests_is_longer_than_100_lines() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files = Vec::new();
     rust_files(&root.join("src"), &mut files);
@@ -317,10 +317,28 @@ fn no_function_outside_tests_is_longer_than_120_lines() {
         .filter(|f| !is_test_module(f))
         .flat_map(|f| {
             let text = std::fs::read_to_string(f).unwrap();
-            functions_longer_than(120, &f.display().to_string(), &text)
+            functions_longer_than(100, &f.display().to_string(), &text)
         })
         .collect();
-    assert!(long.is_empty(), "functions over 120 lines: {long:?}");
+    assert!(long.is_empty(), "functions over 100 lines: {long:?}");
+}
+
+/// One concept per file: no file of the application is over 600 lines (a file's tests beside
+/// it, in a `tests.rs`, count apart).
+#[test]
+fn no_application_file_is_longer_than_600_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    assert!(files.len() > 100, "only {} source files found", files.len());
+    let long: Vec<(usize, String)> = files
+        .iter()
+        .filter(|f| !is_test_module(f))
+        .map(|f| (std::fs::read_to_string(f).unwrap().lines().count(), f))
+        .filter(|(n, _)| *n > 600)
+        .map(|(n, f)| (n, f.display().to_string()))
+        .collect();
+    assert!(long.is_empty(), "files over 600 lines: {long:?}");
 }
 
 /// A function after a test module is measured; the test module's own functions, a test-only

@@ -39,7 +39,7 @@ pub(super) struct PathFigures {
 }
 
 impl PathFigures {
-    pub fn print(&self, what: &str, raw: f64) {
+    pub(super) fn print(&self, what: &str, raw: f64) {
         println!(
             "mail path, {what}: {} mails, {:.0} mails/s stored, played and durably committed \
              (ratio to raw commits {:.2}), {:.3} ms CPU a mail; batches of p50 {} mails; \

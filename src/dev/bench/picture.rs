@@ -35,7 +35,7 @@ const RECORDS: &[(GameKind, &str)] = &[
 
 /// The game after the first half of the record's plies (their actors as the replay found
 /// them), its last ply a move to mark.
-pub fn mid_game(text: &str) -> anyhow::Result<AnyGame> {
+pub(super) fn mid_game(text: &str) -> anyhow::Result<AnyGame> {
     let record = Record::parse(text).map_err(|e| anyhow!(e))?;
     let replayed = record.replay().map_err(|e| anyhow!("{e}"))?;
     let mut game = record.start().map_err(|e| anyhow!(e))?;
@@ -45,7 +45,7 @@ pub fn mid_game(text: &str) -> anyhow::Result<AnyGame> {
     Ok(game)
 }
 
-pub fn run(rounds: u32, out: Option<&Path>) -> anyhow::Result<i32> {
+pub(super) fn run(rounds: u32, out: Option<&Path>) -> anyhow::Result<i32> {
     if let Some(dir) = out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }

@@ -8,7 +8,7 @@ use crate::games::d4d6::tablebase::{SolvedLayers, Table};
 /// For the standard game (25 pairs of pieces) and the Rinoceronte variant (36): the whole set
 /// of tables, sharing the layers they have in common, then the biggest table on its own (what
 /// one `pbem analyze d4d6` of two Cavalos costs).
-pub fn run() -> anyhow::Result<i32> {
+pub(super) fn run() -> anyhow::Result<i32> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     println!("{threads} threads");
     for rinoceronte in [false, true] {

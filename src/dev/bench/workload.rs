@@ -21,7 +21,7 @@ pub(super) struct BenchGame {
 pub(super) struct Picker(u64);
 
 impl Picker {
-    pub fn new(seed: u64) -> Picker {
+    pub(super) fn new(seed: u64) -> Picker {
         Picker(seed)
     }
 

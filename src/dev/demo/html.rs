@@ -19,7 +19,11 @@ struct Parts {
 
 /// Writes every mail in the outbox to `dir` (made if missing), after giving each waiting mail
 /// its HTML part; returns the paths of the HTML files written.
-pub fn write_all(store: &mut Store, cfg: &Config, dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+pub(super) fn write_all(
+    store: &mut Store,
+    cfg: &Config,
+    dir: &Path,
+) -> anyhow::Result<Vec<PathBuf>> {
     crate::compose::illustrate::run(store, cfg)?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let mut rows = store.read(|tx| tx.outbox(None, i64::MAX))?;

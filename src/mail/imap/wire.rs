@@ -28,14 +28,14 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
 const TICK: Duration = Duration::from_millis(250);
 /// What an ordinary exchange (the greeting, LOGIN, SELECT, STORE, ...) may take: its answer is
 /// a few lines.
-pub const ORDINARY_BYTES: u64 = 64 * 1024;
+pub(super) const ORDINARY_BYTES: u64 = 64 * 1024;
 /// How long an ordinary exchange may take, all its reads together.
-pub const ORDINARY_TIME: Duration = Duration::from_secs(60);
+pub(super) const ORDINARY_TIME: Duration = Duration::from_secs(60);
 
 /// The budget and deadline of the exchange under way, shared by the stream and whoever sends
 /// the commands.
 #[derive(Clone)]
-pub struct Bounds(Arc<Mutex<Limits>>);
+pub(super) struct Bounds(Arc<Mutex<Limits>>);
 
 struct Limits {
     /// Bytes the server may still send in this exchange.
@@ -57,7 +57,7 @@ impl Bounds {
     }
 
     /// A new exchange: the server may send `bytes` more, within `time` from now.
-    pub fn set(&self, bytes: u64, time: Duration) {
+    pub(super) fn set(&self, bytes: u64, time: Duration) {
         let mut l = self.0.lock().unwrap_or_else(|p| p.into_inner());
         *l = Limits {
             left: bytes,
@@ -67,7 +67,7 @@ impl Bounds {
     }
 
     /// A new ordinary exchange (`ORDINARY_BYTES` within `ORDINARY_TIME`).
-    pub fn ordinary(&self) {
+    pub(super) fn ordinary(&self) {
         self.set(ORDINARY_BYTES, ORDINARY_TIME);
     }
 
@@ -102,7 +102,7 @@ impl Bounds {
 /// The TCP socket under everything (the plain part of STARTTLS, the TLS handshake, the TLS
 /// session): each read takes at most what the exchange has left and waits at most until its
 /// deadline, a `TICK` at a time.
-pub struct Wire {
+pub(super) struct Wire {
     sock: TcpStream,
     bounds: Bounds,
     stop: Arc<AtomicBool>,
@@ -160,7 +160,7 @@ impl Write for Wire {
 }
 
 /// The TLS stream an `imap::Client` runs on, over the bounded `Wire`.
-pub struct Stream {
+pub(super) struct Stream {
     tls: StreamOwned<ClientConnection, Wire>,
 }
 
@@ -195,7 +195,7 @@ impl SetReadTimeout for Stream {
 
 /// What the server may send during one IDLE: news of a few thousand mails; "still here"
 /// forever is not news.
-pub const IDLE_BYTES: u64 = 256 * 1024;
+pub(super) const IDLE_BYTES: u64 = 256 * 1024;
 
 /// A socket read timeout: `WouldBlock` on Unix, `TimedOut` elsewhere.
 fn is_timeout(e: &io::Error) -> bool {
@@ -318,7 +318,7 @@ fn starttls(wire: Wire) -> anyhow::Result<Wire> {
 /// Connects and secures the connection (nothing read but the greeting): an `imap::Client`
 /// ready to log in, and the bounds its caller sets before each command. `stop` fails any
 /// read or write within a `TICK`.
-pub fn open(
+pub(super) fn open(
     account: &ImapAccount,
     stop: Arc<AtomicBool>,
 ) -> anyhow::Result<(imap::Client<Stream>, Bounds)> {

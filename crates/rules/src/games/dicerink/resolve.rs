@@ -3,7 +3,7 @@
 use super::die::{Dir, Orientation};
 use super::legal::{self, Move, SetupRule};
 use super::notation::{rotate_text, Written};
-use super::position::{front_dir, Position, Square};
+use super::position::{front_dir, Die, Position, Square};
 use crate::games::PlyError;
 
 /// The move a written ply stands for here, or why it is refused. (`resign` and `draw` never
@@ -95,49 +95,7 @@ fn resolve_roll(
         },
         (None, None) => match pos.forced {
             Some(f) => f,
-            None => {
-                let able: Vec<Move> = mover_dice
-                    .iter()
-                    .map(|d| Move::Roll {
-                        from: d.square,
-                        dir,
-                    })
-                    .filter(|m| legal::check(pos, rule, m).is_ok())
-                    .collect();
-                match able.as_slice() {
-                    [Move::Roll { from, .. }] => *from,
-                    [] => {
-                        let reasons: Vec<String> = mover_dice
-                            .iter()
-                            .filter_map(|d| {
-                                legal::check(
-                                    pos,
-                                    rule,
-                                    &Move::Roll {
-                                        from: d.square,
-                                        dir,
-                                    },
-                                )
-                                .err()
-                            })
-                            .collect();
-                        return Err(PlyError::Illegal(format!(
-                            "neither of your dice can roll {}: {}",
-                            dir.name(),
-                            reasons.join("; ")
-                        )));
-                    }
-                    _ => {
-                        let texts: Vec<String> =
-                            able.iter().map(|m| legal::canonical(pos, m)).collect();
-                        return Err(PlyError::Ambiguous(format!(
-                            "both your dice can roll {}: write {}",
-                            dir.name(),
-                            texts.join(" or ")
-                        )));
-                    }
-                }
-            }
+            None => the_one_that_rolls(pos, rule, &mover_dice, dir)?,
         },
     };
     let mv = Move::Roll { from, dir };
@@ -159,6 +117,47 @@ fn resolve_roll(
         }
     }
     Ok(mv)
+}
+
+/// The die a bare direction (`N`) rolls: the mover's only die that can; none or both is an
+/// error that says why.
+fn the_one_that_rolls(
+    pos: &Position,
+    rule: SetupRule,
+    mover_dice: &[Die],
+    dir: Dir,
+) -> Result<Square, PlyError> {
+    let roll = |d: &Die| Move::Roll {
+        from: d.square,
+        dir,
+    };
+    let able: Vec<Move> = mover_dice
+        .iter()
+        .map(roll)
+        .filter(|m| legal::check(pos, rule, m).is_ok())
+        .collect();
+    match able.as_slice() {
+        [Move::Roll { from, .. }] => Ok(from.to_owned()),
+        [] => {
+            let reasons: Vec<String> = mover_dice
+                .iter()
+                .filter_map(|d| legal::check(pos, rule, &roll(d)).err())
+                .collect();
+            Err(PlyError::Illegal(format!(
+                "neither of your dice can roll {}: {}",
+                dir.name(),
+                reasons.join("; ")
+            )))
+        }
+        _ => {
+            let texts: Vec<String> = able.iter().map(|m| legal::canonical(pos, m)).collect();
+            Err(PlyError::Ambiguous(format!(
+                "both your dice can roll {}: write {}",
+                dir.name(),
+                texts.join(" or ")
+            )))
+        }
+    }
 }
 
 fn resolve_rotation(

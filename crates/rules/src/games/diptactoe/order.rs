@@ -142,18 +142,7 @@ impl Order {
             } => {
                 own_unit(*supporter)?;
                 supporter_reaches(*supporter, *to, "a placement")?;
-                let Some(placer) = *colour else {
-                    return Err("name the player whose placement you support (e.g. RED)".into());
-                };
-                if placer == seat {
-                    return Err("support of your own placement is void".into());
-                }
-                if position.reserves[placer] == 0 {
-                    return Err(format!(
-                        "{} has no units in reserve to place",
-                        SEATS[placer]
-                    ));
-                }
+                placement_supported(seat, position, *colour)?;
             }
             Order::SupportHold {
                 supporter,
@@ -178,6 +167,27 @@ impl Order {
         }
         Ok(())
     }
+}
+
+/// Whose placement a support of placement backs: another player's, who has a unit in reserve.
+fn placement_supported(
+    seat: Seat,
+    position: &Position,
+    colour: Option<Seat>,
+) -> Result<(), String> {
+    let Some(placer) = colour else {
+        return Err("name the player whose placement you support (e.g. RED)".into());
+    };
+    if placer == seat {
+        return Err("support of your own placement is void".into());
+    }
+    if position.reserves[placer] == 0 {
+        return Err(format!(
+            "{} has no units in reserve to place",
+            SEATS[placer]
+        ));
+    }
+    Ok(())
 }
 
 /// The canonical form: no white space, parses back to the same order.
