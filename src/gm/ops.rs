@@ -30,6 +30,10 @@ pub enum Refusal {
     NoSuchPlayer(String, String),
     #[error("the game starts when every seat is taken")]
     NotStarted,
+    #[error("the game is over")]
+    GameOver,
+    #[error("the GM has paused the game: nothing is played until it resumes")]
+    Paused,
     #[error("{0} rolls no dice: there are no salts to wait for")]
     NoSaltsToWaitFor(&'static str),
     #[error("there is no game {0}")]

@@ -4,7 +4,7 @@ use anyhow::anyhow;
 use chrono::{DateTime, Duration, Utc};
 
 use super::salts::{dice_may_roll, fix_salts, mark_ready, seeded_dice};
-use super::{Gm, News};
+use super::{Gm, News, Refusal};
 use crate::dice::DiceSource;
 use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, AnyGame, Outcome, PlyError, ToAct};
@@ -22,30 +22,23 @@ pub struct Played {
 
 /// Plays one ply in a loaded game and logs it, then lets the GM do what follows by itself
 /// (rolls, forced plies, conditional outcomes planned in advance). An illegal ply changes
-/// nothing and returns the reason.
+/// nothing and returns the reason: the game's state (over, not started, paused) or the rules'.
 pub fn play(
     gm: &mut Gm,
     g: &mut Loaded,
     actor: Actor,
     text: &str,
     message: Option<i64>,
-) -> anyhow::Result<Result<Played, PlyError>> {
-    if g.row.status == GameStatus::Finished {
-        return Ok(Err(PlyError::NotYourTurn("the game is over".into())));
-    }
-    if g.row.status == GameStatus::Open {
-        return Ok(Err(PlyError::NotYourTurn(
-            "the game has not started: seats are still open".into(),
-        )));
-    }
-    if g.row.status == GameStatus::Paused {
-        return Ok(Err(PlyError::NotYourTurn(
-            "the GM has paused the game: nothing is played until it resumes".into(),
-        )));
+) -> anyhow::Result<Result<Played, Refusal>> {
+    match g.row.status {
+        GameStatus::Active => {}
+        GameStatus::Finished => return Ok(Err(Refusal::GameOver)),
+        GameStatus::Open => return Ok(Err(Refusal::NotStarted)),
+        GameStatus::Paused => return Ok(Err(Refusal::Paused)),
     }
     let mut played = Played::default();
     if let Err(e) = try_ply(gm, g, actor, text, message, &mut played)? {
-        return Ok(Err(e));
+        return Ok(Err(Refusal::Rules(e)));
     }
     if let Actor::Seat(seat) = actor {
         // A player who moves is done with salts: the move counts as their START (only games
@@ -64,7 +57,7 @@ pub fn play_as_gm(
     gm: &mut Gm,
     g: &mut Loaded,
     ply: &str,
-) -> anyhow::Result<Result<Played, PlyError>> {
+) -> anyhow::Result<Result<Played, Refusal>> {
     let mut played = match play(gm, g, Actor::Gm, ply, None)? {
         Ok(p) => p,
         Err(e) => return Ok(Err(e)),

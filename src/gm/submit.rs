@@ -3,7 +3,7 @@
 use chrono::Duration;
 
 use super::turn::{play_planned, submit_orders, LineCheck};
-use super::{play, to_act_text, Gm, News, Played};
+use super::{play, to_act_text, Gm, News, Played, Refusal};
 use crate::gamelog::Loaded;
 use crate::games::{Actor, Conditional, PlyError, ToAct};
 use crate::store::GameStatus;
@@ -50,10 +50,10 @@ pub enum TurnRefusal {
     #[error("not played: the declaration was refused")]
     DeclarationRefused,
     #[error("not played: {0}")]
-    Orders(super::Refusal),
-    /// The rules refused it (illegal, ambiguous, not this seat's ply).
+    Orders(Refusal),
+    /// The rules refused it (illegal, ambiguous, not this seat's ply), or the game's state.
     #[error("{0}")]
-    Rules(PlyError),
+    Play(Refusal),
 }
 
 /// What became of one line.
@@ -176,7 +176,7 @@ fn planned(
     let played = match play_planned(gm, g, seat, plan, message(turn))? {
         Ok(p) => p,
         Err(e) => {
-            out.lines.push(LineOutcome::Refused(TurnRefusal::Rules(e)));
+            out.lines.push(LineOutcome::Refused(TurnRefusal::Play(e)));
             let rest = LineOutcome::Refused(TurnRefusal::DeclarationRefused);
             out.lines.extend(vec![rest; lines.len() - 1]);
             return Ok(());
@@ -243,9 +243,11 @@ fn first_move(
                 out.played = Some(played);
                 out.moved = true;
             }
-            Err(e @ PlyError::Syntax(_)) => out.lines.push(LineOutcome::NotAMove(Some(e))),
+            Err(Refusal::Rules(e @ PlyError::Syntax(_))) => {
+                out.lines.push(LineOutcome::NotAMove(Some(e)))
+            }
             Err(e) => {
-                out.lines.push(LineOutcome::Refused(TurnRefusal::Rules(e)));
+                out.lines.push(LineOutcome::Refused(TurnRefusal::Play(e)));
                 tried = true;
             }
         }

@@ -102,7 +102,7 @@ pub(super) fn play_planned(
     seat: usize,
     plan: &Conditional,
     message: Option<i64>,
-) -> anyhow::Result<Result<Played, PlyError>> {
+) -> anyhow::Result<Result<Played, Refusal>> {
     let (tx, now) = (gm.tx, gm.now);
     let (known, per_roll): (Vec<_>, Vec<_>) = plan
         .outcomes

@@ -119,9 +119,12 @@ fn concurrent_ingests_beside_a_killed_daemon_lose_nothing_and_play_nothing_twice
     let tokens = set_up(d);
     let mails: Vec<(String, Vec<u8>)> = (0..MAILS).map(|i| mail(i, &tokens)).collect();
     let to_maildir = |range: std::ops::Range<usize>| {
+        // As a delivery agent does: written in tmp/, then renamed into new/, so the daemon
+        // never reads a mail half written.
         for i in range {
-            let name = d.join(format!("Maildir/new/{i:04}.mail"));
-            std::fs::write(name, &mails[i].1).unwrap();
+            let tmp = d.join(format!("Maildir/tmp/{i:04}.mail"));
+            std::fs::write(&tmp, &mails[i].1).unwrap();
+            std::fs::rename(tmp, d.join(format!("Maildir/new/{i:04}.mail"))).unwrap();
         }
     };
     // Half of the Maildir's mail now, half once the daemon is started for the last time.
