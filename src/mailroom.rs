@@ -1,4 +1,4 @@
-//! The path of one inbound mail: store raw, guard, authenticate, run commands and orders, queue replies — in one transaction.
+//! The mailroom: the one entry that processes a batch of mail (`process`), each mail in its own savepoint with panics caught, walked through the rooms (`walk`) in the batch's one transaction.
 
 use chrono::{DateTime, Utc};
 

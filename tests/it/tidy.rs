@@ -323,6 +323,24 @@ fn no_function_outside_tests_is_longer_than_100_lines() {
     assert!(long.is_empty(), "functions over 100 lines: {long:?}");
 }
 
+/// SQL lives in the store: no other module of the application names rusqlite (its
+/// connection, statements or rows), so every query is a typed method of `store::Tx`.
+#[test]
+fn only_the_store_touches_sqlite() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    assert!(files.len() > 100, "only {} source files found", files.len());
+    let store = root.join("src/store");
+    let bad: Vec<String> = files
+        .iter()
+        .filter(|f| !f.starts_with(&store))
+        .filter(|f| std::fs::read_to_string(f).unwrap().contains("rusqlite"))
+        .map(|f| f.display().to_string())
+        .collect();
+    assert!(bad.is_empty(), "rusqlite outside src/store: {bad:?}");
+}
+
 /// One concept per file: no file of the application is over 600 lines (a file's tests beside
 /// it, in a `tests.rs`, count apart).
 #[test]
