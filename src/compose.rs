@@ -297,7 +297,7 @@ fn draw_news(
 
 /// A press message from `seat` to each of `targets`, named or anonymous as the game's
 /// `press` option says.
-pub fn press(
+fn press(
     tx: &Tx,
     ctx: &Ctx,
     g: &Loaded,

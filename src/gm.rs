@@ -23,8 +23,8 @@ mod turn;
 pub mod view;
 pub use context::{Gm, Herald, News, Quiet};
 pub use ops::{
-    add_salt, decline_draw, offer_draw, press_targets, resign, set_digest, set_vacation, DrawOffer,
-    Refusal,
+    add_salt, decline_draw, offer_draw, press_targets, resign, send_press, set_digest,
+    set_vacation, DrawOffer, Refusal,
 };
 pub use play::play;
 pub use play::{close, finish, play_as_gm, play_with, store_plan, Played};

@@ -57,14 +57,14 @@ fn insert(
     inb: &Inbound,
     raw: &[u8],
     now: DateTime<Utc>,
-    told: &mut Vec<Told>,
+    told: &mut Vec<LogLine>,
 ) -> anyhow::Result<Option<i64>> {
     let key = dedupe_key(inb);
     let id = tx.insert_message(&key, raw, now)?;
     if id.is_none() {
         if let Some(original) = tx.note_duplicate(&key, now)? {
             let from = inb.from.as_deref().unwrap_or("-");
-            told.push(Told(
+            told.push(LogLine(
                 original,
                 format!("mail in again from {from} (a duplicate): not processed again"),
             ));
@@ -75,11 +75,11 @@ fn insert(
 
 /// A line for the log about a mail, written once its transaction committed, so the log
 /// never tells of a mail or a ply that a rollback undid.
-struct Told(i64, String);
+struct LogLine(i64, String);
 
 /// Logs what a committed transaction did to its mails (info: `pbem serve`'s default).
-fn tell(told: Vec<Told>) {
-    for Told(mail, text) in told {
+fn tell(told: Vec<LogLine>) {
+    for LogLine(mail, text) in told {
         tracing::info!(mail, "{text}");
     }
 }
@@ -156,7 +156,7 @@ fn process_ids(
     ctx: &Ctx,
     ids: &[i64],
     gm: &mut Gm,
-    told: &mut Vec<Told>,
+    told: &mut Vec<LogLine>,
 ) -> anyhow::Result<Vec<Processed>> {
     let mut out = Vec::with_capacity(ids.len());
     for &id in ids {
@@ -190,7 +190,7 @@ fn process_one(
     id: i64,
     inb: &Inbound,
     gm: &mut Gm,
-    told: &mut Vec<Told>,
+    told: &mut Vec<LogLine>,
 ) -> anyhow::Result<Handled> {
     let from = inb.from.as_deref();
     Ok(
@@ -242,7 +242,7 @@ fn process_parsed(
     id: i64,
     inb: &Inbound,
     gm: &mut Gm,
-    told: &mut Vec<Told>,
+    told: &mut Vec<LogLine>,
 ) -> anyhow::Result<Handled> {
     if fault::keyed("process:panic").is_some_and(|marker| inb.subject.contains(marker)) {
         panic!("fault injected: process:panic in message {id}");
@@ -252,10 +252,13 @@ fn process_parsed(
     tx.finish_message(id, h.status, &note, inb.from.as_deref(), game)?;
     let from = inb.from.as_deref().unwrap_or("-");
     let about = game.map(|g| format!(" about game {g}")).unwrap_or_default();
-    told.push(Told(id, format!("mail in from {from}{about}: {}", h.note)));
+    told.push(LogLine(
+        id,
+        format!("mail in from {from}{about}: {}", h.note),
+    ));
     for ply in &h.detail.plies {
         let game = game.map(|g| format!(" in game {g}")).unwrap_or_default();
-        told.push(Told(id, format!("played{game}: {ply}")));
+        told.push(LogLine(id, format!("played{game}: {ply}")));
     }
     Ok(h)
 }
@@ -270,7 +273,7 @@ fn process_raws(
     raws: &[&[u8]],
     step: &mut dyn FnMut(Option<usize>) -> anyhow::Result<()>,
     gm: &mut Gm,
-    told: &mut Vec<Told>,
+    told: &mut Vec<LogLine>,
 ) -> anyhow::Result<Vec<Processed>> {
     let mut out = Vec::with_capacity(raws.len());
     for (i, raw) in raws.iter().enumerate() {

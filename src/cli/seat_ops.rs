@@ -3,7 +3,7 @@
 use clap::ValueEnum;
 
 use super::{print_played, say, seat_of, send_now, Exit};
-use crate::compose::{self, Ctx};
+use crate::compose::Ctx;
 use crate::gamelog;
 use crate::gm;
 use crate::store::Store;
@@ -121,7 +121,7 @@ pub(super) fn press(
             Ok(targets) if targets.is_empty() => Err("nobody to send it to".to_string()),
             Ok(targets) => {
                 let to_all = to.iter().any(|t| t.eq_ignore_ascii_case("ALL"));
-                compose::press(tx, ctx, &g, s, &targets, to_all, text)?;
+                gm::send_press(&ctx.gm(tx), &g, s, &targets, to_all, text)?;
                 let names: Vec<&str> = targets.iter().map(|x| g.game.seat_name(*x)).collect();
                 Ok(names.join(", "))
             }

@@ -1,8 +1,8 @@
 //! The GM's news as mails: the one place where what an operation did becomes the players' letters (`gm::Herald`).
 
 use super::{
-    announce, draw_news, tell_seats, to_gm, to_seat, welcome, welcome_all, Ctx, DiceRevealed,
-    Reminder,
+    announce, draw_news, press, tell_seats, to_gm, to_seat, welcome, welcome_all, Ctx,
+    DiceRevealed, Reminder,
 };
 use crate::gm::{Herald, News};
 use crate::store::Tx;
@@ -23,6 +23,13 @@ impl Herald for Ctx<'_> {
                 Ok(())
             }
             News::ToGm { g, text } => to_gm(tx, self, g, text),
+            News::Press {
+                g,
+                from,
+                to,
+                to_all,
+                text,
+            } => press(tx, self, g, from, to, to_all, text),
             News::SeedRevealed { g } => {
                 for s in &g.seats {
                     to_seat(tx, self, g, s.seat, &DiceRevealed {}, None)?;

@@ -42,6 +42,15 @@ pub enum News<'n> {
         seats: &'n [usize],
         orders: bool,
     },
+    /// Press from `from` to the seats in `to` (`to_all`: it was sent to every other player),
+    /// named or anonymous as the game says.
+    Press {
+        g: &'n Loaded,
+        from: usize,
+        to: &'n [usize],
+        to_all: bool,
+        text: &'n str,
+    },
     /// The GM revealed the dice seed mid-game: every seat learns it at once.
     SeedRevealed { g: &'n Loaded },
     /// A notice to the GM (a player out of time, a seat that keeps missing its orders).

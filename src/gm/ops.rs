@@ -193,6 +193,24 @@ pub fn press_targets(g: &Loaded, seat: usize, to: &[String]) -> Result<Vec<usize
     Ok(targets)
 }
 
+/// Press from `seat` to `targets` (already chosen with `press_targets`), relayed by the GM.
+pub fn send_press(
+    gm: &Gm,
+    g: &Loaded,
+    seat: usize,
+    targets: &[usize],
+    to_all: bool,
+    text: &str,
+) -> anyhow::Result<()> {
+    gm.tell(News::Press {
+        g,
+        from: seat,
+        to: targets,
+        to_all,
+        text,
+    })
+}
+
 /// A player's clocks pause for `days` (none: the vacation ends now); when it ends.
 pub fn set_vacation(
     tx: &Tx,

@@ -439,7 +439,7 @@ pub(super) fn cmd_press(
     }
     s.pressed.extend(&targets);
     let to_all = to.iter().any(|t| t.eq_ignore_ascii_case("ALL"));
-    compose::press(tx, ctx, &g, seat, &targets, to_all, body)?;
+    gm::send_press(&ctx.gm(tx), &g, seat, &targets, to_all, body)?;
     let names: Vec<&str> = targets.iter().map(|x| g.game.seat_name(*x)).collect();
     s.lines.push(Line::ok(
         text,
