@@ -31,7 +31,7 @@ pub use play::{close, finish, play_as_gm, play_with, store_plan, Played};
 pub use record::{export, turn_orders};
 pub use salts::{begin, salt_pairs, salts, salts_open, seeded_dice, start_now, waiting_for_salts};
 pub use seats::{join, open_new, seat_open_to, Seated};
-pub use submit::{submit, By, LineOutcome, Submission, Turn, TurnRefusal};
+pub use submit::{submit, By, Intent, LineOutcome, Submission, Turn, TurnRefusal};
 pub use to_act::{all_ordered, to_act_text};
 pub use turn::{start, submit_orders, Checked, LineCheck, Started};
 

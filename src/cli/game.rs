@@ -168,21 +168,13 @@ pub(super) fn game_play(
             false => {
                 let seat = seat_of(&g, seat.as_deref().unwrap_or_default())?;
                 let lines = [ply.to_string()];
-                let turn = gm::Turn {
-                    seat,
-                    lines: &lines,
-                    guard: None,
-                    moved: false,
-                    by: gm::By::Gm,
-                    early: chrono::Duration::seconds(ctx.cfg.early_resolve_secs),
-                };
+                let turn = seat_turns::turn(ctx, seat, &lines, gm::Intent::Move);
                 let sub = gm::submit(&mut ctx.gm(tx), &mut g, &turn)?;
                 match (sub.played, sub.lines.into_iter().next()) {
                     (Some(played), _) => Ok(played),
-                    (None, Some(gm::LineOutcome::Refused(why))) => Err(why
-                        .to_string()
-                        .trim_start_matches("not played: ")
-                        .to_string()),
+                    (None, Some(gm::LineOutcome::Refused(why))) => {
+                        Err(seat_turns::refusal_text(&why))
+                    }
                     (None, Some(gm::LineOutcome::NotAMove(Some(e)))) => Err(e.to_string()),
                     (None, _) => Err("not a move".to_string()),
                 }

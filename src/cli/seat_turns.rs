@@ -5,20 +5,33 @@ use chrono::Duration;
 use super::{print_played, say, seat_of, send_now, Exit};
 use crate::compose::Ctx;
 use crate::gamelog;
-use crate::games::{PlyError, ToAct};
+
 use crate::gm;
 use crate::store::Store;
 
 /// The seat's lines as the GM gives them for it.
-fn turn<'l>(ctx: &Ctx, seat: usize, lines: &'l [String]) -> gm::Turn<'l> {
+pub(super) fn turn<'l>(
+    ctx: &Ctx,
+    seat: usize,
+    lines: &'l [String],
+    intent: gm::Intent,
+) -> gm::Turn<'l> {
     gm::Turn {
         seat,
         lines,
         guard: None,
         moved: false,
         by: gm::By::Gm,
+        intent,
         early: Duration::seconds(ctx.cfg.early_resolve_secs),
     }
+}
+
+/// Why the GM's lines were refused, as the GM reads it (a player's reply says "not played").
+pub(super) fn refusal_text(why: &gm::TurnRefusal) -> String {
+    why.to_string()
+        .trim_start_matches("not played: ")
+        .to_string()
 }
 
 /// Prints a refusal and gives exit status 1.
@@ -35,28 +48,18 @@ pub(super) fn orders(
     seat: &str,
     lines: &[String],
 ) -> anyhow::Result<Exit> {
-    let (sub, _) = store.tx(|tx| {
+    let sub = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
         let s = seat_of(&g, seat)?;
-        if !matches!(g.game.to_act(), ToAct::Orders(_)) {
-            let why = gm::Refusal::Rules(PlyError::NotYourTurn(format!(
-                "this is not a turn of orders ({})",
-                gm::to_act_text(&g)
-            )));
-            return Ok((Err(why.to_string()), g));
-        }
-        let sub = gm::submit(&mut ctx.gm(tx), &mut g, &turn(ctx, s, lines))?;
+        let turn = turn(ctx, s, lines, gm::Intent::Orders);
+        let sub = gm::submit(&mut ctx.gm(tx), &mut g, &turn)?;
         if sub.ordered {
             tx.log_event(Some(id), ctx.now, &format!("the GM gave {seat}'s orders"))?;
         }
-        Ok((Ok(sub), g))
+        Ok(sub)
     })?;
-    let sub = match sub {
-        Ok(sub) => sub,
-        Err(why) => return refused(why),
-    };
     if let Some(gm::LineOutcome::Refused(why)) = sub.lines.first() {
-        return refused(why.to_string().trim_start_matches("not played: "));
+        return refused(refusal_text(why));
     }
     for (line, reading) in lines.iter().zip(&sub.lines) {
         match reading {
@@ -65,7 +68,10 @@ pub(super) fn orders(
             _ => println!("ignored  {line}  (not an order)"),
         }
     }
-    println!("game {id}: {seat}'s orders are recorded for this turn");
+    match sub.ordered {
+        true => println!("game {id}: {seat}'s orders are recorded for this turn"),
+        false => println!("game {id}: no orders given for {seat} (any sent before stand)"),
+    }
     Ok(0)
 }
 
@@ -81,19 +87,11 @@ pub(super) fn plan(
     let (res, g) = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
         let s = seat_of(&g, seat)?;
-        if g.game.conditional(lines).is_none() {
-            return Ok((
-                Err(
-                    "these lines are not a declaration with planned outcomes in this game"
-                        .to_string(),
-                ),
-                g,
-            ));
-        };
-        let sub = gm::submit(&mut ctx.gm(tx), &mut g, &turn(ctx, s, lines))?;
+        let turn = turn(ctx, s, lines, gm::Intent::Plan);
+        let sub = gm::submit(&mut ctx.gm(tx), &mut g, &turn)?;
         let res = match (sub.played, sub.lines.into_iter().next()) {
             (Some(played), _) => Ok(played),
-            (None, Some(gm::LineOutcome::Refused(why))) => Err(why.to_string()),
+            (None, Some(gm::LineOutcome::Refused(why))) => Err(refusal_text(&why)),
             (None, _) => Err("the plan was not played".to_string()),
         };
         Ok((res, g))

@@ -16,6 +16,20 @@ pub enum By {
     Gm,
 }
 
+/// What the sender says the lines are: a mail's lines are whatever the turn allows; the GM's
+/// `game play`, `game orders` and `game plan` each name theirs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Intent {
+    /// Orders, a planned declaration or one move, as the turn allows (a mail).
+    AsTheTurnAllows,
+    /// One ply (`pbem game play --seat`): in a turn of orders, the rules refuse it.
+    Move,
+    /// The turn's orders (`pbem game orders`).
+    Orders,
+    /// A declaration with its outcomes planned per roll (`pbem game plan`).
+    Plan,
+}
+
 /// A seat's lines for one game, as one mail (or one command) gives them.
 pub struct Turn<'l> {
     pub seat: usize,
@@ -25,6 +39,7 @@ pub struct Turn<'l> {
     /// A move was already played for this mail (one move per mail).
     pub moved: bool,
     pub by: By,
+    pub intent: Intent,
     /// How soon a turn of orders is adjudicated once every seat has sent its orders (the
     /// game's `early_resolve` comes first).
     pub early: Duration,
@@ -41,6 +56,10 @@ pub enum TurnRefusal {
     NotActive(GameStatus),
     #[error("not played: you have no orders to give this turn")]
     NoOrders,
+    #[error("not played: this is not a turn of orders ({0})")]
+    NotOrders(String),
+    #[error("not played: these lines are not a declaration with planned outcomes in this game")]
+    NotAPlan,
     #[error("not played: it is not your turn ({0})")]
     NotYourTurn(String),
     #[error("not played: one move per mail")]
@@ -98,17 +117,23 @@ pub fn submit(gm: &mut Gm, g: &mut Loaded, turn: &Turn) -> anyhow::Result<Submis
         out.lines = vec![LineOutcome::Refused(why); turn.lines.len()];
         return Ok(out);
     }
-    if let ToAct::Orders(_) = g.game.to_act() {
-        orders(gm, g, turn, &mut out)?;
-        return Ok(out);
-    }
+    let orders_turn = matches!(g.game.to_act(), ToAct::Orders(_));
     // A declaration with outcomes planned per roll over several lines (d4 d6 chess).
-    let plan = (turn.lines.len() > 1)
-        .then(|| g.game.conditional(turn.lines))
-        .flatten();
-    match plan {
-        Some(plan) => planned(gm, g, turn, &plan, turn.lines, &mut out)?,
-        None => first_move(gm, g, turn, &mut out)?,
+    let plan = match turn.intent {
+        Intent::Plan => g.game.conditional(turn.lines),
+        Intent::AsTheTurnAllows if turn.lines.len() > 1 => g.game.conditional(turn.lines),
+        _ => None,
+    };
+    match (turn.intent, orders_turn, plan) {
+        // (`refusal` turned away orders outside a turn of orders.)
+        (Intent::Orders | Intent::AsTheTurnAllows, true, _) | (Intent::Orders, false, _) => {
+            orders(gm, g, turn, &mut out)?
+        }
+        (Intent::Plan, _, None) => {
+            out.lines = vec![LineOutcome::Refused(TurnRefusal::NotAPlan); turn.lines.len()];
+        }
+        (_, _, Some(plan)) => planned(gm, g, turn, &plan, turn.lines, &mut out)?,
+        (Intent::AsTheTurnAllows | Intent::Move, _, None) => first_move(gm, g, turn, &mut out)?,
     }
     if let Some(played) = &out.played {
         tell_played(gm, g, turn, played)?;
@@ -129,6 +154,14 @@ fn refusal(g: &Loaded, turn: &Turn) -> Option<TurnRefusal> {
             return Some(TurnRefusal::Paused(why.to_string()));
         }
         other => return Some(TurnRefusal::NotActive(other)),
+    }
+    let orders_turn = matches!(g.game.to_act(), ToAct::Orders(_));
+    if turn.intent == Intent::Orders && !orders_turn {
+        return Some(TurnRefusal::NotOrders(to_act_text(g)));
+    }
+    if turn.intent == Intent::Move && orders_turn {
+        // One ply in a turn of orders: the rules say why not.
+        return None;
     }
     match g.game.to_act() {
         ToAct::Orders(seats) if seats.contains(&turn.seat) => None,

@@ -5,7 +5,7 @@ use super::{session::Session, Line};
 use crate::compose::Ctx;
 use crate::gamelog::{self, Loaded};
 use crate::games::{PlyError, ToAct};
-use crate::gm::{self, By, Gm, LineOutcome, Turn};
+use crate::gm::{self, By, Gm, Intent, LineOutcome, Turn};
 use chrono::Duration;
 
 /// Plays the game lines gathered so far for the mail's current game and seat: the GM
@@ -35,6 +35,7 @@ pub(super) fn flush(
         guard: s.guard,
         moved: s.moved,
         by: By::Mail(msg_id),
+        intent: Intent::AsTheTurnAllows,
         early: Duration::seconds(ctx.cfg.early_resolve_secs),
     };
     let sub = gm::submit(gm, &mut g, &turn)?;

@@ -323,6 +323,11 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE outbox DROP COLUMN picture;
     CREATE INDEX outbox_html_wait ON outbox(id) WHERE html_wait IS NOT NULL;
     "#,
+    // 14: missed turns are counted once, by the game itself (its position, and its report):
+    // the seats' own count, a second one the clock kept, goes.
+    r#"
+    ALTER TABLE seats DROP COLUMN missed;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -172,3 +172,33 @@ fn start_by_seat_then_a_planned_declaration_from_the_command_line() {
     );
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
 }
+
+/// Each of the GM's commands says what its lines are, and the GM holds it to that: a ply for a
+/// seat in a turn of orders is refused by the rules and records no orders; orders outside a
+/// turn of orders, or a plan that is no plan, are refused; prose alone gives no orders.
+#[test]
+fn the_gms_commands_for_a_seat_do_only_what_they_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    four_seats(d);
+    let o = pbem(d, &["game", "play", "1", "--seat", "RED", "I.A.1 - I.B.1"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("orders go to the GM"), "{}", text(&o));
+    let red_awaited = |show: &str| {
+        show.lines()
+            .any(|l| l.trim_start().starts_with("RED") && l.contains("orders still awaited"))
+    };
+    let show = ok(d, &["game", "show", "1"]);
+    assert!(red_awaited(&show), "no orders were recorded: {show}");
+    let prose = ok(d, &["game", "orders", "1", "--seat", "RED", "hello there"]);
+    assert!(prose.contains("no orders given for RED"), "{prose}");
+    let show = ok(d, &["game", "show", "1"]);
+    assert!(red_awaited(&show), "prose is no order: {show}");
+    let o = pbem(d, &["game", "plan", "1", "--seat", "RED", "hello", "there"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("not a declaration with planned outcomes"),
+        "{}",
+        text(&o)
+    );
+}

@@ -1,4 +1,4 @@
-//! Store methods for a game's seats: who sits where, their reply token, missed turns and draw offers.
+//! Store methods for a game's seats: who sits where, their reply token, draw offers and readiness.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
@@ -12,7 +12,6 @@ pub struct SeatRow {
     pub player_id: Option<i64>,
     pub email: Option<String>,
     pub token: Option<String>,
-    pub missed: i64,
     pub draw_offer: bool,
     pub vacation_until: Option<DateTime<Utc>>,
     /// The player sent START (or moved): done with salts, ready for the first roll.
@@ -43,9 +42,9 @@ impl Tx<'_> {
         player: i64,
         token: &str,
     ) -> anyhow::Result<()> {
-        // A new player starts clean: the old one's draw offer and missed turns stay with them.
+        // A new player starts clean: the old one's draw offer stays with them.
         self.exec(
-            "UPDATE seats SET player_id = ?3, token = ?4, draw_offer = 0, missed = 0 \
+            "UPDATE seats SET player_id = ?3, token = ?4, draw_offer = 0 \
              WHERE game_id = ?1 AND seat = ?2",
             params![game, seat as i64, player, token],
         )?;
@@ -54,23 +53,22 @@ impl Tx<'_> {
 
     pub fn seats(&self, game: i64) -> anyhow::Result<Vec<SeatRow>> {
         let mut st = self.conn().prepare_cached(
-            "SELECT s.seat, s.player_id, p.email, s.token, s.missed, s.draw_offer, \
+            "SELECT s.seat, s.player_id, p.email, s.token, s.draw_offer, \
              p.vacation_until, s.ready, COALESCE(p.digest, 0) FROM seats s \
              LEFT JOIN players p ON p.id = s.player_id \
              WHERE s.game_id = ?1 ORDER BY s.seat",
         )?;
         let rows = st.query_map([game], |r| {
-            let vac: Option<String> = r.get(6)?;
+            let vac: Option<String> = r.get(5)?;
             Ok(SeatRow {
                 seat: r.get::<_, i64>(0)? as usize,
                 player_id: r.get(1)?,
                 email: r.get(2)?,
                 token: r.get(3)?,
-                missed: r.get(4)?,
-                draw_offer: r.get(5)?,
+                draw_offer: r.get(4)?,
                 vacation_until: vac.and_then(|v| parse_ts(&v).ok()),
-                ready: r.get(7)?,
-                digest: r.get(8)?,
+                ready: r.get(6)?,
+                digest: r.get(7)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -115,14 +113,6 @@ impl Tx<'_> {
         self.exec(
             "UPDATE seats SET token = ?3 WHERE game_id = ?1 AND seat = ?2",
             params![game, seat as i64, token],
-        )?;
-        Ok(())
-    }
-
-    pub fn set_missed(&self, game: i64, seat: usize, missed: i64) -> anyhow::Result<()> {
-        self.exec(
-            "UPDATE seats SET missed = ?3 WHERE game_id = ?1 AND seat = ?2",
-            params![game, seat as i64, missed],
         )?;
         Ok(())
     }
