@@ -152,14 +152,8 @@ fn export_then_replay_gives_back_the_same_game_for_every_kind() {
                         }
                         let ply = legal[rng.pick(legal.len())].clone();
                         let actor = records::implied_actor(&g.game).unwrap();
-                        gm::play(
-                            &mut gm::Gm::new(tx, now, &gm::Quiet),
-                            &mut g,
-                            actor,
-                            &ply,
-                            None,
-                        )?
-                        .map_err(|e| anyhow::anyhow!("{kind}: legal ply {ply} refused: {e}"))?;
+                        crate::common::play_quietly(tx, &mut g, actor, &ply, now)
+                            .map_err(|e| anyhow::anyhow!("{kind}: legal ply: {e}"))?;
                     }
                     pbem::gamelog::load(tx, id)
                 })
@@ -252,14 +246,7 @@ fn an_exported_record_names_its_dice_and_verify_prints_a_command_python_accepts(
                 let ply = legal[rng.pick(legal.len())].clone();
                 let actor = pbem::games::Actor::Seat(seat);
                 // No dice given: the GM rolls the game's own seeded dice.
-                gm::play(
-                    &mut gm::Gm::new(tx, now, &gm::Quiet),
-                    &mut g,
-                    actor,
-                    &ply,
-                    None,
-                )?
-                .map_err(|e| anyhow::anyhow!("legal ply {ply} refused: {e}"))?;
+                crate::common::play_quietly(tx, &mut g, actor, &ply, now)?;
             }
             Ok((id, pbem::gamelog::load(tx, id)?.rolls))
         })

@@ -111,15 +111,8 @@ impl World {
         dice: Option<&mut ScriptedDice>,
     ) -> Option<Handled> {
         let ctx = Ctx::new(&self.cfg, &self.templates, self.now);
-        let batch = mailroom::Batch::Raw {
-            raws: &[raw],
-            step: &mut |_| Ok(()),
-        };
         let dice = dice.map(|d| d as &mut dyn pbem::dice::DiceSource);
-        mailroom::process(&mut self.store, &ctx, batch, dice)
-            .unwrap()
-            .pop()?
-            .handled
+        process_raw(&mut self.store, &ctx, raw, dice).pop()?.handled
     }
 
     /// Mails `body` from `from` to the secret address of a seat (the game's own dice).
@@ -198,6 +191,34 @@ impl World {
 
 /// Whether `body` says `needle`, wherever the mail's lines break (long lines are refilled, so
 /// a sentence may be split across lines): every run of white space reads as one space.
+/// Processes one raw mail through the mailroom's one entry, as a source hands it in.
+pub fn process_raw(
+    store: &mut Store,
+    ctx: &Ctx,
+    raw: &[u8],
+    dice: Option<&mut dyn pbem::dice::DiceSource>,
+) -> Vec<mailroom::Processed> {
+    let batch = mailroom::Batch::Raw {
+        raws: &[raw],
+        step: &mut |_| Ok(()),
+    };
+    mailroom::process(store, ctx, batch, dice).unwrap()
+}
+
+/// Plays one ply with nobody told (a test's set-up), the game rolling its own seeded dice;
+/// the rules' refusal is an error.
+pub fn play_quietly(
+    tx: &pbem::store::Tx,
+    g: &mut Loaded,
+    actor: pbem::games::Actor,
+    ply: &str,
+    now: DateTime<Utc>,
+) -> anyhow::Result<()> {
+    gm::play(&mut gm::Gm::new(tx, now, &gm::Quiet), g, actor, ply, None)?
+        .map(drop)
+        .map_err(|e| anyhow::anyhow!("{ply} refused: {e}"))
+}
+
 pub fn says(body: &str, needle: &str) -> bool {
     let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     flat(body).contains(&flat(needle))

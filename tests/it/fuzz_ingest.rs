@@ -283,7 +283,7 @@ proptest! {
         let cfg = w.cfg.clone();
         let templates = pbem::template::Templates::load(None).unwrap();
         let ctx = pbem::compose::Ctx::new(&cfg, &templates, w.now);
-        let (_, cost) = measure(|| pbem::mailroom::process(&mut w.store, &ctx, pbem::mailroom::Batch::Raw { raws: &[&raw], step: &mut |_| Ok(()) }, None).unwrap());
+        let (_, cost) = measure(|| crate::common::process_raw(&mut w.store, &ctx, &raw, None));
         prop_assert!(cost.cpu < Duration::from_secs(5), "{cost:?}");
         prop_assert!(cost.peak < 150 << 20, "{cost:?}");
     }

@@ -122,18 +122,7 @@ fn a_worst_case_mail_is_read_stored_and_answered_in_bounded_work() {
     let cfg = w.cfg.clone();
     let templates = pbem::template::Templates::load(None).unwrap();
     let ctx = pbem::compose::Ctx::new(&cfg, &templates, w.now);
-    let (stored, cost) = measure(|| {
-        pbem::mailroom::process(
-            &mut w.store,
-            &ctx,
-            pbem::mailroom::Batch::Raw {
-                raws: &[&raw],
-                step: &mut |_| Ok(()),
-            },
-            None,
-        )
-        .unwrap()
-    });
+    let (stored, cost) = measure(|| crate::common::process_raw(&mut w.store, &ctx, &raw, None));
     assert!(stored[0].id.is_some());
     assert_within(cost, "a worst-case mail through the path");
     // It was read as Alice's mail to her seat and answered.
@@ -181,18 +170,7 @@ fn a_strangers_mail_of_long_lines_of_new_words_is_answered_in_bounded_work() {
     let cfg = w.cfg.clone();
     let templates = pbem::template::Templates::load(None).unwrap();
     let ctx = pbem::compose::Ctx::new(&cfg, &templates, w.now);
-    let (stored, cost) = measure(|| {
-        pbem::mailroom::process(
-            &mut w.store,
-            &ctx,
-            pbem::mailroom::Batch::Raw {
-                raws: &[&raw],
-                step: &mut |_| Ok(()),
-            },
-            None,
-        )
-        .unwrap()
-    });
+    let (stored, cost) = measure(|| crate::common::process_raw(&mut w.store, &ctx, &raw, None));
     assert!(stored[0].id.is_some());
     assert_within(cost, "a stranger's mail of long lines");
     let answer = w.new_mail();
