@@ -1,4 +1,4 @@
-//! The GM: every decision about a game, whoever asks (a mail, the command line, the clock); each operation that changes a game tells the players itself (`News`).
+//! The GM: every decision about a game, whoever asks (a mail, the command line, the clock); each operation asked for tells the players itself (`News`), `play` (one ply) being the untold building block beneath.
 
 use anyhow::anyhow;
 
@@ -26,14 +26,20 @@ pub use ops::{
     add_salt, decline_draw, offer_draw, press_targets, resign, send_press, set_digest,
     set_vacation, DrawOffer, Refusal,
 };
+/// One ply and what follows by itself, telling nobody: the building block beneath the
+/// operations (which tell), for the GM's own plies, the tests' set-ups and the benchmarks.
 pub use play::play;
-pub use play::{close, finish, play_as_gm, play_with, store_plan, Played};
-pub use record::{export, turn_orders};
-pub use salts::{begin, salt_pairs, salts, salts_open, seeded_dice, start_now, waiting_for_salts};
+use play::{close, play_with, store_plan};
+pub use play::{play_as_gm, Played};
+pub use record::export;
+use record::turn_orders;
+pub use salts::salt_pairs;
+use salts::{begin, salts_open};
+pub use salts::{salts, start_now, waiting_for_salts};
 pub use seats::{join, open_new, seat_open_to, Seated};
 pub use submit::{submit, By, Intent, LineOutcome, Submission, Turn, TurnRefusal};
 pub use to_act::{all_ordered, to_act_text};
-pub use turn::{start, submit_orders, Checked, LineCheck, Started};
+pub use turn::{start, Started};
 
 /// What the GM asks for when creating a game.
 #[derive(Debug, Clone, Default)]

@@ -37,19 +37,6 @@ pub fn dedupe_key(inb: &Inbound) -> String {
     }
 }
 
-/// Stores a raw message durably and nothing more (a caller that processes it apart, as the
-/// tests' harness does with scripted dice); `None` when the same message was stored before.
-pub fn store_raw(store: &mut Store, raw: &[u8], now: DateTime<Utc>) -> anyhow::Result<Option<i64>> {
-    let inb = inbound::parse(raw);
-    let (id, told) = store.tx(|tx| {
-        let mut told = Vec::new();
-        let id = insert(tx, &inb, raw, now, &mut told)?;
-        Ok((id, told))
-    })?;
-    tell(told);
-    Ok(id)
-}
-
 /// Stores a raw message in the caller's transaction; a second delivery of a stored one
 /// is not stored again, only noted in the event log for the GM's listing (`None`).
 fn insert(
@@ -96,9 +83,6 @@ pub struct Handled {
 
 /// The mails a batch processes.
 pub enum Batch<'r> {
-    /// Mails stored before, by id (the tests' harness stores then processes; a retry of an id
-    /// no longer `new` does nothing).
-    Stored(&'r [i64]),
     /// Every stored mail not yet processed, at most this many (what a crash left behind).
     Waiting(usize),
     /// Raw mails from a source, stored and processed in the same commit. `step` hears of each
@@ -135,7 +119,6 @@ pub fn process(
         let scripted = dice.as_mut().map(|d| &mut **d as &mut dyn DiceSource);
         let mut gm = ctx.gm(tx).with_dice(scripted);
         let out = match batch {
-            Batch::Stored(ids) => process_ids(tx, ctx, ids, &mut gm, &mut told)?,
             Batch::Waiting(limit) => {
                 let ids: Vec<i64> = tx.new_messages()?.into_iter().take(limit).collect();
                 process_ids(tx, ctx, &ids, &mut gm, &mut told)?

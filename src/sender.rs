@@ -26,7 +26,9 @@ fn raw_mail(row: &mut OutboxRow) -> Result<RawMail, BuildError> {
     Ok(RawMail {
         envelope: outbound::envelope(&row.from_addr, std::slice::from_ref(&row.to_addr))?,
         message_id: row.message_id.clone(),
-        bytes: row.raw.take().unwrap_or_default(),
+        // Every due row has its bytes (the store's `outbox_due` asks for them): one without
+        // is a bug to report, never an empty mail to send.
+        bytes: row.raw.take().ok_or(BuildError::NoBytes)?,
     })
 }
 

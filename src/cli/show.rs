@@ -48,7 +48,11 @@ fn seats(g: &Loaded, ordered: &[usize], plans: &[(usize, Vec<PlannedOutcome>)]) 
         _ => None,
     };
     for s in &g.seats {
-        let missed = g.game.missed(s.seat).map_or(0, |m| m.turns);
+        // The player's own: turns the seat missed before they took it were their predecessor's.
+        let missed = g
+            .game
+            .missed(s.seat)
+            .map_or(0, |m| m.turns.saturating_sub(s.missed_before));
         let mut notes = vec![format!("missed turns: {missed}")];
         if let Some(owing) = &owing {
             if ordered.contains(&s.seat) {

@@ -78,7 +78,7 @@ pub enum BenchCmd {
         /// `pbem ingest` on a store with history.
         #[arg(long)]
         keep: bool,
-        /// Only the run without a daemon (for a pbem older than `pbem serve`'s hand-off).
+        /// Only the run without a daemon (for a pbem older than `pbem serve`'s wake-up socket).
         #[arg(long)]
         alone: bool,
     },

@@ -1,5 +1,7 @@
 //! What a game's deadline does, as the GM decides it: remind before it, grant the grace, then adjudicate the turn, forfeit the late player or tell the GM; vacation moves the clock.
 
+use std::collections::BTreeMap;
+
 use anyhow::anyhow;
 use chrono::Duration;
 
@@ -153,27 +155,45 @@ pub fn adjudicate(gm: &mut Gm, g: &mut Loaded, seats: &[usize]) -> anyhow::Resul
     tx.clear_pending(g.row.id, PendingKind::Orders)?;
     let played = play(gm, g, Actor::Gm, &ply, None)?
         .map_err(|e| anyhow!("game {}: the turn does not adjudicate: {e}", g.row.id))?;
+    // The GM hears of missing players first, as before the turn's reports.
+    tell_missed(gm, g, seats, &orders)?;
     gm.tell(News::Played {
         g,
         played: &played,
         except: None,
-    })?;
-    tell_missed(gm, g, seats)
+    })
 }
 
-/// The GM hears of each seat that has now missed as many turns in a row as the game allows
-/// (the game's own count, the one its report and position show).
-fn tell_missed(gm: &Gm, g: &Loaded, seats: &[usize]) -> anyhow::Result<()> {
+/// The GM hears of each seat whose player has now missed as many turns in a row as the game
+/// allows: the game's own count (the one its report and position show), less the turns the
+/// seat missed before its player took it. A seat that ordered starts its player's count anew.
+fn tell_missed(
+    gm: &Gm,
+    g: &Loaded,
+    seats: &[usize],
+    orders: &BTreeMap<usize, Vec<String>>,
+) -> anyhow::Result<()> {
     for &s in seats {
-        let Some(missed) = g.game.missed(s).filter(|m| m.turns >= m.limit) else {
+        let before = g.seat(s).map_or(0, |r| r.missed_before);
+        if orders.contains_key(&s) {
+            if before > 0 {
+                gm.tx.set_missed_before(g.row.id, s, 0)?;
+            }
+            continue;
+        }
+        let Some(missed) = g.game.missed(s) else {
             continue;
         };
+        let own = missed.turns.saturating_sub(before);
+        if own < missed.limit {
+            continue;
+        }
         let name = g.game.seat_name(s);
         let text = format!(
             "{name} ({}) has sent no orders for {} turns in a row. You may replace the player: \
              `pbem game replace {} --seat {name} NEW-ADDRESS`.",
             g.seat(s).and_then(|r| r.email.clone()).unwrap_or_default(),
-            missed.turns,
+            own,
             g.row.id
         );
         gm.tell(News::ToGm {

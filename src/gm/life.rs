@@ -7,7 +7,7 @@ use super::{close, play_with, Gm, News, Played, Refusal};
 use crate::duration::{self, Range};
 use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, ToAct};
-use crate::store::{GameStatus, PendingKind};
+use crate::store::{GameStatus, PendingKind, Tx};
 use crate::template::date;
 
 /// The options a GM may change once a game has begun: its clocks and its press. Everything
@@ -26,6 +26,15 @@ pub fn reveal(gm: &Gm, g: &mut Loaded) -> anyhow::Result<Result<String, Refusal>
         .log_event(Some(g.row.id), gm.now, "dice seed revealed by the GM")?;
     gm.tell(News::SeedRevealed { g })?;
     Ok(Ok(g.row.seed.clone().unwrap_or_default()))
+}
+
+/// Seats a player, who starts clean: the turns the seat already missed (the game's count)
+/// were the old player's, and the GM is told of the new one's own only.
+fn seat_player(tx: &Tx, g: &Loaded, seat: usize, email: &str, token: &str) -> anyhow::Result<()> {
+    let player = tx.player_id(email)?;
+    tx.fill_seat(g.row.id, seat, player, token)?;
+    let inherited = g.game.missed(seat).map_or(0, |m| m.turns);
+    tx.set_missed_before(g.row.id, seat, inherited)
 }
 
 /// A message from the GM to every player.
@@ -425,8 +434,7 @@ pub fn eject(
     )?;
     match new {
         Some((addr, token)) => {
-            let player = tx.player_id(&addr)?;
-            tx.fill_seat(g.row.id, seat, player, token)?;
+            seat_player(tx, g, seat, &addr, token)?;
             tx.log_event(Some(g.row.id), now, &format!("seat {name} given to {addr}"))?;
         }
         None if g.row.status == GameStatus::Active => {
@@ -475,9 +483,8 @@ pub fn replace(
     token: &str,
 ) -> anyhow::Result<()> {
     let (tx, id) = (gm.tx, g.row.id);
-    let player = tx.player_id(email)?;
     tx.clear_pending_of(id, seat)?;
-    tx.fill_seat(id, seat, player, token)?;
+    seat_player(tx, g, seat, email, token)?;
     let name = g.game.seat_name(seat);
     tx.log_event(Some(id), gm.now, &format!("seat {name} given to {email}"))?;
     *g = gamelog::load(tx, id)?;

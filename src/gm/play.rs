@@ -78,7 +78,7 @@ pub fn play_as_gm(
 /// Plays a ply that is not the side to move's move (a resignation, an agreed draw, a
 /// forfeit): `f` makes it on a copy of the position; it is logged, and the game finished if
 /// it ended. An illegal ply changes nothing and returns the reason.
-pub fn play_with(
+pub(super) fn play_with(
     gm: &Gm,
     g: &mut Loaded,
     actor: Actor,
@@ -266,7 +266,7 @@ fn try_plan(
 }
 
 /// Stores a seat's conditional outcomes until the roll.
-pub fn store_plan(
+pub(super) fn store_plan(
     tx: &Tx,
     game: i64,
     seat: usize,
@@ -284,7 +284,7 @@ pub fn store_plan(
 }
 
 /// Marks a game finished with its result, stops its clock and reveals its dice seed.
-pub fn finish(
+pub(super) fn finish(
     tx: &Tx,
     g: &mut Loaded,
     outcome: &Outcome,
@@ -297,7 +297,7 @@ pub fn finish(
 
 /// Ends a game: finished with `why` as its result in words, its clock stopped, its dice seed
 /// revealed. A game the GM cancelled has no outcome, so its record's result stays `*`.
-pub fn close(tx: &Tx, g: &mut Loaded, why: &str, now: DateTime<Utc>) -> anyhow::Result<()> {
+pub(super) fn close(tx: &Tx, g: &mut Loaded, why: &str, now: DateTime<Utc>) -> anyhow::Result<()> {
     tx.set_game_status(g.row.id, GameStatus::Finished, Some(why), now)?;
     tx.set_deadline(g.row.id, None)?;
     tx.reveal_seed(g.row.id)?;

@@ -58,6 +58,6 @@ pub fn export(g: &Loaded) -> anyhow::Result<String> {
 }
 
 /// The orders each seat sent this turn, for adjudication.
-pub fn turn_orders(tx: &Tx, game: i64) -> anyhow::Result<BTreeMap<usize, Vec<String>>> {
+pub(super) fn turn_orders(tx: &Tx, game: i64) -> anyhow::Result<BTreeMap<usize, Vec<String>>> {
     Ok(tx.pending(game, PendingKind::Orders)?.into_iter().collect())
 }

@@ -13,7 +13,7 @@ use crate::store::{GameRow, GameStatus, Tx};
 /// Play begins: every seat is taken. A game with dice opens its salt window (no die is rolled
 /// before every player could add a salt); then the GM does what is his to do (an opening roll,
 /// once the salts allow it) and the clock starts for whoever acts first.
-pub fn begin(gm: &mut Gm, g: &mut Loaded) -> anyhow::Result<Played> {
+pub(super) fn begin(gm: &mut Gm, g: &mut Loaded) -> anyhow::Result<Played> {
     let (tx, now) = (gm.tx, gm.now);
     if g.kind().rolls_dice() && !g.row.salts_fixed {
         let window = super::options::of(g).salt_window_secs;
@@ -27,7 +27,7 @@ pub fn begin(gm: &mut Gm, g: &mut Loaded) -> anyhow::Result<Played> {
 }
 
 /// The salts may still change: not fixed, and the window (if any) not yet closed.
-pub fn salts_open(row: &GameRow, now: DateTime<Utc>) -> bool {
+pub(super) fn salts_open(row: &GameRow, now: DateTime<Utc>) -> bool {
     !row.salts_fixed && row.salts_until.is_none_or(|u| now < u)
 }
 
@@ -125,7 +125,7 @@ pub fn salts(row: &GameRow) -> anyhow::Result<Vec<String>> {
 }
 
 /// The game's own seeded dice, continuing after the rolls already in its log.
-pub fn seeded_dice(g: &Loaded) -> anyhow::Result<SeededDice> {
+pub(super) fn seeded_dice(g: &Loaded) -> anyhow::Result<SeededDice> {
     let seed = g
         .row
         .seed

@@ -2,7 +2,7 @@
 
 use chrono::Duration;
 
-use super::turn::{play_planned, submit_orders, LineCheck};
+use super::turn::{play_planned, record_orders, LineCheck};
 use super::{play, to_act_text, Gm, News, Played, Refusal};
 use crate::gamelog::Loaded;
 use crate::games::{Actor, Conditional, PlyError, ToAct};
@@ -68,8 +68,6 @@ pub enum TurnRefusal {
     OnlyTheFirstMove,
     #[error("not played: the declaration was refused")]
     DeclarationRefused,
-    #[error("not played: {0}")]
-    Orders(Refusal),
     /// The rules refused it (illegal, ambiguous, not this seat's ply), or the game's state.
     #[error("{0}")]
     Play(Refusal),
@@ -110,7 +108,8 @@ pub struct Submission {
     pub unplanned: bool,
 }
 
-/// Decides a seat's lines for its game, once, and tells the other players what was played.
+/// Decides a seat's lines for its game, once, and tells the players what was played (all
+/// of them when the GM sent the lines; the others when the seat's own mail is answered).
 pub fn submit(gm: &mut Gm, g: &mut Loaded, turn: &Turn) -> anyhow::Result<Submission> {
     let mut out = Submission::default();
     if let Some(why) = refusal(g, turn) {
@@ -135,7 +134,7 @@ pub fn submit(gm: &mut Gm, g: &mut Loaded, turn: &Turn) -> anyhow::Result<Submis
         (_, _, Some(plan)) => planned(gm, g, turn, &plan, turn.lines, &mut out)?,
         (Intent::AsTheTurnAllows | Intent::Move, _, None) => first_move(gm, g, turn, &mut out)?,
     }
-    if let Some(played) = &out.played {
+    if let Some(played) = &mut out.played {
         tell_played(gm, g, turn, played)?;
     }
     Ok(out)
@@ -146,6 +145,11 @@ fn refusal(g: &Loaded, turn: &Turn) -> Option<TurnRefusal> {
     let at = g.moves.len() as u32 + 1;
     if let Some(wrote) = turn.guard.filter(|n| *n != at) {
         return Some(TurnRefusal::Guard { wrote, at });
+    }
+    if turn.intent == Intent::Move {
+        // The GM's one ply for a seat: the game's state and its rules say whether it may be
+        // played (a resignation or a draw is any seat's, whoever is to move).
+        return None;
     }
     match g.row.status {
         GameStatus::Active => {}
@@ -159,10 +163,6 @@ fn refusal(g: &Loaded, turn: &Turn) -> Option<TurnRefusal> {
     if turn.intent == Intent::Orders && !orders_turn {
         return Some(TurnRefusal::NotOrders(to_act_text(g)));
     }
-    if turn.intent == Intent::Move && orders_turn {
-        // One ply in a turn of orders: the rules say why not.
-        return None;
-    }
     match g.game.to_act() {
         ToAct::Orders(seats) if seats.contains(&turn.seat) => None,
         ToAct::Orders(_) => Some(TurnRefusal::NoOrders),
@@ -175,14 +175,7 @@ fn refusal(g: &Loaded, turn: &Turn) -> Option<TurnRefusal> {
 /// A simultaneous turn: the seat's orders (each understood or void) replace any it sent
 /// before; prose among them is nobody's business but its sender's.
 fn orders(gm: &Gm, g: &mut Loaded, turn: &Turn, out: &mut Submission) -> anyhow::Result<()> {
-    let checked = match submit_orders(gm.tx, g, turn.seat, turn.lines, gm.now, turn.early)? {
-        Ok(c) => c,
-        Err(why) => {
-            let why = TurnRefusal::Orders(why);
-            out.lines = vec![LineOutcome::Refused(why); turn.lines.len()];
-            return Ok(());
-        }
-    };
+    let checked = record_orders(gm.tx, g, turn.seat, turn.lines, gm.now, turn.early)?;
     out.ordered = checked.iter().any(|c| *c != LineCheck::Prose);
     out.moved = out.ordered;
     out.lines = checked
@@ -297,23 +290,16 @@ fn message(turn: &Turn) -> Option<i64> {
 
 /// The other seats hear what was played; a seat's own mail is answered by its reply, and a
 /// move the GM played for a seat is said to be the GM's doing.
-fn tell_played(gm: &Gm, g: &Loaded, turn: &Turn, played: &Played) -> anyhow::Result<()> {
-    match turn.by {
-        By::Mail(_) => gm.tell(News::Played {
-            g,
-            played,
-            except: Some(turn.seat),
-        }),
+fn tell_played(gm: &Gm, g: &Loaded, turn: &Turn, played: &mut Played) -> anyhow::Result<()> {
+    let except = match turn.by {
+        By::Mail(_) => Some(turn.seat),
         By::Gm => {
-            let mut told = played.clone();
+            // Said first, to the players and to the GM who reads what was played.
             let line = turn.lines.first().map(String::as_str).unwrap_or_default();
             let said = format!("The GM played {line} for {}.", g.game.seat_name(turn.seat));
-            told.reports.insert(0, said);
-            gm.tell(News::Played {
-                g,
-                played: &told,
-                except: None,
-            })
+            played.reports.insert(0, said);
+            None
         }
-    }
+    };
+    gm.tell(News::Played { g, played, except })
 }

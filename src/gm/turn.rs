@@ -6,12 +6,12 @@ use super::ops::Refusal;
 use super::salts::ready;
 use super::{play, store_plan, Gm, News, Played};
 use crate::gamelog::Loaded;
-use crate::games::{Actor, Conditional, PlyError, ToAct};
+use crate::games::{Actor, Conditional, ToAct};
 use crate::store::{GameStatus, PendingKind, Tx};
 
 /// How one line of a seat's orders reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LineCheck {
+pub(super) enum LineCheck {
     /// An order, in its canonical form.
     Order(String),
     /// Written as an order, but void (the unit holds): why.
@@ -22,34 +22,20 @@ pub enum LineCheck {
 }
 
 /// Each order line's reading, in the order of the lines.
-pub type Checked = Vec<LineCheck>;
+pub(super) type Checked = Vec<LineCheck>;
 
-/// The seat's orders for the current simultaneous turn, replacing any it sent before. Once
-/// every seat owing orders has sent some, the turn is adjudicated soon (the game's
-/// `early_resolve`, else the server's `early`), unless its deadline comes sooner. Void lines
-/// are kept too: the adjudication reports them.
-pub fn submit_orders(
+/// The seat's orders for the current simultaneous turn (`submit` checked that it owes
+/// some), replacing any it sent before. Once every seat owing orders has sent some, the turn
+/// is adjudicated soon (the game's `early_resolve`, else the server's `early`), unless its
+/// deadline comes sooner. Void lines are kept too: the adjudication reports them.
+pub(super) fn record_orders(
     tx: &Tx,
     g: &mut Loaded,
     seat: usize,
     lines: &[String],
     now: DateTime<Utc>,
     early: Duration,
-) -> anyhow::Result<Result<Checked, Refusal>> {
-    if g.row.status != GameStatus::Active {
-        return Ok(Err(Refusal::NotActive(g.row.status)));
-    }
-    let ToAct::Orders(seats) = g.game.to_act() else {
-        return Ok(Err(Refusal::Rules(PlyError::NotYourTurn(format!(
-            "this is not a turn of orders ({})",
-            super::to_act_text(g)
-        )))));
-    };
-    if !seats.contains(&seat) {
-        return Ok(Err(Refusal::Rules(PlyError::NotYourTurn(
-            "you have no orders to give this turn".into(),
-        ))));
-    }
+) -> anyhow::Result<Checked> {
     // Prose is kept out of the orders: it would be adjudicated as void orders, reported to
     // every player and kept in the record.
     let orders: Vec<String> = lines
@@ -71,7 +57,7 @@ pub fn submit_orders(
         .collect();
     if orders.is_empty() {
         // Nothing but prose: no orders given (any sent before stand).
-        return Ok(Ok(checked));
+        return Ok(checked);
     }
     tx.set_pending(g.row.id, seat, PendingKind::Orders, &orders, now)?;
     if !g.ordered.contains(&seat) {
@@ -88,7 +74,7 @@ pub fn submit_orders(
             tx.set_reminded(g.row.id)?;
         }
     }
-    Ok(Ok(checked))
+    Ok(checked)
 }
 
 /// A declaration with its outcomes planned per roll: the plan is kept and the declaration

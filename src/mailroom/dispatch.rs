@@ -2,7 +2,7 @@
 
 use super::{
     auth::pick_seat, auth::Auth, refused, requests, session::command_text, session::Session,
-    turn::flush, turn::tell_played, Handled, Line,
+    turn::flush, turn::reply_played, Handled, Line,
 };
 use crate::commands::{Command, HelpTopic};
 use crate::compose::{Ctx, Help};
@@ -187,7 +187,7 @@ pub(super) fn run_command(
         Command::Resign => cmd_resign(gm, s, &text, current)?,
         Command::DrawOffer | Command::DrawAccept => cmd_draw_offer(gm, s, &text, current)?,
         Command::DrawDecline => cmd_draw_decline(gm, s, &text, current)?,
-        Command::Press { to, text: body } => cmd_press(tx, ctx, s, &text, to, body, current)?,
+        Command::Press { to, text: body } => cmd_press(gm, s, &text, to, body, current)?,
         Command::Game(_) | Command::UseGame(_) => unreachable!("handled by the caller"),
     }
     Ok(())
@@ -313,7 +313,7 @@ pub(super) fn cmd_start(
             s.lines.push(Line::ok(text, Some(note.to_string())));
             let played = &started.played;
             if !played.plies.is_empty() || !played.reports.is_empty() {
-                tell_played(s, &g, played, 0);
+                reply_played(s, &g, played, 0);
             }
         }
     }
@@ -410,17 +410,15 @@ pub(super) fn cmd_draw_decline(
 }
 
 /// `PRESS TO ...: text`: a message through the GM, to each seat at most once per mail.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn cmd_press(
-    tx: &Tx,
-    ctx: &Ctx,
+    gm: &Gm,
     s: &mut Session,
     text: &str,
     to: &[String],
     body: &str,
     current: Option<(i64, usize)>,
 ) -> anyhow::Result<()> {
-    let Some((g, seat)) = load_seat(tx, current)? else {
+    let Some((g, seat)) = load_seat(gm.tx, current)? else {
         return Ok(());
     };
     let targets: Vec<usize> = match gm::press_targets(&g, seat, to) {
@@ -439,7 +437,7 @@ pub(super) fn cmd_press(
     }
     s.pressed.extend(&targets);
     let to_all = to.iter().any(|t| t.eq_ignore_ascii_case("ALL"));
-    gm::send_press(&ctx.gm(tx), &g, seat, &targets, to_all, body)?;
+    gm::send_press(gm, &g, seat, &targets, to_all, body)?;
     let names: Vec<&str> = targets.iter().map(|x| g.game.seat_name(*x)).collect();
     s.lines.push(Line::ok(
         text,

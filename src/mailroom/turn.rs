@@ -44,7 +44,7 @@ pub(super) fn flush(
     }
     if let Some(played) = &sub.played {
         // The reply already echoes the seat's own ply: only what followed it is listed.
-        tell_played(s, &g, played, 1);
+        reply_played(s, &g, played, 1);
     }
     if sub.unplanned {
         s.extra
@@ -101,7 +101,7 @@ fn not_a_move(line: &str, why: Option<&PlyError>) -> String {
 
 /// What the GM played on a seat's mail (its plies after the first `skip`, and the reports)
 /// goes into that seat's reply (the other seats were told by the GM).
-pub(super) fn tell_played(s: &mut Session, g: &Loaded, played: &gm::Played, skip: usize) {
+pub(super) fn reply_played(s: &mut Session, g: &Loaded, played: &gm::Played, skip: usize) {
     s.note_plies(g, played);
     for (actor, ply) in played.plies.iter().skip(skip) {
         let said = crate::compose::letters::said(g, *actor, ply);

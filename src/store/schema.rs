@@ -324,9 +324,11 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX outbox_html_wait ON outbox(id) WHERE html_wait IS NOT NULL;
     "#,
     // 14: missed turns are counted once, by the game itself (its position, and its report):
-    // the seats' own count, a second one the clock kept, goes.
+    // the seats' own count, a second one the clock kept, goes. What a seat keeps is how many
+    // of the game's count came before its player took it (a new player starts clean).
     r#"
-    ALTER TABLE seats DROP COLUMN missed;
+    ALTER TABLE seats RENAME COLUMN missed TO missed_before;
+    UPDATE seats SET missed_before = 0;
     "#,
 ];
 

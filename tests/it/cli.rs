@@ -738,7 +738,10 @@ fn stored_text_is_printed_with_its_control_characters_escaped() {
          Message-ID: <escapes@example.net>\r\n\r\nHELP \x1b]0;owned\x07 \u{202E}evil\r\n"
     );
     let mut store = Store::open(&d.join("g.sqlite"), false).unwrap();
-    pbem::mailroom::store_raw(&mut store, mail.as_bytes(), pbem::edge::now()).unwrap();
+    let (cfg, _) = pbem::config::load(None, &|_| None).unwrap();
+    let templates = pbem::template::Templates::load(None).unwrap();
+    let ctx = pbem::compose::Ctx::new(&cfg, &templates, pbem::edge::now());
+    crate::common::process_raw(&mut store, &ctx, mail.as_bytes(), None);
     drop(store);
     for args in [&["inbox"][..], &["inbox", "show", "1"]] {
         let o = pbem(d, args);

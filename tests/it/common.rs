@@ -189,8 +189,6 @@ impl World {
     }
 }
 
-/// Whether `body` says `needle`, wherever the mail's lines break (long lines are refilled, so
-/// a sentence may be split across lines): every run of white space reads as one space.
 /// Processes one raw mail through the mailroom's one entry, as a source hands it in.
 pub fn process_raw(
     store: &mut Store,
@@ -219,6 +217,8 @@ pub fn play_quietly(
         .map_err(|e| anyhow::anyhow!("{ply} refused: {e}"))
 }
 
+/// Whether `body` says `needle`, wherever the mail's lines break (long lines are refilled, so
+/// a sentence may be split across lines): every run of white space reads as one space.
 pub fn says(body: &str, needle: &str) -> bool {
     let flat = |t: &str| t.split_whitespace().collect::<Vec<_>>().join(" ");
     flat(body).contains(&flat(needle))

@@ -352,3 +352,49 @@ fn press_reaches_the_others_without_bidi_overrides_or_invisible_characters() {
         assert!(!press.body.contains(sneaky), "{sneaky:?} in {}", press.body);
     }
 }
+
+/// The GM is told of a player who misses `nmr_limit` turns in a row, counting that player's own
+/// turns only: a new player in the seat does not inherit the turns their predecessor missed.
+#[test]
+fn a_new_player_is_not_reported_for_the_turns_the_old_one_missed() {
+    let mut w = World::new();
+    let id = w.game(GameKind::DipTacToe, &PLAYERS, &[], None, Some(2 * 86400));
+    w.new_mail();
+    // BLUE, RED and GREEN place a unit a turn where no four line up; YELLOW sends nothing.
+    let turn = |w: &mut World, space: [&str; 3]| {
+        for (seat, at) in space.iter().enumerate() {
+            order(w, id, seat, &format!("Reserve - {at}"));
+        }
+        w.now += Duration::days(2);
+        w.timers();
+        let mail = w.new_mail();
+        mail.iter().filter(|m| m.kind == "gm_notice").count()
+    };
+    assert_eq!(turn(&mut w, ["I.A.2", "II.H.2", "III.M.2"]), 0);
+    assert_eq!(turn(&mut w, ["I.C.1", "II.F.3", "III.K.1"]), 0);
+    // YELLOW missed two turns; the GM gives the seat to someone else.
+    let mut g = w.load(id);
+    w.store
+        .tx(|tx| {
+            let gm = pbem::gm::Gm::new(tx, w.now, &pbem::gm::Quiet);
+            pbem::gm::life::replace(&gm, &mut g, 3, "zed@example.org", "zedtoken0000")
+        })
+        .unwrap();
+    // The game's count goes on (YELLOW's units hold a third turn), but it is the new
+    // player's first: no notice.
+    assert_eq!(
+        turn(&mut w, ["I.B.3", "II.G.1", "III.L.4"]),
+        0,
+        "one turn of their own"
+    );
+    let g = w.load(id);
+    assert_eq!(g.game.missed(3).unwrap().turns, 3);
+    assert_eq!(g.seat(3).unwrap().missed_before, 2);
+    // Two more: three of the new player's own, and the GM is told.
+    assert_eq!(turn(&mut w, ["I.D.2", "II.E.4", "III.J.3"]), 0);
+    assert_eq!(
+        turn(&mut w, ["I.A.4", "II.H.4", "III.M.4"]),
+        1,
+        "three of their own"
+    );
+}

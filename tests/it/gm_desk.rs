@@ -421,7 +421,7 @@ fn eject_mails_only_what_it_did_and_a_replacement_is_seated_in_one_go() {
 }
 
 /// A player seated in another's place (`game replace`, `game eject --replace`) does not
-/// inherit the old player's draw offer: the offer was theirs to make.
+/// inherit the old player's draw offer or missed turns: the offer was theirs to make.
 #[test]
 fn a_new_player_in_a_seat_starts_without_the_old_ones_draw_offer() {
     let mut w = World::new();
@@ -430,13 +430,14 @@ fn a_new_player_in_a_seat_starts_without_the_old_ones_draw_offer() {
     assert!(w.load(id).seat(0).unwrap().draw_offer);
     w.store
         .tx(|tx| {
+            tx.set_missed_before(id, 0, 2)?;
             let carol = tx.player_id("carol@example.org")?;
             tx.fill_seat(id, 0, carol, "newtoken0000")
         })
         .unwrap();
     let g = w.load(id);
     let seat = g.seat(0).unwrap();
-    assert!(!seat.draw_offer, "{seat:?}");
+    assert!(!seat.draw_offer && seat.missed_before == 0, "{seat:?}");
     // B's acceptance now draws nothing: the new player has offered nothing.
     w.send_to_seat(B, id, 1, "DRAW ACCEPT").unwrap();
     assert_eq!(w.load(id).row.status, "active");

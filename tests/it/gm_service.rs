@@ -201,4 +201,10 @@ fn the_gms_commands_for_a_seat_do_only_what_they_say() {
         "{}",
         text(&o)
     );
+    // A resignation is any seat's ply, in a turn of orders too; the GM reads what was played.
+    let resigned = ok(d, &["game", "play", "1", "--seat", "RED", "resign"]);
+    assert!(
+        resigned.contains("The GM played resign for RED."),
+        "{resigned}"
+    );
 }

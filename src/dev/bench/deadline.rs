@@ -10,7 +10,6 @@ use crate::config::Config;
 use crate::edge;
 use crate::gamelog;
 use crate::games::{GameKind, ToAct};
-use crate::gm;
 use crate::store::Store;
 use crate::template::Templates;
 
@@ -40,8 +39,7 @@ pub(super) fn run(dir: &Path, cfg: &Config, games: usize, history: usize) -> any
             };
             for s in seats {
                 let order = workload::pick_order(&g, s, &mut picker)?;
-                gm::submit_orders(tx, &mut g, s, &[order], now, chrono::Duration::days(1))?
-                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                workload::give_orders(tx, &mut g, s, order, now, chrono::Duration::days(1))?;
             }
             // The deadline passed a moment ago, reminders already sent.
             tx.set_deadline(game.id, Some(now - chrono::Duration::seconds(1)))?;

@@ -122,7 +122,7 @@ pub(super) fn run(dir: &Path, cfg: &Config, run: &PipeRun) -> anyhow::Result<()>
     Ok(())
 }
 
-/// `pbem serve` on the bench's database, once its hand-off socket listens.
+/// `pbem serve` on the bench's database, once its wake-up socket listens.
 fn start_daemon(exe: &Path, db: &Path, cfg: &Config) -> anyhow::Result<std::process::Child> {
     let socket = crate::daemon::wake::socket_path(db);
     let mut child = Command::new(exe)

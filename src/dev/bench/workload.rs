@@ -98,6 +98,32 @@ fn new_game(gm: &mut gm::Gm, kind: GameKind, i: usize) -> anyhow::Result<BenchGa
     Ok(BenchGame { id, seats })
 }
 
+/// A seat's one order for a made-up turn, through the GM as any seat's orders go.
+pub(super) fn give_orders(
+    tx: &Tx,
+    g: &mut Loaded,
+    seat: usize,
+    order: String,
+    now: chrono::DateTime<chrono::Utc>,
+    early: chrono::Duration,
+) -> anyhow::Result<()> {
+    let lines = [order];
+    let turn = gm::Turn {
+        seat,
+        lines: &lines,
+        guard: None,
+        moved: false,
+        by: gm::By::Gm,
+        intent: gm::Intent::Orders,
+        early,
+    };
+    let sub = gm::submit(&mut gm::Gm::new(tx, now, &gm::Quiet), g, &turn)?;
+    match sub.lines.first() {
+        Some(gm::LineOutcome::Refused(why)) => Err(anyhow!("{why}")),
+        _ => Ok(()),
+    }
+}
+
 /// Plays one step of history: a whole Dip-Tac-Toe turn (every seat's orders, then the
 /// adjudication), or one d4 d6 ply (and the roll after it). False once the game is over.
 fn advance(tx: &Tx, ctx: &Ctx, g: &mut Loaded, picker: &mut Picker) -> anyhow::Result<bool> {
@@ -105,8 +131,7 @@ fn advance(tx: &Tx, ctx: &Ctx, g: &mut Loaded, picker: &mut Picker) -> anyhow::R
         ToAct::Orders(seats) => {
             for &s in &seats {
                 let order = pick_order(g, s, picker)?;
-                gm::submit_orders(tx, g, s, &[order], ctx.now, chrono::Duration::zero())?
-                    .map_err(|e| anyhow!("{e}"))?;
+                give_orders(tx, g, s, order, ctx.now, chrono::Duration::zero())?;
             }
             gm::clock::adjudicate(&mut ctx.gm(tx), g, &seats)?;
         }

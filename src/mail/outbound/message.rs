@@ -106,6 +106,8 @@ pub enum BuildError {
     Header { name: String, reason: String },
     #[error("the mail has no recipient")]
     NoRecipient,
+    #[error("the queued mail has no bytes to send")]
+    NoBytes,
     #[error("cannot build the message: {0}")]
     Lettre(#[from] lettre::error::Error),
 }

@@ -12,6 +12,8 @@ pub struct SeatRow {
     pub player_id: Option<i64>,
     pub email: Option<String>,
     pub token: Option<String>,
+    /// Of the game's count of this seat's missed turns, those before its player took it.
+    pub missed_before: u32,
     pub draw_offer: bool,
     pub vacation_until: Option<DateTime<Utc>>,
     /// The player sent START (or moved): done with salts, ready for the first roll.
@@ -44,7 +46,7 @@ impl Tx<'_> {
     ) -> anyhow::Result<()> {
         // A new player starts clean: the old one's draw offer stays with them.
         self.exec(
-            "UPDATE seats SET player_id = ?3, token = ?4, draw_offer = 0 \
+            "UPDATE seats SET player_id = ?3, token = ?4, draw_offer = 0, missed_before = 0 \
              WHERE game_id = ?1 AND seat = ?2",
             params![game, seat as i64, player, token],
         )?;
@@ -54,7 +56,7 @@ impl Tx<'_> {
     pub fn seats(&self, game: i64) -> anyhow::Result<Vec<SeatRow>> {
         let mut st = self.conn().prepare_cached(
             "SELECT s.seat, s.player_id, p.email, s.token, s.draw_offer, \
-             p.vacation_until, s.ready, COALESCE(p.digest, 0) FROM seats s \
+             p.vacation_until, s.ready, COALESCE(p.digest, 0), s.missed_before FROM seats s \
              LEFT JOIN players p ON p.id = s.player_id \
              WHERE s.game_id = ?1 ORDER BY s.seat",
         )?;
@@ -69,6 +71,7 @@ impl Tx<'_> {
                 vacation_until: vac.and_then(|v| parse_ts(&v).ok()),
                 ready: r.get(6)?,
                 digest: r.get(7)?,
+                missed_before: r.get(8)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -113,6 +116,15 @@ impl Tx<'_> {
         self.exec(
             "UPDATE seats SET token = ?3 WHERE game_id = ?1 AND seat = ?2",
             params![game, seat as i64, token],
+        )?;
+        Ok(())
+    }
+
+    /// How many of the game's missed turns of this seat came before its player took it.
+    pub fn set_missed_before(&self, game: i64, seat: usize, turns: u32) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE seats SET missed_before = ?3 WHERE game_id = ?1 AND seat = ?2",
+            params![game, seat as i64, turns],
         )?;
         Ok(())
     }

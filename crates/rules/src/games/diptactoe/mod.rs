@@ -120,14 +120,6 @@ impl DipTacToe {
         self.missed.get(seat).copied().unwrap_or(0)
     }
 
-    /// Seats still playing whose missed turns have reached the option `nmr_limit`: the GM
-    /// should be told (their units go on holding meanwhile).
-    pub fn nmr_alerts(&self) -> Vec<Seat> {
-        (0..4)
-            .filter(|s| !self.resigned[*s] && self.missed[*s] >= self.nmr_limit)
-            .collect()
-    }
-
     /// The units and reserves now.
     pub fn position(&self) -> &Position {
         &self.position
