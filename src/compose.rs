@@ -344,13 +344,24 @@ fn announce(
     except: Option<usize>,
 ) -> anyhow::Result<()> {
     let plies = PlyVars::list(g, &played.plies);
+    // The reports every seat reads, then what only this seat may (its own plan's fate).
+    let reports_for = |seat: usize| -> Vec<String> {
+        let private = played.private.iter().filter(|(s, _)| *s == seat);
+        played
+            .reports
+            .iter()
+            .cloned()
+            .chain(private.map(|(_, t)| t.clone()))
+            .collect()
+    };
     if played.finished {
-        let over = GameOver {
-            plies,
-            reports: played.reports.clone(),
-            record: crate::gm::export(g)?,
-        };
+        let record = crate::gm::export(g)?;
         for s in &g.seats {
+            let over = GameOver {
+                plies: plies.clone(),
+                reports: reports_for(s.seat),
+                record: record.clone(),
+            };
             to_seat(tx, ctx, g, s.seat, &over, None)?;
         }
         return Ok(());
@@ -369,7 +380,7 @@ fn announce(
         };
         let report = TurnReport {
             plies: plies.clone(),
-            reports: played.reports.clone(),
+            reports: reports_for(s.seat),
             your_turn: live && your_turn,
             orders,
         };

@@ -46,9 +46,9 @@ pub fn message(gm: &Gm, g: &Loaded, text: &str) -> anyhow::Result<()> {
 /// mail with the record when the game ended).
 fn tell_all(gm: &Gm, g: &Loaded, news: String, finished: bool) -> anyhow::Result<()> {
     let played = Played {
-        plies: vec![],
         reports: vec![news],
         finished,
+        ..Played::default()
     };
     gm.tell(News::Played {
         g,

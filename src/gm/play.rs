@@ -18,6 +18,9 @@ pub struct Played {
     /// Reports of the plies (adjudication results, a roll's choices), in order.
     pub reports: Vec<String>,
     pub finished: bool,
+    /// What only one seat may read (its own plan's moves that could not be played: a plan is
+    /// private, the others learn only what was played), as (seat, text).
+    pub private: Vec<(usize, String)>,
 }
 
 /// Plays one ply in a loaded game and logs it, then lets the GM do what follows by itself
@@ -246,11 +249,14 @@ fn try_plan(
                     if let Some(cut) = r.find(". ") {
                         r.truncate(cut + 1);
                     }
-                    r.push_str(&skipped);
                     r.push_str(&format!(
                         " The move planned for it, {}, is played.",
                         outcome.ply
                     ));
+                }
+                if !skipped.is_empty() {
+                    let note = format!("Of your plan, not played:{skipped}");
+                    played.private.push((seat, note));
                 }
                 return Ok(());
             }
@@ -258,9 +264,8 @@ fn try_plan(
         }
     }
     if !skipped.is_empty() {
-        played
-            .reports
-            .push(format!("None of the planned moves can be played:{skipped}"));
+        let note = format!("None of the planned moves can be played:{skipped}");
+        played.private.push((seat, note));
     }
     Ok(())
 }

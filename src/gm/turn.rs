@@ -112,6 +112,7 @@ pub(super) fn play_planned(
         if let Ok(more) = tried {
             played.plies.extend(more.plies);
             played.reports.extend(more.reports);
+            played.private.extend(more.private);
             played.finished |= more.finished;
             break;
         }

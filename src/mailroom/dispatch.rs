@@ -313,7 +313,7 @@ pub(super) fn cmd_start(
             s.lines.push(Line::ok(text, Some(note.to_string())));
             let played = &started.played;
             if !played.plies.is_empty() || !played.reports.is_empty() {
-                reply_played(s, &g, played, 0);
+                reply_played(s, &g, played, seat, 0);
             }
         }
     }

@@ -44,7 +44,7 @@ pub(super) fn flush(
     }
     if let Some(played) = &sub.played {
         // The reply already echoes the seat's own ply: only what followed it is listed.
-        reply_played(s, &g, played, 1);
+        reply_played(s, &g, played, seat, 1);
     }
     if sub.unplanned {
         s.extra
@@ -101,7 +101,13 @@ fn not_a_move(line: &str, why: Option<&PlyError>) -> String {
 
 /// What the GM played on a seat's mail (its plies after the first `skip`, and the reports)
 /// goes into that seat's reply (the other seats were told by the GM).
-pub(super) fn reply_played(s: &mut Session, g: &Loaded, played: &gm::Played, skip: usize) {
+pub(super) fn reply_played(
+    s: &mut Session,
+    g: &Loaded,
+    played: &gm::Played,
+    seat: usize,
+    skip: usize,
+) {
     s.note_plies(g, played);
     for (actor, ply) in played.plies.iter().skip(skip) {
         let said = crate::compose::letters::said(g, *actor, ply);
@@ -110,5 +116,8 @@ pub(super) fn reply_played(s: &mut Session, g: &Loaded, played: &gm::Played, ski
         }
     }
     s.extra.extend(played.reports.iter().cloned());
+    // What only this seat may read (its own plan's moves that could not be played).
+    let private = played.private.iter().filter(|(x, _)| *x == seat);
+    s.extra.extend(private.map(|(_, t)| t.clone()));
     s.ended |= played.finished;
 }

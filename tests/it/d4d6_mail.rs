@@ -191,3 +191,42 @@ fn salts_and_the_revealed_seed_let_anyone_verify_the_rolls() {
     let bad = verify(&file);
     assert_eq!(bad.status.code(), Some(1));
 }
+
+/// A plan is private: when a planned move cannot be played, only its author reads why; the
+/// opponent learns what was played, nothing of what was planned.
+#[test]
+fn a_plan_that_fails_is_told_to_its_author_only() {
+    let mut w = World::new();
+    // The first choice for roll 1 cannot be played; the second can.
+    let id = example_game(&mut w);
+    send(&mut w, id, 0, "Fo b6\n1: b6-a7 | b6xc6", &[1]);
+    assert_eq!(w.load(id).moves.last().unwrap().text, "b6xc6");
+    let mail = w.new_mail();
+    let mine = &only_to(&mail, WHITE).body;
+    assert!(mine.contains("b6-a7 cannot be played"), "{mine}");
+    let theirs = &only_to(&mail, BLACK).body;
+    assert!(
+        says(theirs, "The move planned for it, b6xc6, is played."),
+        "{theirs}"
+    );
+    assert!(
+        !theirs.contains("b6-a7"),
+        "the opponent reads the plan: {theirs}"
+    );
+    // Nothing planned for the roll can be played: the author is asked, the opponent waits.
+    let id = example_game(&mut w);
+    send(&mut w, id, 0, "Fo b6\n1: b6-a7", &[1]);
+    assert_eq!(w.load(id).game.to_act(), ToAct::Seat(0));
+    let mail = w.new_mail();
+    let mine = &only_to(&mail, WHITE).body;
+    assert!(
+        says(mine, "None of the planned moves can be played"),
+        "{mine}"
+    );
+    let theirs = &only_to(&mail, BLACK).body;
+    assert!(
+        !theirs.contains("b6-a7"),
+        "the opponent reads the plan: {theirs}"
+    );
+    assert!(!theirs.contains("planned"), "{theirs}");
+}
