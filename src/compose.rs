@@ -128,7 +128,9 @@ pub fn to_seat(
     let vars = SeatMail {
         game: GameVars::of(g),
         seat: g.game.seat_name(seat),
-        headline: letters::headline(g, seat),
+        headline: letter
+            .headline()
+            .unwrap_or_else(|| letters::headline(g, seat)),
         board: g.board(),
         letter,
     };

@@ -21,6 +21,12 @@ pub trait Letter: Serialize {
     fn may_wait(&self) -> bool {
         false
     }
+
+    /// The mail's first line when its reader must know something the game's state does not
+    /// say (orders all void); `None`: the state's own (`headline`).
+    fn headline(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The game as every template about a game sees it (`game.*`).
@@ -306,6 +312,8 @@ pub struct LineVars {
 pub struct Reply {
     #[serde(skip)]
     pub refused_only: bool,
+    #[serde(skip)]
+    pub headline: Option<String>,
     pub lines: Vec<LineVars>,
     pub reports: Vec<String>,
     pub extra: String,
@@ -318,6 +326,10 @@ impl Letter for Reply {
         } else {
             "move_accepted"
         }
+    }
+
+    fn headline(&self) -> Option<String> {
+        self.headline.clone()
     }
 }
 
@@ -455,6 +467,7 @@ mod tests {
     fn a_reply_is_a_refusal_only_when_every_line_was_refused() {
         let mut reply = Reply {
             refused_only: true,
+            headline: None,
             lines: vec![],
             reports: vec![],
             extra: String::new(),

@@ -113,14 +113,28 @@ pub struct Submission {
 pub fn submit(gm: &mut Gm, g: &mut Loaded, turn: &Turn) -> anyhow::Result<Submission> {
     let mut out = Submission::default();
     if let Some(why) = refusal(g, turn) {
-        out.lines = vec![LineOutcome::Refused(why); turn.lines.len()];
+        // Only a line that reads as a move is refused; prose is not a move, whenever it comes.
+        out.lines = turn
+            .lines
+            .iter()
+            .map(|l| match reads_as_a_move(g, l) {
+                true => LineOutcome::Refused(why.clone()),
+                false => LineOutcome::NotAMove(None),
+            })
+            .collect();
         return Ok(out);
     }
     let orders_turn = matches!(g.game.to_act(), ToAct::Orders(_));
-    // A declaration with outcomes planned per roll over several lines (d4 d6 chess).
+    // A declaration with outcomes planned per roll over several lines (d4 d6 chess), maybe
+    // followed by a sign-off ("Cheers, / Boris"): the plan is the lines before it.
+    let moves = &turn.lines[..turn.lines.len() - signoff_lines(turn.lines)];
     let plan = match turn.intent {
-        Intent::Plan => g.game.conditional(turn.lines),
-        Intent::AsTheTurnAllows if turn.lines.len() > 1 => g.game.conditional(turn.lines),
+        Intent::Plan | Intent::AsTheTurnAllows if moves.len() > 1 => g
+            .game
+            .conditional(turn.lines)
+            .map(|p| (p, turn.lines))
+            .or_else(|| g.game.conditional(moves).map(|p| (p, moves))),
+        Intent::Plan => g.game.conditional(turn.lines).map(|p| (p, turn.lines)),
         _ => None,
     };
     match (turn.intent, orders_turn, plan) {
@@ -131,13 +145,39 @@ pub fn submit(gm: &mut Gm, g: &mut Loaded, turn: &Turn) -> anyhow::Result<Submis
         (Intent::Plan, _, None) => {
             out.lines = vec![LineOutcome::Refused(TurnRefusal::NotAPlan); turn.lines.len()];
         }
-        (_, _, Some(plan)) => planned(gm, g, turn, &plan, turn.lines, &mut out)?,
+        (_, _, Some((plan, lines))) => {
+            planned(gm, g, turn, &plan, lines, &mut out)?;
+            // The sign-off after the plan: not a move.
+            let rest = turn.lines.len() - out.lines.len();
+            out.lines.extend(vec![LineOutcome::NotAMove(None); rest]);
+        }
         (Intent::AsTheTurnAllows | Intent::Move, _, None) => first_move(gm, g, turn, &mut out)?,
     }
     if let Some(played) = &mut out.played {
         tell_played(gm, g, turn, played)?;
     }
     Ok(out)
+}
+
+/// How many of the last lines are a sign-off: lines of one or two words of letters (a
+/// closing word, a name: "Cheers,", "Best, Wanda"), with no digit or sign a move would have.
+fn signoff_lines(lines: &[String]) -> usize {
+    let is_signoff = |l: &String| {
+        let words: Vec<&str> = l.split_whitespace().collect();
+        (1..=2).contains(&words.len())
+            && words.iter().all(|w| {
+                w.chars().next().is_some_and(char::is_alphabetic)
+                    && w.chars()
+                        .all(|c| c.is_alphabetic() || matches!(c, ',' | '.' | '!' | '\'' | '-'))
+            })
+    };
+    lines.iter().rev().take_while(|l| is_signoff(l)).count()
+}
+
+/// Whether a line may be a move, judged without playing it: every move of every game has a
+/// digit (a greeting or a sign-off has none), and a game of orders knows its notation.
+fn reads_as_a_move(g: &Loaded, line: &str) -> bool {
+    line.chars().any(|c| c.is_ascii_digit()) && g.game.is_notation(line)
 }
 
 /// Why none of the seat's lines can be played now, if so: checked before any is tried.

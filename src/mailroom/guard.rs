@@ -209,6 +209,7 @@ pub(super) fn answer_too_large(
         seat,
         &compose::Reply {
             refused_only: true,
+            headline: None,
             lines: vec![],
             reports: vec![],
             extra: text,

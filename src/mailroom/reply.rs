@@ -44,6 +44,7 @@ pub(super) fn reply(
     }
     let letter = Reply {
         refused_only,
+        headline: s.headline.clone(),
         lines,
         reports: vec![],
         extra: extra.join("\n"),

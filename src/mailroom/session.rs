@@ -23,6 +23,9 @@ pub(super) struct Session {
     pub(super) subject_game: Option<i64>,
     pub(super) guard: Option<u32>,
     pub(super) moved: bool,
+    /// The reply's first line, when the game's state does not say what matters (orders all
+    /// void).
+    pub(super) headline: Option<String>,
     pub(super) help: Option<String>,
     /// The game as the last move left it, reused for the reply (so it is not rebuilt from
     /// its log again); dropped by anything that changes a game outside it.
@@ -57,6 +60,7 @@ impl Session {
             subject_game: orders::subject_game_id(&inb.subject),
             guard: None,
             moved: false,
+            headline: None,
             help: None,
             fresh: None,
             confirm: None,

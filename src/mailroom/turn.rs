@@ -39,6 +39,10 @@ pub(super) fn flush(
         early: Duration::seconds(ctx.cfg.early_resolve_secs),
     };
     let sub = gm::submit(gm, &mut g, &turn)?;
+    let all_void = sub
+        .lines
+        .iter()
+        .all(|l| !matches!(l, LineOutcome::Ordered(_)));
     for (line, outcome) in lines.iter().zip(sub.lines) {
         s.lines.push(line_of(line, outcome));
     }
@@ -49,6 +53,13 @@ pub(super) fn flush(
     if sub.unplanned {
         s.extra
             .push("None of the outcomes you planned can be played: reply with your choice.".into());
+    }
+    if sub.ordered && all_void {
+        s.headline = Some(
+            "Your orders are all void: your units hold unless you send valid orders before \
+             the turn is adjudicated."
+                .into(),
+        );
     }
     if sub.ordered {
         s.extra.push(

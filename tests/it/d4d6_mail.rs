@@ -230,3 +230,17 @@ fn a_plan_that_fails_is_told_to_its_author_only() {
     );
     assert!(!theirs.contains("planned"), "{theirs}");
 }
+
+/// A plan followed by a sign-off is still a plan: the closing words are not moves.
+#[test]
+fn a_plan_followed_by_a_sign_off_is_a_plan() {
+    let mut w = World::new();
+    let id = example_game(&mut w);
+    send(&mut w, id, 0, "Fo b6\n1: b6xc6\n\nCheers,\nBoris", &[1]);
+    let texts: Vec<String> = w.load(id).moves.iter().map(|m| m.text.clone()).collect();
+    assert_eq!(texts, ["Fob6", "roll 1", "b6xc6"]);
+    let mail = w.new_mail();
+    let reply = &only_to(&mail, WHITE).body;
+    assert!(reply.contains("ignored: Cheers,"), "{reply}");
+    assert!(!reply.contains("refused"), "{reply}");
+}

@@ -42,6 +42,7 @@ mod imap_hostile;
 mod imap_stack;
 mod install;
 mod isolation;
+mod letters;
 mod mail_flow;
 mod mail_inbound;
 mod mail_work;

@@ -1,0 +1,58 @@
+//! Letters a careful GM would write (issue 27): prose is never "refused", all-void orders are
+//! warned of in the first line, a plan followed by a sign-off is still a plan.
+
+use crate::common::{only_to, World};
+use pbem::games::GameKind;
+
+const A: &str = "ann@example.org";
+const B: &str = "bob@example.org";
+
+/// Prose is not a move, whoever's turn it is: it is ignored, and only a line that reads as a
+/// move is refused for not being the sender's turn.
+#[test]
+fn prose_is_ignored_and_only_a_move_is_refused_out_of_turn() {
+    let mut w = World::new();
+    let id = w.game(GameKind::DiceRink, &[("A", A), ("B", B)], &[], None, None);
+    w.new_mail();
+    // A is to place a die first; B writes.
+    w.send_to_seat(B, id, 1, "Good luck!\nb4\nBob").unwrap();
+    let mail = w.new_mail();
+    let reply = &only_to(&mail, B).body;
+    assert!(reply.contains("ignored: Good luck!"), "{reply}");
+    assert!(reply.contains("ignored: Bob"), "{reply}");
+    assert!(reply.contains("refused: b4"), "{reply}");
+    assert!(!reply.contains("refused: Good luck!"), "{reply}");
+}
+
+/// Orders that are all void leave the units holding: the reply's first line says so, not
+/// "your orders are in".
+#[test]
+fn orders_that_are_all_void_are_warned_of_first() {
+    let players = [
+        ("BLUE", "blue@example.org"),
+        ("RED", "red@example.org"),
+        ("GREEN", "green@example.org"),
+        ("YELLOW", "yellow@example.org"),
+    ];
+    let mut w = World::new();
+    let id = w.game(GameKind::DipTacToe, &players, &[], None, Some(2 * 86400));
+    w.new_mail();
+    // A move from a space BLUE holds nothing on: void.
+    w.send_to_seat(players[0].1, id, 0, "II.F.2 - II.F.3")
+        .unwrap();
+    let mail = w.new_mail();
+    let reply = &only_to(&mail, players[0].1).body;
+    assert!(
+        reply.starts_with("Your orders are all void: your units hold"),
+        "{reply}"
+    );
+    // A valid order: the first line is the usual one.
+    w.send_to_seat(players[0].1, id, 0, "Reserve - I.A.2")
+        .unwrap();
+    let mail = w.new_mail();
+    let reply = &only_to(&mail, players[0].1).body;
+    assert!(
+        reply.starts_with("Nothing to do: your orders are in"),
+        "{reply}"
+    );
+}
