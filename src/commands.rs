@@ -163,7 +163,12 @@ fn parse_line(line: &str) -> Vec<Command> {
 /// A command whose arguments say what it is (`DRAW ACCEPT`, `JOIN 12 B`, `VACATION 10`).
 fn with_args(line: &str, word: &str, args: &[&str]) -> Command {
     match word {
-        "DRAW" => match args.first().map(|a| a.to_ascii_uppercase()).as_deref() {
+        // `DRAW ACCEPT.` as written at the end of a sentence.
+        "DRAW" => match args
+            .first()
+            .map(|a| a.trim_end_matches(['.', '!', ',']).to_ascii_uppercase())
+            .as_deref()
+        {
             Some("OFFER") | None => Command::DrawOffer,
             Some("ACCEPT") | Some("AGREE") => Command::DrawAccept,
             Some("DECLINE") | Some("REFUSE") => Command::DrawDecline,
@@ -278,6 +283,18 @@ mod tests {
 
     fn p(lines: &[&str]) -> Vec<Command> {
         parse(&lines.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    /// A command at the end of a sentence keeps its meaning, and a refusal never quotes a
+    /// word with the sentence's full stop glued to it ("DRAW ACCEPT.? write ...").
+    #[test]
+    fn a_draw_command_ending_a_sentence_is_read() {
+        assert_eq!(p(&["Draw accept."]), vec![Command::DrawAccept]);
+        assert_eq!(p(&["DRAW DECLINE!"]), vec![Command::DrawDecline]);
+        let Command::Bad { reason, .. } = &p(&["draw maybe."])[0] else {
+            panic!("not refused");
+        };
+        assert!(reason.starts_with("DRAW MAYBE? write"), "{reason}");
     }
 
     #[test]

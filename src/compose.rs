@@ -329,6 +329,13 @@ fn press(
                     to_text.join(", ")
                 },
                 text: body,
+                others: names
+                    .iter()
+                    .enumerate()
+                    .filter(|(s, _)| s != x)
+                    .map(|(_, n)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", "),
             },
             None,
         )?;

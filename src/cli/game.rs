@@ -256,9 +256,7 @@ pub(super) fn game_reveal(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Resu
         Err(why) => anyhow::bail!("{why}"),
     };
     send_now(store, ctx.cfg);
-    println!(
-        "game {id}: dice seed {seed} (in the record from ctx.now on; `pbem verify` checks it)"
-    );
+    println!("game {id}: dice seed {seed} (in the record from now on; `pbem verify` checks it)");
     Ok(0)
 }
 

@@ -69,11 +69,18 @@ pub(super) fn run(
         }
         OutboxCmd::Send { background: false } => send(&mut store, cfg),
         OutboxCmd::List { status, limit } => list(&mut store, status, limit, now),
-        OutboxCmd::Retry { id: Some(id), .. } => retry_one(&mut store, id, now),
+        // A retry is the GM's "try now": the mail is due again, and what is due goes.
+        OutboxCmd::Retry { id: Some(id), .. } => match retry_one(&mut store, id, now)? {
+            0 => send(&mut store, cfg),
+            refused => Ok(refused),
+        },
         OutboxCmd::Retry {
             id: None,
             failed: true,
-        } => retry_failed(&mut store, now),
+        } => {
+            retry_failed(&mut store, now)?;
+            send(&mut store, cfg)
+        }
         OutboxCmd::Retry {
             id: None,
             failed: false,
@@ -87,6 +94,10 @@ pub(super) fn run(
 fn when(r: &OutboxRow, now: DateTime<Utc>) -> String {
     let at = |t: DateTime<Utc>| t.format("%Y-%m-%d %H:%M").to_string();
     match (r.status, r.next_try_at, r.sent_at) {
+        // Never tried and not due yet: held by the hourly limit per recipient.
+        (OutboxStatus::Pending, Some(t), _) if t > now && r.attempts == 0 => {
+            format!("held until {} (limit)", t.format("%H:%M"))
+        }
         (OutboxStatus::Pending, Some(t), _) if t > now => format!("next {}", at(t)),
         (OutboxStatus::Pending, _, _) => "due now".into(),
         (OutboxStatus::Sent, _, Some(t)) => format!("sent {}", at(t)),
@@ -148,7 +159,7 @@ fn retry_one(store: &mut Store, id: i64, now: DateTime<Utc>) -> anyhow::Result<E
             Ok(1)
         }
         Some(_) => {
-            println!("mail {id} queued again; `pbem serve` (or `pbem serve --once`) sends it");
+            println!("mail {id} queued again");
             Ok(0)
         }
     }
@@ -163,7 +174,7 @@ fn retry_failed(store: &mut Store, now: DateTime<Utc>) -> anyhow::Result<Exit> {
         }
         Ok(n)
     })?;
-    println!("{n} mail(s) queued again; `pbem serve --once` sends them");
+    println!("{n} mail(s) queued again");
     Ok(0)
 }
 
@@ -248,5 +259,27 @@ fn print_columns(r: &OutboxRow) {
     println!();
     for line in r.body.lines() {
         println!("{line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{Duration, TimeZone};
+
+    /// A mail held by the hourly limit (never tried, due later) says so; a retry says when.
+    #[test]
+    fn a_held_mail_says_until_when_and_why() {
+        let now = Utc.with_ymd_and_hms(2026, 11, 27, 12, 0, 0).unwrap();
+        let mut row = OutboxRow {
+            status: OutboxStatus::Pending,
+            next_try_at: Some(now + Duration::minutes(40)),
+            ..Default::default()
+        };
+        assert_eq!(when(&row, now), "held until 12:40 (limit)");
+        row.attempts = 1;
+        assert_eq!(when(&row, now), "next 2026-11-27 12:40");
+        row.next_try_at = None;
+        assert_eq!(when(&row, now), "due now");
     }
 }

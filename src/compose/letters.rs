@@ -262,6 +262,8 @@ pub struct Press<'a> {
     pub from: Option<&'static str>,
     pub to: String,
     pub text: &'a str,
+    /// The other players the reader may write to (every seat but the reader's).
+    pub others: String,
 }
 
 impl Letter for Press<'_> {

@@ -221,11 +221,6 @@ fn the_outbox_shows_next_tries_refuses_pointless_retries_and_decodes_a_mail() {
         "{}",
         text(&o)
     );
-    let o = desk(&w, &["outbox", "retry", "1"]);
-    assert!(o.status.success(), "{}", text(&o));
-    let o = desk(&w, &["outbox", "list", "--status", "pending"]);
-    assert!(stdout(&o).contains("pending due now"), "{}", text(&o));
-
     let row = w.store.tx(|tx| tx.outbox_mail(1)).unwrap().unwrap();
     let o = desk(&w, &["outbox", "show", "1"]);
     assert!(o.status.success(), "{}", text(&o));
@@ -243,6 +238,14 @@ fn the_outbox_shows_next_tries_refuses_pointless_retries_and_decodes_a_mail() {
     let first_line = row.body.lines().next().unwrap();
     assert!(out.contains(&format!("\n\n{first_line}\n")), "{out}");
     assert!(!out.contains("Content-Transfer-Encoding"), "decoded: {out}");
+
+    // A retry is tried at once (README: "try again now"), through the GM's transport.
+    let o = desk(&w, &["outbox", "retry", "1"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(stdout(&o).contains("mail 1 queued again"), "{}", text(&o));
+    assert!(stdout(&o).contains("sent 1, retrying 0"), "{}", text(&o));
+    let o = desk(&w, &["outbox", "list", "--status", "pending"]);
+    assert!(!stdout(&o).contains("welcome"), "{}", text(&o));
 
     // A mail queued by an older pbem has no bytes: its columns are shown.
     let conn = rusqlite::Connection::open(w.dir.path().join("pbem.sqlite")).unwrap();

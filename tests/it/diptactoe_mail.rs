@@ -42,6 +42,18 @@ fn a_four_player_game_by_mail() {
     assert_eq!(press.kind, "press");
     assert!(press.body.contains("press from BLUE"), "{}", press.body);
     assert!(press.body.contains("leave level I to me"), "{}", press.body);
+    // Its footer names the players to answer, never a placeholder.
+    assert!(
+        crate::common::says(&press.body, "reply with PRESS TO BLUE: and your words"),
+        "{}",
+        press.body
+    );
+    assert!(
+        crate::common::says(&press.body, "You may write to BLUE, GREEN, YELLOW"),
+        "{}",
+        press.body
+    );
+    assert!(!press.body.contains("<players"), "{}", press.body);
     let confirm = only_to(&mail, "blue@example.org");
     assert!(
         confirm.body.contains("ok: I.A.1 - II.F.2"),
