@@ -19,6 +19,7 @@ use crate::timers;
 use crate::unwind;
 
 pub mod imap_intake;
+mod serve_lock;
 pub mod wake;
 pub mod worker;
 
@@ -334,6 +335,8 @@ impl Daemon {
     /// error) is logged and tried again after a pause that doubles with each failure in a
     /// row, up to a minute; nothing but a signal stops a running daemon.
     pub fn serve(&mut self, once: bool) -> anyhow::Result<Pass> {
+        // One daemon per database; a one-off pass (`--once`), like a worker, may run beside it.
+        let _only = (!once).then(|| serve_lock::take(&self.db)).transpose()?;
         signal_hook::flag::register(signal_hook::consts::SIGTERM, Arc::clone(&self.stop))?;
         signal_hook::flag::register(signal_hook::consts::SIGINT, Arc::clone(&self.stop))?;
         self.log_start();

@@ -2,6 +2,7 @@
 
 use anyhow::anyhow;
 
+use crate::config::Config;
 use crate::dice::Seed;
 use crate::edge;
 use crate::gamelog;
@@ -73,6 +74,27 @@ impl Secrets {
             seed: edge::new_seed()?,
         })
     }
+}
+
+/// A player address pbem may not seat: its own (plain, or a seat's secret one), whose mail
+/// it drops as a loop, or `admin_address`, where the GM's notices go: the refusal in words.
+pub fn refused_player(spec: &GameSpec, cfg: &Config) -> Option<String> {
+    spec.players.iter().find_map(|(seat, email)| {
+        let email = email.trim();
+        if cfg.is_ours(email) {
+            return Some(format!(
+                "{email} (seat {seat}) is pbem's own address: a player needs an address of \
+                 their own"
+            ));
+        }
+        let admin = cfg.admin_address.as_deref();
+        admin.filter(|a| a.eq_ignore_ascii_case(email)).map(|a| {
+            format!(
+                "{a} (seat {seat}) is admin_address, where the GM's notices go: a player \
+                 needs an address of their own"
+            )
+        })
+    })
 }
 
 /// Creates a game and its seats; seats without a player stay open for `JOIN`.

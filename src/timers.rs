@@ -14,14 +14,23 @@ mod digest;
 /// database locked past the busy timeout) stops the run, to be tried again as a whole.
 pub fn run(store: &mut Store, ctx: &Ctx) -> anyhow::Result<usize> {
     let horizon = ctx.now + Duration::seconds(ctx.cfg.remind_before_secs);
-    let due = store.read(|tx| tx.games_with_deadline_before(horizon))?;
+    let lead = ctx.cfg.remind_before_secs;
+    let near = store.read(|tx| tx.games_with_deadline_before(horizon))?;
+    // A game whose reminder is not due yet by its row alone waits (a vacation only makes
+    // the deadline later): a daily game is not loaded at every pass of its last day.
+    let due = near.into_iter().filter(|row| {
+        row.deadline.is_some_and(|d| {
+            d <= ctx.now
+                || (!row.reminded && gm::clock::remind_at(d, row.move_secs, lead) <= ctx.now)
+        })
+    });
     let mut acted = 0;
     for row in due {
         // A panic unwinds out of `store.tx`, whose transaction then rolls back.
         let outcome = crate::unwind::catch(|| {
             store.tx(|tx| {
                 injected_fault(row.id)?;
-                gm::clock::on_time(&mut ctx.gm(tx), row.id)
+                gm::clock::on_time(&mut ctx.gm(tx), row.id, lead)
             })
         });
         match outcome {

@@ -163,10 +163,12 @@ pub(super) fn eject(
 
 /// `game message ID TEXT`: a message from the GM to every player.
 pub(super) fn message(store: &mut Store, ctx: &Ctx, id: i64, text: &str) -> anyhow::Result<Exit> {
-    run(store, ctx, id, |gm, g| {
-        gm::life::message(gm, g, text)?;
-        Ok(Ok("message sent to every player".into()))
-    })
+    let res = store.tx(|tx| {
+        let g = gamelog::load(tx, id)?;
+        Ok(gm::life::message(&ctx.gm(tx), &g, text)?
+            .map(|()| "message sent to every player".to_string()))
+    })?;
+    outcome(store, ctx, id, res)
 }
 
 /// `game resend ID --seat S`: the last mail about the game to that seat's player, again.

@@ -85,10 +85,41 @@ pub(super) fn game_new(store: &mut Store, ctx: &Ctx, args: &NewArgs) -> anyhow::
     if spec.move_secs.is_none() {
         spec.move_secs = ctx.cfg.move_secs;
     }
+    if let Some(why) = gm::refused_player(&spec, ctx.cfg) {
+        say(&format!("refused: {why}"));
+        return Ok(1);
+    }
     let id = store.tx(|tx| gm::create_game(&mut ctx.gm(tx), &spec, &secrets))?;
     println!("{id}");
     send_now(store, ctx.cfg);
+    open_seats(store, ctx, id)?;
     Ok(0)
+}
+
+/// A game made with seats left open says so (on standard error: standard output is the id
+/// alone), and how they fill.
+fn open_seats(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<()> {
+    let g = store.tx(|tx| gamelog::load(tx, id))?;
+    let open: Vec<&str> = g
+        .seats
+        .iter()
+        .filter(|s| s.email.is_none())
+        .map(|s| g.game.seat_name(s.seat))
+        .collect();
+    let Some(first) = open.first() else {
+        return Ok(());
+    };
+    say(&format!(
+        "game {id} waits for players: {} still open. A player takes one by mailing \
+         `JOIN {id} {first}` to {}, or you seat one with `pbem game join {id} ADDRESS --seat \
+         {first}`; the game begins when every seat is taken.",
+        match open.len() {
+            1 => format!("seat {first} is"),
+            _ => format!("seats {} are", open.join(", ")),
+        },
+        ctx.cfg.address
+    ));
+    Ok(())
 }
 
 /// `game list`: one line per game.

@@ -1,7 +1,5 @@
 //! `pbem game show ID`: everything the GM needs to know about a game at a glance: who plays, who has ordered or planned, the salts, the options in words, and what the next timer will do.
 
-use chrono::Duration;
-
 use super::Exit;
 use crate::compose::Ctx;
 use crate::duration;
@@ -117,9 +115,10 @@ fn salts(g: &Loaded) {
     );
 }
 
-/// What the timers will do next, and when.
+/// What the timers will do next, and when: the clock's deadline (a vacation moves it), the
+/// reminder as the timers send it (none to a player on vacation).
 fn next_timer(g: &Loaded, ctx: &Ctx) -> String {
-    let Some(deadline) = g.row.deadline else {
+    let Some(deadline) = gm::clock::deadline(g) else {
         return "none (no deadline runs)".into();
     };
     if g.row.status == GameStatus::Paused {
@@ -145,15 +144,21 @@ fn next_timer(g: &Loaded, ctx: &Ctx) -> String {
     } else {
         String::new()
     };
-    let remind = deadline - Duration::seconds(ctx.cfg.remind_before_secs);
-    if !g.row.reminded && remind > ctx.now {
+    let moved = match g.row.deadline.filter(|stored| *stored != deadline) {
+        Some(_) => " (moved past the vacation of the player to move)",
+        None => "",
+    };
+    // A moved deadline gets a reminder of its own.
+    let reminded = g.row.reminded && moved.is_empty();
+    let remind = gm::clock::remind_at(deadline, g.row.move_secs, ctx.cfg.remind_before_secs);
+    if !reminded && remind > ctx.now {
         format!(
-            "a reminder at {}, then at {}: {at_deadline}{grace}",
+            "a reminder at {}, then at {}{moved}: {at_deadline}{grace}",
             when(remind),
             when(deadline)
         )
     } else {
-        format!("at {}: {at_deadline}{grace}", when(deadline))
+        format!("at {}{moved}: {at_deadline}{grace}", when(deadline))
     }
 }
 

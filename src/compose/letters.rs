@@ -59,9 +59,8 @@ impl GameVars {
             status: g.row.status,
             to_act: crate::gm::to_act_text(g),
             // Once all orders are in, the time of adjudication is said in `to_act`.
-            deadline: g
-                .row
-                .deadline
+            // The clock's deadline: a vacation moves it before the timer does.
+            deadline: crate::gm::clock::deadline(g)
                 .filter(|_| !crate::gm::all_ordered(g))
                 .map(when),
             ply: g.moves.len() + 1,

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::anyhow;
-use chrono::Duration;
+use chrono::{DateTime, Duration, Utc};
 
 use super::options::{self, TimeoutAction};
 use super::salts::roll_if_due;
@@ -12,27 +12,36 @@ use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, ToAct};
 use crate::store::{GameStatus, PendingKind};
 
-/// Does what game `id`'s clock asks now (the caller found it due): what was done, in words,
-/// or `None` when nothing was.
-pub fn on_time(gm: &mut Gm, id: i64) -> anyhow::Result<Option<String>> {
+/// Does what game `id`'s clock asks now (the caller found it due, or its reminder near,
+/// `lead_secs` being the configured time of a reminder before the deadline): what was done,
+/// in words, or `None` when nothing was.
+pub fn on_time(gm: &mut Gm, id: i64, lead_secs: i64) -> anyhow::Result<Option<String>> {
     let mut g = gamelog::load(gm.tx, id)?;
-    let Some(deadline) = g.row.deadline else {
+    let Some(stored) = g.row.deadline else {
         return Ok(None);
     };
     if g.row.status != GameStatus::Active {
         return Ok(None);
     }
+    let deadline = deadline(&g).unwrap_or(stored);
+    if deadline != stored {
+        // The mails and `game show` already give the later deadline: the clock keeps it too.
+        gm.tx.set_deadline(id, Some(deadline))?;
+        return Ok(Some("deadline moved past the player's vacation".into()));
+    }
     if deadline > gm.now {
-        if g.row.reminded {
+        if g.row.reminded || remind_at(deadline, g.row.move_secs, lead_secs) > gm.now {
             return Ok(None);
         }
-        remind(gm, &g)?;
+        let reminded = remind(gm, &g)?;
         gm.tx.set_reminded(id)?;
-        return Ok(Some("reminders sent before the deadline".into()));
+        return Ok((reminded > 0).then(|| "reminders sent before the deadline".into()));
     }
     let grace = options::of(&g).grace_secs;
     if !g.row.graced && grace > 0 && !owing(&g).0.is_empty() {
         gm.tx.grant_grace(id, deadline + Duration::seconds(grace))?;
+        // The grace's reminder is this deadline's one: no second comes before it.
+        gm.tx.set_reminded(id)?;
         let g = gamelog::load(gm.tx, id)?;
         remind(gm, &g)?;
         return Ok(Some(format!(
@@ -70,17 +79,10 @@ pub fn on_time(gm: &mut Gm, id: i64) -> anyhow::Result<Option<String>> {
     }
 }
 
-/// A seat's move is late: a seat on vacation gets its full time again from the vacation's
-/// end; otherwise the game's `timeout` says: forfeit, or stop the clock and tell the GM.
+/// A seat's move is late (a seat on vacation past its deadline had it moved, `deadline`):
+/// the game's `timeout` says: forfeit, or stop the clock and tell the GM and the players.
 fn late_move(gm: &mut Gm, g: &mut Loaded, seat: usize) -> anyhow::Result<Option<String>> {
     let id = g.row.id;
-    let vacation = g.seat(seat).and_then(|s| s.vacation_until);
-    if let Some(until) = vacation.filter(|v| *v > gm.now) {
-        // Vacation pauses the clock: the full time limit runs again from its end.
-        let limit = Duration::seconds(g.row.move_secs.unwrap_or(0));
-        gm.tx.set_deadline(id, Some(until + limit))?;
-        return Ok(Some("deadline moved past the player's vacation".into()));
-    }
     let name = g.game.seat_name(seat).to_string();
     if options::of(g).timeout == TimeoutAction::Forfeit {
         let mut played = play_with(gm, g, Actor::Seat(seat), |game| game.resign(seat))?
@@ -101,6 +103,7 @@ fn late_move(gm: &mut Gm, g: &mut Loaded, seat: usize) -> anyhow::Result<Option<
         return Ok(Some(format!("deadline: {name} forfeited")));
     }
     gm.tx.set_deadline(id, None)?;
+    g.row.deadline = None;
     let email = g
         .seat(seat)
         .and_then(|s| s.email.clone())
@@ -113,19 +116,66 @@ fn late_move(gm: &mut Gm, g: &mut Loaded, seat: usize) -> anyhow::Result<Option<
         g: Some(g),
         text: &text,
     })?;
+    // The players learn why the game stands still, the late one too.
+    let seats: Vec<usize> = g.seats.iter().map(|s| s.seat).collect();
+    let news = format!(
+        "{name} did not move by the deadline. The clock is stopped and the GM has been told: \
+         the GM decides how the game goes on. Until then {name} may still move."
+    );
+    gm.tell(News::Said {
+        g,
+        seats: &seats,
+        text: &news,
+    })?;
     Ok(Some(format!(
-        "deadline: {name} did not move; the GM is told"
+        "deadline: {name} did not move; the GM and the players are told"
     )))
 }
 
-/// A reminder to every seat that still owes a move or orders.
-fn remind(gm: &Gm, g: &Loaded) -> anyhow::Result<()> {
-    let (seats, orders) = owing(g);
-    gm.tell(News::Remind {
-        g,
-        seats: &seats,
-        orders,
-    })
+/// A reminder to every seat that still owes a move or orders, but a player on vacation:
+/// how many were reminded.
+fn remind(gm: &Gm, g: &Loaded) -> anyhow::Result<usize> {
+    let (mut seats, orders) = owing(g);
+    seats.retain(|&s| {
+        g.seat(s)
+            .and_then(|r| r.vacation_until)
+            .is_none_or(|until| until <= gm.now)
+    });
+    if !seats.is_empty() {
+        gm.tell(News::Remind {
+            g,
+            seats: &seats,
+            orders,
+        })?;
+    }
+    Ok(seats.len())
+}
+
+/// The deadline the clock keeps: the stored one, unless the seat to move is on vacation at
+/// that moment; then its full move time runs again from the vacation's end (a vacation
+/// pauses the clock). What the mails, `STATUS` and `game show` give.
+pub fn deadline(g: &Loaded) -> Option<DateTime<Utc>> {
+    let stored = g.row.deadline?;
+    let ToAct::Seat(seat) = g.game.to_act() else {
+        return Some(stored);
+    };
+    match g.seat(seat).and_then(|s| s.vacation_until) {
+        Some(until) if until >= stored => {
+            Some(until + Duration::seconds(g.row.move_secs.unwrap_or(0)))
+        }
+        _ => Some(stored),
+    }
+}
+
+/// When the reminder before `deadline` is due: `lead_secs` before it, but never before half
+/// the move time has passed (a daily game with a day's lead would remind right after every
+/// turn).
+pub fn remind_at(deadline: DateTime<Utc>, move_secs: Option<i64>, lead_secs: i64) -> DateTime<Utc> {
+    let lead = match move_secs {
+        Some(m) if m > 0 => lead_secs.min(m / 2),
+        _ => lead_secs,
+    };
+    deadline - Duration::seconds(lead.max(0))
 }
 
 /// The seats that still owe a move or orders, and whether it is orders.

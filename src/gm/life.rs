@@ -37,9 +37,16 @@ fn seat_player(tx: &Tx, g: &Loaded, seat: usize, email: &str, token: &str) -> an
     tx.set_missed_before(g.row.id, seat, inherited)
 }
 
-/// A message from the GM to every player.
-pub fn message(gm: &Gm, g: &Loaded, text: &str) -> anyhow::Result<()> {
-    tell_all(gm, g, format!("A message from the GM:\n\n{text}"), false)
+/// A message from the GM to every player; an empty one is refused (it would mail every
+/// player a headline and nothing under it).
+pub fn message(gm: &Gm, g: &Loaded, text: &str) -> anyhow::Result<Result<(), &'static str>> {
+    if text.trim().is_empty() {
+        return Ok(Err(
+            "the message is empty: write what the players should read",
+        ));
+    }
+    tell_all(gm, g, format!("A message from the GM:\n\n{text}"), false)?;
+    Ok(Ok(()))
 }
 
 /// Every player hears what the GM changed (with the board as it now stands; the game-over

@@ -30,7 +30,7 @@ pub fn status(g: &Loaded, seat: Option<usize>) -> Status {
         status: g.row.status,
         you: seat.map(|s| g.game.seat_name(s)),
         to_act: super::to_act_text(g),
-        deadline: g.row.deadline,
+        deadline: super::clock::deadline(g),
         seats: g
             .seats
             .iter()

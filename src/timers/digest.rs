@@ -82,7 +82,7 @@ fn waiting(
             since: since[skip..].to_vec(),
             board: g.board().to_string(),
             to_act: crate::gm::to_act_text(&g),
-            deadline: g.row.deadline.map(crate::template::date),
+            deadline: crate::gm::clock::deadline(&g).map(crate::template::date),
             reply_to: ctx.cfg.seat_address(&token),
         });
     }

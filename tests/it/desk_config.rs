@@ -324,6 +324,16 @@ fn serve_logs_its_start_and_each_action() {
         None,
         Some(3600),
     );
+    // A game whose deadline passed long ago, for a timer to fire in the pass (a move's
+    // reminder waits half its move time).
+    w.now = chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, 2000, 1, 1, 0, 0, 0).unwrap();
+    w.game(
+        GameKind::DiceRink,
+        &[("A", "carol@example.org"), ("B", "dave@example.org")],
+        &[],
+        None,
+        Some(3600),
+    );
     let to = w.seat_address(id, 0);
     let raw = w.mail("alice@example.org", &to, "Re: move", "b1 5/4");
     let d = w.dir.path();
@@ -355,7 +365,7 @@ fn serve_logs_its_start_and_each_action() {
         start.as_str(),
         "mail in from alice@example.org about game 1: move played: b1 5/4",
         "played in game 1: A: b1 5/4",
-        "timer of game 1: reminders sent before the deadline",
+        "timer of game 2: deadline: A did not move; the GM and the players are told",
         "mail sent to bob@example.org (turn_report)",
         " INFO ",
     ] {

@@ -28,7 +28,8 @@ fn four_seats(d: &Path) {
             "BLUE=blue@example.org",
         ],
     );
-    assert_eq!(id.trim(), "1");
+    // The id, then (on standard error) how the open seats fill.
+    assert_eq!(id.lines().next(), Some("1"), "{id}");
     let joined = ok(d, &["game", "join", "1", "red@example.org"]);
     assert!(joined.contains("red@example.org plays RED"), "{joined}");
     let o = pbem(d, &["game", "join", "1", "Red@Example.org"]);

@@ -34,6 +34,7 @@ mod e2e_mailstack;
 mod fuzz_ingest;
 mod gm_desk;
 mod gm_service;
+mod gm_week;
 mod golden;
 mod guides;
 mod hostile_mail;
