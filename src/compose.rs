@@ -268,6 +268,7 @@ fn tell_seats(
                 reports: vec![news.to_string()],
                 your_turn: false,
                 orders: false,
+                headline: None,
             },
             None,
         )?;
@@ -332,7 +333,7 @@ fn press(
                 others: names
                     .iter()
                     .enumerate()
-                    .filter(|(s, _)| s != x)
+                    .filter(|(s, _)| s != x && *s != seat)
                     .map(|(_, n)| *n)
                     .collect::<Vec<_>>()
                     .join(", "),
@@ -392,6 +393,7 @@ fn announce(
             reports: reports_for(s.seat),
             your_turn: live && your_turn,
             orders,
+            headline: None,
         };
         to_seat(tx, ctx, g, s.seat, &report, None)?;
     }

@@ -213,6 +213,9 @@ pub struct TurnReport {
     pub your_turn: bool,
     /// The reader's turn is a turn of orders (not a move).
     pub orders: bool,
+    /// The first line when the game's state does not say it (a player taken out of the game).
+    #[serde(skip)]
+    pub headline: Option<String>,
 }
 
 impl Letter for TurnReport {
@@ -222,6 +225,10 @@ impl Letter for TurnReport {
 
     fn may_wait(&self) -> bool {
         !self.plies.is_empty()
+    }
+
+    fn headline(&self) -> Option<String> {
+        self.headline.clone()
     }
 }
 
@@ -261,7 +268,8 @@ pub struct Press<'a> {
     pub from: Option<&'static str>,
     pub to: String,
     pub text: &'a str,
-    /// The other players the reader may write to (every seat but the reader's).
+    /// The other players the reader may write to (every seat but the reader's and the
+    /// sender's).
     pub others: String,
 }
 

@@ -2,7 +2,7 @@
 
 use super::{
     announce, draw_news, press, tell_seats, to_gm, to_seat, welcome, welcome_all, Ctx,
-    DiceRevealed, Reminder,
+    DiceRevealed, Reminder, TurnReport,
 };
 use crate::gm::{Herald, News};
 use crate::store::Tx;
@@ -30,6 +30,16 @@ impl Herald for Ctx<'_> {
                 to_all,
                 text,
             } => press(tx, self, g, from, to, to_all, text),
+            News::TakenOut { g, seat, text } => {
+                let notice = TurnReport {
+                    plies: vec![],
+                    reports: vec![text.to_string()],
+                    your_turn: false,
+                    orders: false,
+                    headline: Some("Nothing to do: you no longer play in this game.".into()),
+                };
+                to_seat(tx, self, g, seat, &notice, None)
+            }
             News::SeedRevealed { g } => {
                 for s in &g.seats {
                     to_seat(tx, self, g, s.seat, &DiceRevealed {}, None)?;

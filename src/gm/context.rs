@@ -22,6 +22,12 @@ pub enum News<'n> {
     Began { g: &'n Loaded },
     /// These seats get a welcome (a player who takes over a seat).
     Welcome { g: &'n Loaded, seats: &'n [usize] },
+    /// `seat`'s player was taken out of the game (`g` as it was, their seat still theirs).
+    TakenOut {
+        g: &'n Loaded,
+        seat: usize,
+        text: &'n str,
+    },
     /// One line of news to these seats.
     Said {
         g: &'n Loaded,

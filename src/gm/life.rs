@@ -452,9 +452,9 @@ pub fn eject(
     }
     *g = gamelog::load(tx, g.row.id)?;
     let text = format!("The GM has taken you out of {name}: you no longer play in this game.");
-    gm.tell(News::Said {
+    gm.tell(News::TakenOut {
         g: &before,
-        seats: &[seat],
+        seat,
         text: &text,
     })?;
     let news = match replacement {

@@ -49,7 +49,10 @@ fn a_four_player_game_by_mail() {
         press.body
     );
     assert!(
-        crate::common::says(&press.body, "You may write to BLUE, GREEN, YELLOW"),
+        crate::common::says(
+            &press.body,
+            "You may also write to GREEN, YELLOW, or to ALL at once."
+        ),
         "{}",
         press.body
     );

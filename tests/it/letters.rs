@@ -56,3 +56,25 @@ fn orders_that_are_all_void_are_warned_of_first() {
         "{reply}"
     );
 }
+
+/// A player the GM takes out of the game is told so in the first line, whatever the game was
+/// waiting for (never "Send START" or "Your move").
+#[test]
+fn a_player_taken_out_reads_so_first() {
+    let mut w = World::new();
+    let id = w.game(GameKind::DiceRink, &[("A", A), ("B", B)], &[], None, None);
+    w.new_mail();
+    let mut g = w.load(id);
+    let ctx = pbem::compose::Ctx::new(&w.cfg, &w.templates, w.now);
+    w.store
+        .tx(|tx| pbem::gm::life::eject(&ctx.gm(tx), &mut g, 0, None))
+        .unwrap()
+        .unwrap();
+    let mail = w.new_mail();
+    let notice = &only_to(&mail, A).body;
+    assert!(
+        notice.starts_with("Nothing to do: you no longer play in this game."),
+        "{notice}"
+    );
+    assert!(notice.contains("The GM has taken you out of A"), "{notice}");
+}
