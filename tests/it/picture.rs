@@ -253,3 +253,49 @@ fn every_recorded_game_draws_within_the_bounds() {
     }
     assert!(drawn >= 20, "only {drawn} records drawn");
 }
+
+/// The words and marks a picture uses for a duty: a side to move, a die that must move (Dice
+/// Rink's `!` badge), a piece declared or rolled for a turn under way (d4 d6).
+const DUTIES: &[&str] = &["to move", "must move", ">!<", " declared<", " rolled<"];
+
+/// Once a game is over its picture names no duty, as its text board names none: Dice Rink's
+/// winning roll that also matched marks no die "must move" (it did before the last roll), and
+/// no other finished record or mid-turn resignation draws a side to move or a turn under way.
+#[test]
+fn a_finished_game_draws_no_duty() {
+    let before = picture::board_svg(&after("dicerink/endgame.pgn", 4));
+    assert!(
+        before.contains("must move") && before.contains(">!<"),
+        "{before}"
+    );
+    let mut finished = vec![after("dicerink/endgame.pgn", 5)];
+    // d4 d6: BLACK resigns with WHITE's Cavalo declared and rolled.
+    let mut resigned = after("d4d6/seed-example-played.pgn", 2);
+    resigned.resign(1).expect("a resignation");
+    finished.push(resigned);
+    let mut files = Vec::new();
+    for kind in GameKind::ALL {
+        records_under(&data(kind.name()), &mut files);
+    }
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("the record");
+        let replayed = Record::parse(&text).ok().and_then(|r| r.replay().ok());
+        finished.extend(replayed.map(|r| r.game).filter(|g| g.outcome().is_some()));
+    }
+    assert!(
+        finished.len() >= 20,
+        "only {} finished games",
+        finished.len()
+    );
+    for game in &finished {
+        let svg = picture::board_svg(game);
+        for duty in DUTIES {
+            assert!(
+                !svg.contains(duty),
+                "{:?}, {:?}: {duty} in {svg}",
+                game.kind(),
+                game.outcome_text()
+            );
+        }
+    }
+}
