@@ -299,3 +299,42 @@ fn a_finished_game_draws_no_duty() {
         }
     }
 }
+
+/// Siberian Dice's published numbers are drawn whole, or say they are cut: GROSSMEISTER's
+/// sequences (at most a seat's 13 dice) in full as the text board writes them; PURITY's list
+/// (up to 9999) with its count and "..." after the next few, the text board listing it all.
+#[test]
+fn siberian_draws_whole_sequences_and_says_where_the_published_list_is_cut() {
+    let siberian = |variant: &str, tag: &str| {
+        let mut options = Options::new();
+        options.insert("variant".into(), variant.into());
+        AnyGame::from_position(GameKind::Siberian, &options, tag).expect("a position")
+    };
+    let seqs = ["514263651423", "2126123"];
+    let tag = format!(
+        "BLUE:b4=2 RED:f3=6,a1=1,a2=2,a3=3,a4=4,b1=5 move=BLUE sequences={}",
+        seqs.join(",")
+    );
+    let game = siberian("grossmeister", &tag);
+    let svg = picture::board_svg(&game);
+    for seq in seqs {
+        assert!(svg.contains(&format!(">next {seq}<")), "{seq} in {svg}");
+    }
+    draw(&game);
+    let numbers: String = (0..60)
+        .map(|k| char::from(b'1' + (k * 7 % 6) as u8))
+        .collect();
+    let game = siberian(
+        "purity",
+        &format!("BLUE:e5=4 RED:- move=RED purity={numbers}"),
+    );
+    let svg = picture::board_svg(&game);
+    assert!(svg.contains(">numbers to come: 60<"), "{svg}");
+    assert!(
+        svg.contains(&format!(">next {} ...<", &numbers[..13])),
+        "{svg}"
+    );
+    draw(&game);
+    let few = siberian("purity", "BLUE:e5=4 RED:- move=RED purity=365");
+    assert!(picture::board_svg(&few).contains(">next 365<"));
+}
