@@ -402,10 +402,7 @@ fn the_board_lists_every_published_number_left() {
         &format!("BLUE:e5=4 RED:- move=RED purity={numbers}"),
     );
     let board: String = g.board().split_whitespace().collect();
-    assert!(
-        board.contains(&format!("Publishednumbersleft:60,")),
-        "{board}"
-    );
+    assert!(board.contains("Publishednumbersleft:60,"), "{board}");
     assert!(board.contains(&numbers), "all 60 in:\n{}", g.board());
     assert!(!g.board().contains("..."), "{}", g.board());
 }
