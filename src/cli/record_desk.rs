@@ -31,21 +31,17 @@ pub(super) fn record_file(file: &Path) -> anyhow::Result<Result<Record, String>>
 }
 
 /// The record in a file's text: the text itself, or the `"record"` of a JSON export. A text
-/// that is not JSON at all is left to the record reader (a record may open with a comment).
+/// that is no JSON object is left to the record reader (a record may open with a comment).
 fn exported_record(text: String) -> Result<String, String> {
-    if !text.trim_start().starts_with('{') {
+    let Ok(serde_json::Value::Object(json)) = serde_json::from_str(&text) else {
         return Ok(text);
-    }
-    match serde_json::from_str::<serde_json::Value>(&text) {
-        Ok(json) => match json.get("record").and_then(|r| r.as_str()) {
-            Some(record) => Ok(record.to_string()),
-            None => Err(
-                "JSON without a \"record\": give a record file (`pbem export ID`) \
-                         or a JSON export (`pbem export ID --format json`)"
-                    .into(),
-            ),
-        },
-        Err(_) => Ok(text),
+    };
+    match json.get("record").and_then(|r| r.as_str()) {
+        Some(record) => Ok(record.to_string()),
+        None => Err(format!(
+            "JSON without a \"record\": give a record file (`pbem export ID`) or a {}",
+            "JSON export (`pbem export ID --format json`)"
+        )),
     }
 }
 
