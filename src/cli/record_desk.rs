@@ -1,4 +1,4 @@
-//! `pbem replay|verify` and `export --json`: records read, replayed and checked, exit 1 for a record that does not read.
+//! `pbem replay|verify` and `export --json`: records (or the JSON exports carrying them) read, replayed and checked, exit 1 for a record that does not read.
 
 use std::path::Path;
 
@@ -22,10 +22,27 @@ pub(super) fn record_text(file: &Path) -> anyhow::Result<Result<String, String>>
     }))
 }
 
-/// A record file read and parsed, or the line that says why not (exit 1).
+/// A record file read and parsed, or the line that says why not (exit 1). A JSON export
+/// (`pbem export ID --format json`) is read for the record it carries.
 pub(super) fn record_file(file: &Path) -> anyhow::Result<Result<Record, String>> {
     Ok(record_text(file)?
+        .and_then(|text| exported_record(text).map_err(|e| format!("{}: {e}", file.display())))
         .and_then(|text| Record::parse(&text).map_err(|e| format!("{}: {e}", file.display()))))
+}
+
+/// The record in a file's text: the text itself, or the `"record"` of a JSON export. A text
+/// that is no JSON object is left to the record reader (a record may open with a comment).
+fn exported_record(text: String) -> Result<String, String> {
+    let Ok(serde_json::Value::Object(json)) = serde_json::from_str(&text) else {
+        return Ok(text);
+    };
+    match json.get("record").and_then(|r| r.as_str()) {
+        Some(record) => Ok(record.to_string()),
+        None => Err(format!(
+            "JSON without a \"record\": give a record file (`pbem export ID`) or a {}",
+            "JSON export (`pbem export ID --format json`)"
+        )),
+    }
 }
 
 pub(super) fn replay(file: &Path, json: bool) -> anyhow::Result<Exit> {

@@ -43,7 +43,7 @@ pub(super) fn svg(game: &DiceRink) -> String {
         );
     }
     for d in pos.dice() {
-        draw_die(&mut svg, d, pos.forced == Some(d.square));
+        draw_die(&mut svg, d, game.must_move() == Some(d.square));
     }
     let mut key = Legend::new(MARGIN, MARGIN * 2.0 + BOARD + legend::HEIGHT / 2.0);
     for (seat, name) in SEAT_NAMES.iter().enumerate() {
@@ -52,7 +52,7 @@ pub(super) fn svg(game: &DiceRink) -> String {
     if !game.last_squares().is_empty() {
         key.last_move(&mut svg, "last move");
     }
-    if pos.forced.is_some() {
+    if game.must_move().is_some() {
         key.text(&mut svg, "! must move");
     }
     let mut key = Legend::new(MARGIN, MARGIN * 2.0 + BOARD + legend::HEIGHT * 1.5);

@@ -154,9 +154,11 @@ fn panel(svg: &mut Svg, game: &Siberian) {
         y += 66.0;
     }
     if let Some(p) = &pos.purity {
-        let next: Vec<String> = p.iter().take(8).map(u8::to_string).collect();
-        svg.text(PANEL, y - 6.0, 13.0, INK, Anchor::Start, "numbers to come:");
-        svg.text(PANEL, y + 12.0, 13.0, INK, Anchor::Start, &next.join(" "));
+        // The panel holds the next few of up to 9999; the count and the "..." say the list
+        // goes on (the text board lists it all).
+        let count = format!("numbers to come: {}", p.len());
+        svg.text(PANEL, y - 6.0, 13.0, INK, Anchor::Start, &count);
+        svg.text(PANEL, y + 12.0, 13.0, INK, Anchor::Start, &purity_next(p));
         y += 44.0;
     }
     let edge = Some(Stroke::solid(FAINT, 2.0));
@@ -197,14 +199,36 @@ fn lifting(game: &Siberian) -> Option<Hex> {
     }
 }
 
+/// The most digits a panel line holds after its words (176 pixels at 13 points).
+const PANEL_DIGITS: usize = 13;
+
+/// PURITY's next numbers as digits (as the text board writes them), "..." when more follow.
+fn purity_next(numbers: &std::collections::VecDeque<u8>) -> String {
+    let next: String = numbers
+        .iter()
+        .take(PANEL_DIGITS)
+        .map(u8::to_string)
+        .collect();
+    let more = if numbers.len() > PANEL_DIGITS {
+        " ..."
+    } else {
+        ""
+    };
+    format!("next {next}{more}")
+}
+
 /// A seat's dice off the board that its variant shows: STRATEGIC's indicator,
-/// GROSSMEISTER's sequence (its next numbers).
+/// GROSSMEISTER's whole sequence, head first, as digits as the text board writes it (at most
+/// 13, a seat's dice).
 fn off_board(game: &Siberian, seat: usize) -> Option<String> {
     let pos = game.position();
     if let Some(ind) = &pos.indicators {
         return Some(format!("indicator {}", ind[seat]));
     }
     let seqs = pos.sequences.as_ref()?;
-    let next: Vec<String> = seqs[seat].iter().take(6).map(u8::to_string).collect();
-    Some(format!("next {}", next.join(" ")))
+    let next: String = seqs[seat].iter().map(u8::to_string).collect();
+    Some(format!(
+        "next {}",
+        if next.is_empty() { "-" } else { &next }
+    ))
 }

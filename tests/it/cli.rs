@@ -763,3 +763,71 @@ fn stored_text_is_printed_with_its_control_characters_escaped() {
         }
     }
 }
+
+/// What `pbem export ID --format json` writes, `replay` and `verify` read as the record it
+/// carries, exactly as the record export itself; a JSON file without a record is refused
+/// with what to give instead (exit 1).
+#[test]
+fn replay_and_verify_read_a_json_export_as_its_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert!(pbem(d, &["init"]).status.success());
+    let mut store = Store::open(&d.join("g.sqlite"), false).unwrap();
+    let spec = GameSpec {
+        kind: Some(GameKind::D4D6),
+        players: vec![
+            ("WHITE".into(), "white@example.org".into()),
+            ("BLACK".into(), "black@example.org".into()),
+        ],
+        options: [("salt_window".to_string(), "0".to_string())].into(),
+        ..Default::default()
+    };
+    let secrets = Secrets {
+        tokens: vec!["t0".into(), "t1".into()],
+        seed: pbem::dice::Seed::from_bytes([9; 32]),
+    };
+    let now = pbem::edge::now();
+    let mut rng = Lcg(5);
+    let id = store
+        .tx(|tx| {
+            let id = gm::create_game(&mut gm::Gm::new(tx, now, &gm::Quiet), &spec, &secrets)?;
+            for _ in 0..12 {
+                let mut g = pbem::gamelog::load(tx, id)?;
+                let pbem::games::ToAct::Seat(seat) = g.game.to_act() else {
+                    break;
+                };
+                let legal = g.game.legal_plies();
+                let ply = legal[rng.pick(legal.len())].clone();
+                let actor = pbem::games::Actor::Seat(seat);
+                crate::common::play_quietly(tx, &mut g, actor, &ply, now)?;
+            }
+            Ok(id)
+        })
+        .unwrap();
+    drop(store);
+    let id = id.to_string();
+    assert!(pbem(d, &["game", "reveal", &id]).status.success());
+    let record = pbem(d, &["export", &id]);
+    std::fs::write(d.join("g.pgn"), &record.stdout).unwrap();
+    let json = pbem(d, &["export", &id, "--format", "json"]);
+    assert!(json.status.success(), "{}", text(&json));
+    std::fs::write(d.join("g.json"), &json.stdout).unwrap();
+    for command in [&["replay"][..], &["replay", "--json"], &["verify"]] {
+        let run = |file: &str| pbem(d, &[command, &[file]].concat());
+        let (from_record, from_json) = (run("g.pgn"), run("g.json"));
+        assert!(
+            from_json.status.success(),
+            "{command:?}: {}",
+            text(&from_json)
+        );
+        assert_eq!(text(&from_json), text(&from_record), "{command:?}");
+    }
+    std::fs::write(d.join("other.json"), r#"{"game": "d4d6", "plies": 3}"#).unwrap();
+    for command in ["replay", "verify"] {
+        let o = pbem(d, &[command, "other.json"]);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("JSON without a \"record\""), "{err}");
+        assert!(err.contains("pbem export ID --format json"), "{err}");
+    }
+}

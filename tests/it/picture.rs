@@ -253,3 +253,88 @@ fn every_recorded_game_draws_within_the_bounds() {
     }
     assert!(drawn >= 20, "only {drawn} records drawn");
 }
+
+/// The words and marks a picture uses for a duty: a side to move, a die that must move (Dice
+/// Rink's `!` badge), a piece declared or rolled for a turn under way (d4 d6).
+const DUTIES: &[&str] = &["to move", "must move", ">!<", " declared<", " rolled<"];
+
+/// Once a game is over its picture names no duty, as its text board names none: Dice Rink's
+/// winning roll that also matched marks no die "must move" (it did before the last roll), and
+/// no other finished record or mid-turn resignation draws a side to move or a turn under way.
+#[test]
+fn a_finished_game_draws_no_duty() {
+    let before = picture::board_svg(&after("dicerink/endgame.pgn", 4));
+    assert!(
+        before.contains("must move") && before.contains(">!<"),
+        "{before}"
+    );
+    let mut finished = vec![after("dicerink/endgame.pgn", 5)];
+    // d4 d6: BLACK resigns with WHITE's Cavalo declared and rolled.
+    let mut resigned = after("d4d6/seed-example-played.pgn", 2);
+    resigned.resign(1).expect("a resignation");
+    finished.push(resigned);
+    let mut files = Vec::new();
+    for kind in GameKind::ALL {
+        records_under(&data(kind.name()), &mut files);
+    }
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("the record");
+        let replayed = Record::parse(&text).ok().and_then(|r| r.replay().ok());
+        finished.extend(replayed.map(|r| r.game).filter(|g| g.outcome().is_some()));
+    }
+    assert!(
+        finished.len() >= 20,
+        "only {} finished games",
+        finished.len()
+    );
+    for game in &finished {
+        let svg = picture::board_svg(game);
+        for duty in DUTIES {
+            assert!(
+                !svg.contains(duty),
+                "{:?}, {:?}: {duty} in {svg}",
+                game.kind(),
+                game.outcome_text()
+            );
+        }
+    }
+}
+
+/// Siberian Dice's published numbers are drawn whole, or say they are cut: GROSSMEISTER's
+/// sequences (at most a seat's 13 dice) in full as the text board writes them; PURITY's list
+/// (up to 9999) with its count and "..." after the next few, the text board listing it all.
+#[test]
+fn siberian_draws_whole_sequences_and_says_where_the_published_list_is_cut() {
+    let siberian = |variant: &str, tag: &str| {
+        let mut options = Options::new();
+        options.insert("variant".into(), variant.into());
+        AnyGame::from_position(GameKind::Siberian, &options, tag).expect("a position")
+    };
+    let seqs = ["514263651423", "2126123"];
+    let tag = format!(
+        "BLUE:b4=2 RED:f3=6,a1=1,a2=2,a3=3,a4=4,b1=5 move=BLUE sequences={}",
+        seqs.join(",")
+    );
+    let game = siberian("grossmeister", &tag);
+    let svg = picture::board_svg(&game);
+    for seq in seqs {
+        assert!(svg.contains(&format!(">next {seq}<")), "{seq} in {svg}");
+    }
+    draw(&game);
+    let numbers: String = (0..60)
+        .map(|k| char::from(b'1' + (k * 7 % 6) as u8))
+        .collect();
+    let game = siberian(
+        "purity",
+        &format!("BLUE:e5=4 RED:- move=RED purity={numbers}"),
+    );
+    let svg = picture::board_svg(&game);
+    assert!(svg.contains(">numbers to come: 60<"), "{svg}");
+    assert!(
+        svg.contains(&format!(">next {} ...<", &numbers[..13])),
+        "{svg}"
+    );
+    draw(&game);
+    let few = siberian("purity", "BLUE:e5=4 RED:- move=RED purity=365");
+    assert!(picture::board_svg(&few).contains(">next 365<"));
+}

@@ -1,6 +1,7 @@
-//! What each game states about itself (`GameFacts`) agrees with the game it makes: its seats, how many play, its options' defaults; and a game ended by a shared ply shows nobody to move.
+//! What each game states about itself (`GameFacts`) agrees with the game it makes: its seats, how many play, its options' defaults; and a finished game, however it ended, names nobody to move and no duty.
 
-use pbem_rules::games::{Actor, AnyGame, GameKind, Options};
+use pbem_rules::games::{Actor, AnyGame, GameKind, Options, ToAct};
+use pbem_rules::records::Record;
 
 #[test]
 fn every_game_plays_the_seats_and_player_counts_it_states() {
@@ -45,20 +46,87 @@ fn every_game_starts_without_options_and_its_defaults_are_allowed_values() {
 #[test]
 fn a_game_ended_by_a_shared_ply_shows_nobody_to_move_on_its_board() {
     for kind in GameKind::ALL.iter().copied() {
-        let mut game = AnyGame::new(kind, &Options::new()).unwrap();
-        if kind.facts().simultaneous {
-            // Dip-Tac-Toe's leavers' units hold, and play goes on: an agreed draw ends it.
-            game.play(Actor::Gm, "draw").unwrap();
-        } else {
-            // Every seat but the first resigns.
-            for seat in 1..game.seat_names().len() {
-                game.play(Actor::Seat(seat), "resign").unwrap();
-            }
-        }
+        let game = ended_by_a_shared_ply(kind);
         assert!(game.outcome().is_some(), "{kind:?}");
         let board = game.board();
         assert!(!board.contains("to move"), "{kind:?}:\n{board}");
         assert!(!board.contains("to declare"), "{kind:?}:\n{board}");
+    }
+}
+
+/// Every seat but the first resigns; in Dip-Tac-Toe, whose leavers' units hold and play goes
+/// on, an agreed draw ends it.
+fn ended_by_a_shared_ply(kind: GameKind) -> AnyGame {
+    let mut game = AnyGame::new(kind, &Options::new()).unwrap();
+    if kind.facts().simultaneous {
+        game.play(Actor::Gm, "draw").unwrap();
+    } else {
+        for seat in 1..game.seat_names().len() {
+            game.play(Actor::Seat(seat), "resign").unwrap();
+        }
+    }
+    game
+}
+
+/// A game ended by its own rules, where ending left a duty behind in the engine's state: Dice
+/// Rink's winning roll also matches (B's a3 must move), d4 d6's capture of the last gambling
+/// piece leaves the next side "to declare".
+fn ended_by_its_own_rules(kind: GameKind) -> AnyGame {
+    let record = |path: &str| {
+        let text = std::fs::read_to_string(crate::workspace_root().join(path)).unwrap();
+        Record::parse(&text).unwrap().replay().unwrap().game
+    };
+    match kind {
+        GameKind::DiceRink => record("tests/data/dicerink/endgame.pgn"),
+        GameKind::D4D6 => {
+            let mut game =
+                AnyGame::from_position(kind, &Options::new(), "W:Fob6 B:Rac6,Gua8 w").unwrap();
+            let plies = [
+                (Actor::Seat(0), "Fob6"),
+                (Actor::Chance, "roll 1"),
+                (Actor::Seat(0), "b6xc6"),
+            ];
+            for (actor, ply) in plies {
+                game.play(actor, ply).unwrap();
+            }
+            game
+        }
+        GameKind::DipTacToe => record("tests/data/diptactoe/row-claim.pgn"),
+        GameKind::Siberian => record("tests/data/siberian/games/grossmeister.pgn"),
+        GameKind::Dicess => record("tests/data/dicess/games/dark-star-win.pgn"),
+    }
+}
+
+/// Once a game is over no side is to move and no die must move: not in its JSON (`to_move`
+/// and `forced` null, `phase` "over" where there is one), its board or whose turn it says.
+#[test]
+fn a_finished_game_names_no_duty_in_its_json_or_board() {
+    for kind in GameKind::ALL.iter().copied() {
+        for game in [ended_by_a_shared_ply(kind), ended_by_its_own_rules(kind)] {
+            let why = game
+                .outcome_text()
+                .unwrap_or_else(|| panic!("{kind:?}: not over"));
+            assert_eq!(game.to_act(), ToAct::Nobody, "{kind:?}, {why}");
+            assert!(game.legal_plies().is_empty(), "{kind:?}, {why}");
+            let json = game.position_json();
+            for duty in ["to_move", "forced", "declared", "roll"] {
+                let value = json.get(duty).unwrap_or(&serde_json::Value::Null);
+                assert!(value.is_null(), "{kind:?}, {why}: {duty} in {json}");
+            }
+            if let Some(phase) = json.get("phase") {
+                assert_eq!(phase, "over", "{kind:?}, {why}: {json}");
+            }
+            let board = game.board();
+            for duty in ["to move", "to declare", "must move the", "must pass"] {
+                assert!(!board.contains(duty), "{kind:?}, {why}:\n{board}");
+            }
+            // A die or piece marked on the board itself (Dice Rink's `A 4!`).
+            let marked = board
+                .lines()
+                .filter(|l| l.contains('|'))
+                .any(|l| l.contains('!'));
+            assert!(!marked, "{kind:?}, {why}:\n{board}");
+        }
     }
 }
 

@@ -137,8 +137,12 @@ impl D4d6 {
         &self.last_squares
     }
 
-    /// The piece declared for the turn under way, and the roll it got once the GM rolled.
+    /// The piece declared for the turn under way, and the roll it got once the GM rolled; none
+    /// once the game is over (a resignation or draw mid-turn leaves no turn under way).
     pub fn gamble(&self) -> Option<(Sq, Option<u32>)> {
+        if self.outcome.is_some() {
+            return None;
+        }
         match self.phase {
             Phase::Roll { from, .. } => Some((from, None)),
             Phase::Choose { from, roll } => Some((from, Some(roll))),
@@ -657,7 +661,7 @@ impl Rules for D4d6 {
         if !self.turn_plies.is_empty() {
             notes.push(format!("Last: {}", self.turn_plies.join(" ")));
         }
-        if let Phase::Choose { roll, .. } = self.phase {
+        if let Some((_, Some(roll))) = self.gamble() {
             notes.push(format!("Roll: {roll}"));
         }
         if self.phase == Phase::Facings {
@@ -706,7 +710,9 @@ impl Rules for D4d6 {
                 })
             })
             .collect();
+        // Once the game is over no side is to move and no phase asks anything of anyone.
         let (phase, declared, roll) = match self.phase {
+            _ if self.outcome.is_some() => ("over", None, None),
             Phase::Facings => ("facings", None, None),
             Phase::Declare => ("declare", None, None),
             Phase::Roll { from, die } => ("roll", Some(format!("{from} d{die}")), None),
@@ -715,7 +721,7 @@ impl Rules for D4d6 {
         serde_json::json!({
             "position": self.pos.tag(),
             "variant": if self.rinoceronte { "rinoceronte" } else { "standard" },
-            "to_move": self.mover().name(),
+            "to_move": self.outcome.is_none().then(|| self.mover().name()),
             "phase": phase,
             "declared": declared,
             "roll": roll,

@@ -11,8 +11,9 @@ const WIDTH: usize = 72;
 
 /// Renders the board under a status line (whose turn, the obligation, the result). Each die
 /// shows its owner and top on one line, its front face below with an arrow pointing the way
-/// the front faces (`^` north for A, `v` south for B); `!` marks the die that must move.
-pub fn render(pos: &Position, status: &[String]) -> String {
+/// the front faces (`^` north for A, `v` south for B); `!` marks `must_move`, the die that must
+/// move (none once the game is over).
+pub fn render(pos: &Position, must_move: Option<Square>, status: &[String]) -> String {
     let mut out = String::new();
     for line in status {
         for wrapped in wrap(line, WIDTH) {
@@ -36,7 +37,7 @@ pub fn render(pos: &Position, status: &[String]) -> String {
         let mut lower = "   |".to_string();
         for file in 0..SIZE {
             let (u, l) = Square::new(file, rank)
-                .map(|sq| cell(pos, sq))
+                .map(|sq| cell(pos, sq, must_move == Some(sq)))
                 .unwrap_or_default();
             upper.push_str(&format!("{u:^CELL$}|"));
             lower.push_str(&format!("{l:^CELL$}|"));
@@ -72,11 +73,11 @@ pub fn render(pos: &Position, status: &[String]) -> String {
 }
 
 /// The two text lines of one square.
-fn cell(pos: &Position, sq: Square) -> (String, String) {
+fn cell(pos: &Position, sq: Square, must_move: bool) -> (String, String) {
     let Some(die) = pos.die_at(sq) else {
         return (String::new(), String::new());
     };
-    let mark = if pos.forced == Some(sq) { "!" } else { "" };
+    let mark = if must_move { "!" } else { "" };
     let arrow = if die.owner == 0 { '^' } else { 'v' };
     (
         format!("{} {}{mark}", SEAT_NAMES[die.owner], die.top()),

@@ -79,6 +79,12 @@ impl DiceRink {
         &self.pos
     }
 
+    /// The die the side to move must move, if any: none once the game is over, whatever the
+    /// last roll matched (the board, the JSON and the picture all read it here).
+    pub fn must_move(&self) -> Option<Square> {
+        self.pos.forced.filter(|_| self.outcome.is_none())
+    }
+
     /// The squares the last move touched (none at the start and after a pass).
     pub fn last_squares(&self) -> &[Square] {
         &self.last_squares
@@ -315,13 +321,7 @@ impl Rules for DiceRink {
     }
 
     fn board(&self) -> String {
-        if self.outcome.is_some() {
-            // Once the game is over no die must move: the final board marks none.
-            let mut pos = self.pos.clone();
-            pos.forced = None;
-            return board::render(&pos, &self.status_lines());
-        }
-        board::render(&self.pos, &self.status_lines())
+        board::render(&self.pos, self.must_move(), &self.status_lines())
     }
 
     fn position_json(&self) -> serde_json::Value {
@@ -340,7 +340,7 @@ impl Rules for DiceRink {
             .collect();
         json!({
             "to_move": if self.outcome.is_some() { None } else { Some(SEAT_NAMES[self.pos.to_move]) },
-            "forced": self.pos.forced.map(|s| s.to_string()),
+            "forced": self.must_move().map(|s| s.to_string()),
             "dice": dice,
         })
     }

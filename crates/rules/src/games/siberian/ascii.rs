@@ -134,15 +134,14 @@ fn seat_lines(game: &Siberian) -> Vec<String> {
         .collect()
 }
 
-/// PURITY's numbers still to come (the first twenty).
+/// PURITY's numbers still to come, all of them: the rules publish the list, and a player
+/// plans with the whole of it.
 fn purity_line(game: &Siberian) -> Option<String> {
     let p = game.position().purity.as_ref()?;
-    let next: Vec<String> = p.iter().take(20).map(u8::to_string).collect();
-    let more = if p.len() > 20 { " ..." } else { "" };
     Some(format!(
-        "Published numbers left: {} ({}){more}",
+        "Published numbers left: {}, next first, in tens: {}",
         p.len(),
-        next.join(" ")
+        report::in_tens(p.iter().copied())
     ))
 }
 

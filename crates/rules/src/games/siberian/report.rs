@@ -27,6 +27,16 @@ fn digits(values: impl IntoIterator<Item = u8>) -> String {
     values.into_iter().map(|v| v.to_string()).collect()
 }
 
+/// Numbers as digits in groups of ten, so that a long sequence wraps and can be counted.
+pub(super) fn in_tens(values: impl IntoIterator<Item = u8>) -> String {
+    let values: Vec<u8> = values.into_iter().collect();
+    let tens: Vec<String> = values
+        .chunks(10)
+        .map(|c| digits(c.iter().copied()))
+        .collect();
+    tens.join(" ")
+}
+
 /// The opening roll: the indicators, the sequences or the published numbers.
 pub fn opening(game: &Siberian) -> String {
     let pos = game.position();
@@ -46,18 +56,10 @@ pub fn opening(game: &Siberian) -> String {
         }
         _ => {
             let p = pos.purity.clone().unwrap_or_default();
-            // In tens, so that a long sequence wraps and can be counted.
-            let tens: Vec<String> = p
-                .iter()
-                .copied()
-                .collect::<Vec<_>>()
-                .chunks(10)
-                .map(|c| digits(c.iter().copied()))
-                .collect();
             format!(
                 "The published sequence ({} numbers, used from the first, in tens): {}.",
                 p.len(),
-                tens.join(" ")
+                in_tens(p.iter().copied())
             )
         }
     }

@@ -389,3 +389,20 @@ fn json_follows_the_contract() {
     );
     assert_eq!(p.position_json()["purity"], serde_json::json!([3, 6, 5]));
 }
+
+/// The rules publish PURITY's list: the board in every mail lists all the numbers left (in
+/// tens, as the opening report does), not the first twenty.
+#[test]
+fn the_board_lists_every_published_number_left() {
+    let numbers: String = (0..60)
+        .map(|k| char::from(b'1' + (k * 7 % 6) as u8))
+        .collect();
+    let g = game(
+        &[("variant", "purity")],
+        &format!("BLUE:e5=4 RED:- move=RED purity={numbers}"),
+    );
+    let board: String = g.board().split_whitespace().collect();
+    assert!(board.contains("Publishednumbersleft:60,"), "{board}");
+    assert!(board.contains(&numbers), "all 60 in:\n{}", g.board());
+    assert!(!g.board().contains("..."), "{}", g.board());
+}
