@@ -449,6 +449,7 @@ mod tests {
             reports: vec!["a report".into()],
             your_turn: true,
             orders: false,
+            headline: None,
         };
         let mail = SeatMail {
             game: game(),
