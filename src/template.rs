@@ -140,11 +140,30 @@ pub fn wrap(text: &str, keep: &[&str]) -> String {
         let options = textwrap::Options::new(WIDTH)
             .initial_indent(indent)
             .subsequent_indent(indent)
-            .break_words(false);
-        out.push_str(&textwrap::fill(words.trim_end(), options));
+            .break_words(false)
+            // A move (`b6-a7`) or a date (`2026-11-29`) is never split at its hyphens.
+            .word_splitter(textwrap::WordSplitter::NoHyphenation);
+        let joined = unbreakable(words.trim_end());
+        out.push_str(&textwrap::fill(&joined, options).replace(NBSP, " "));
         out.push_str(end);
     }
     out
+}
+
+/// Stands for a space that must not become a line break while a line is refilled.
+const NBSP: char = '\u{a0}';
+
+/// Joins with `NBSP` the spaces inside what a reader must see on one line: a date with its
+/// time (`2026-11-29 16:48 UTC`) and a Dip-Tac-Toe move (`I.A.1 - II.F.2`).
+fn unbreakable(text: &str) -> std::borrow::Cow<'_, str> {
+    static TOKENS: std::sync::OnceLock<regex_lite::Regex> = std::sync::OnceLock::new();
+    let re = TOKENS.get_or_init(|| {
+        regex_lite::Regex::new(
+            r"\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2})?( UTC)?|[IV]+\.[A-R]\.[1-4] - [IV]+\.[A-R]\.[1-4]",
+        )
+        .expect("a valid pattern")
+    });
+    re.replace_all(text, |c: &regex_lite::Captures| c[0].replace(' ', "\u{a0}"))
 }
 
 /// Collapses runs of blank lines that optional template sections leave behind.
@@ -169,6 +188,20 @@ fn tidy(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// A refilled line never breaks a date from its time, nor a Dip-Tac-Toe move.
+    #[test]
+    fn wrapping_keeps_a_date_and_a_move_whole() {
+        let pad = "word ".repeat(12);
+        let text = format!("{pad}due: 2026-11-29 16:48 UTC for all of you, and more.\n");
+        let out = wrap(&text, &[]);
+        assert!(out.contains("2026-11-29 16:48 UTC"), "{out}");
+        assert!(!out.contains('\u{a0}'), "{out}");
+        let text = format!("{pad}go: I.A.1 - II.F.2 then the rest of it, and more.\n");
+        let out = wrap(&text, &[]);
+        assert!(out.contains("I.A.1 - II.F.2"), "{out}");
+    }
+
     use super::*;
 
     #[test]
