@@ -79,21 +79,26 @@ impl Secrets {
 /// A player address pbem may not seat: its own (plain, or a seat's secret one), whose mail
 /// it drops as a loop, or `admin_address`, where the GM's notices go: the refusal in words.
 pub fn refused_player(spec: &GameSpec, cfg: &Config) -> Option<String> {
-    spec.players.iter().find_map(|(seat, email)| {
-        let email = email.trim();
-        if cfg.is_ours(email) {
-            return Some(format!(
-                "{email} (seat {seat}) is pbem's own address: a player needs an address of \
-                 their own"
-            ));
-        }
-        let admin = cfg.admin_address.as_deref();
-        admin.filter(|a| a.eq_ignore_ascii_case(email)).map(|a| {
-            format!(
-                "{a} (seat {seat}) is admin_address, where the GM's notices go: a player \
-                 needs an address of their own"
-            )
-        })
+    spec.players
+        .iter()
+        .find_map(|(seat, email)| refused_address(email, &format!("seat {seat}"), cfg))
+}
+
+/// Why `email` cannot be a player's address (`what` names the seat in the reason): pbem's
+/// own addresses and `admin_address` are the GM's, never a player's.
+pub fn refused_address(email: &str, what: &str, cfg: &Config) -> Option<String> {
+    let email = email.trim();
+    if cfg.is_ours(email) {
+        return Some(format!(
+            "{email} ({what}) is pbem's own address: a player needs an address of their own"
+        ));
+    }
+    let admin = cfg.admin_address.as_deref();
+    admin.filter(|a| a.eq_ignore_ascii_case(email)).map(|a| {
+        format!(
+            "{a} ({what}) is admin_address, where the GM's notices go: a player needs an \
+             address of their own"
+        )
     })
 }
 

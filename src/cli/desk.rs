@@ -144,6 +144,11 @@ pub(super) fn eject(
     seat: &str,
     replace: Option<&str>,
 ) -> anyhow::Result<Exit> {
+    let refused = replace.and_then(|a| gm::refused_address(a, &format!("seat {seat}"), ctx.cfg));
+    if let Some(why) = refused {
+        say(&format!("refused: {why}"));
+        return Ok(1);
+    }
     let token = replace.map(|_| crate::edge::new_token()).transpose()?;
     run(store, ctx, id, |gm, g| {
         let s = seat_of(g, seat)?;

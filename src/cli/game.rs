@@ -265,6 +265,10 @@ pub(super) fn game_replace(
     let email =
         crate::mail::address(email).ok_or_else(|| anyhow!("'{email}' is not a mail address"))?;
     let email = email.as_str();
+    if let Some(why) = gm::refused_address(email, &format!("seat {seat}"), ctx.cfg) {
+        say(&format!("refused: {why}"));
+        return Ok(1);
+    }
     let token = edge::new_token()?;
     store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;

@@ -139,6 +139,9 @@ pub(super) fn join(
     seat: Option<&str>,
 ) -> anyhow::Result<Exit> {
     let email = email.trim().to_ascii_lowercase();
+    if let Some(why) = gm::refused_address(&email, "the joining player", ctx.cfg) {
+        return refused(why);
+    }
     let res = store.tx(|tx| {
         let res = gm::join(&mut ctx.gm(tx), id, seat, &email)?;
         if res.is_ok() {

@@ -250,6 +250,28 @@ fn game_new_refuses_pbems_own_addresses_and_tells_of_open_seats() {
         says(&err, &format!("pbem game join {id} ADDRESS --seat B")),
         "{err}"
     );
+    // Nor can pbem's own address take a seat later, by join, replace or eject --replace.
+    for args in [
+        vec!["game", "join", &id, "gm@example.org"],
+        vec!["game", "replace", &id, "--seat", "A", "gm@example.org"],
+        vec![
+            "game",
+            "eject",
+            &id,
+            "--seat",
+            "A",
+            "--replace",
+            "gm+x@example.org",
+        ],
+    ] {
+        let o = pbem_in(d, &args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", output_text(&o));
+        assert!(
+            output_text(&o).contains("pbem's own address"),
+            "{args:?}: {}",
+            output_text(&o)
+        );
+    }
 }
 
 /// Point 33: an empty message is refused and mails nobody.
