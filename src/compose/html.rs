@@ -46,8 +46,8 @@ pub fn letter(text: &str, board: Option<&str>, picture: Option<Picture>) -> Html
     Html { body, pictures }
 }
 
-/// Text as paragraphs (blank lines between them); the lines of a paragraph keep their breaks,
-/// and a paragraph of indented or column-aligned lines (a list, a record) stays monospace.
+/// Text as paragraphs (blank lines between them), their words reflowing (`reflowed`), and a
+/// paragraph of indented or column-aligned lines (a list, a record) stays monospace.
 fn paragraphs(out: &mut String, text: &str) {
     for para in text.split("\n\n").map(|p| p.trim_matches('\n')) {
         if para.trim().is_empty() {
@@ -57,12 +57,27 @@ fn paragraphs(out: &mut String, text: &str) {
             out.push_str(&format!("<pre style=\"{PRE}\">{}</pre>\n", escape(para)));
             continue;
         }
-        let lines: Vec<String> = para.lines().map(escape).collect();
         out.push_str(&format!(
             "<p style=\"margin:0 0 12px 0\">{}</p>\n",
-            lines.join("<br>\n")
+            reflowed(para)
         ));
     }
+}
+
+/// A paragraph's lines for a browser: a line the text was refilled at (it ran close to the
+/// text's width) flows into the next, so the words reflow at any screen width; a short line
+/// was ended on purpose (a list of lines, a signature) and keeps its break.
+fn reflowed(para: &str) -> String {
+    let filled = |l: &str| l.chars().count() > crate::template::WIDTH - 16;
+    let mut out = String::with_capacity(para.len() + 32);
+    let mut lines = para.lines().peekable();
+    while let Some(line) = lines.next() {
+        out.push_str(&escape(line));
+        if lines.peek().is_some() {
+            out.push_str(if filled(line) { " " } else { "<br>\n" });
+        }
+    }
+    out
 }
 
 /// Lines indented by two or more spaces or holding runs of spaces are laid out in columns:
@@ -90,6 +105,29 @@ pub fn escape(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// Words refilled at 76 columns flow as one paragraph in a browser (no hard break at a
+    /// phone's width); a short line ended on purpose keeps its break.
+    #[test]
+    fn refilled_lines_reflow_and_short_lines_keep_their_breaks() {
+        let long = "word ".repeat(14);
+        let text = format!(
+            "{}\nand the rest.\n\nok: b6\nignored: Cheers,",
+            long.trim_end()
+        );
+        let html = letter(&text, None, None);
+        assert!(
+            html.body.contains("word word and the rest."),
+            "{}",
+            html.body
+        );
+        assert!(
+            html.body.contains("ok: b6<br>\nignored: Cheers,"),
+            "{}",
+            html.body
+        );
+    }
+
     use super::*;
 
     fn png() -> Picture {
