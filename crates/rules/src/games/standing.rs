@@ -57,8 +57,10 @@ pub fn read(
         // Only the clock runs a seat out of time: a player's mail cannot say it did.
         return Some(match actor {
             Actor::Gm => Ok(Shared::Timeout(seat)),
-            _ => Err(PlyError::NotYourTurn(
-                "only the GM's clock rules that a player ran out of time".into(),
+            _ => Err(PlyError::Illegal(
+                "only the GM's clock rules that a player ran out of time (to leave the game, \
+                 resign)"
+                    .into(),
             )),
         });
     }
