@@ -125,8 +125,9 @@ pub(super) fn verify(file: &Path) -> anyhow::Result<Exit> {
         say("the record has no [DiceSeed]: the seed is revealed only when the game is over");
         return Ok(1);
     };
-    let checked = serde_json::from_str::<Vec<String>>(record.tag("DiceSalts").unwrap_or("[]"))
-        .map_err(|e| format!("[DiceSalts] is not a JSON list: {e}"))
+    // The salts' plain tags, or the JSON list of records written before them.
+    let checked = record
+        .dice_salts()
         .and_then(|salts| Ok((salts, recorded_rolls(&record)?)));
     let (salts, rolls) = match checked {
         Ok(v) => v,

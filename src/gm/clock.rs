@@ -85,22 +85,31 @@ fn late_move(gm: &mut Gm, g: &mut Loaded, seat: usize) -> anyhow::Result<Option<
     let id = g.row.id;
     let name = g.game.seat_name(seat).to_string();
     if options::of(g).timeout == TimeoutAction::Forfeit {
-        let mut played = play_with(gm, g, Actor::Seat(seat), |game| game.resign(seat))?
+        // The GM's clock plays `SEAT:timeout`: the seat leaves as by resigning, and the
+        // report, the outcome and the record say it ran out of time.
+        let played = play_with(gm, g, Actor::Gm, |game| game.time_out(seat))?
             .map_err(|e| anyhow!("{name} cannot forfeit: {e}"))?;
-        played
-            .reports
-            .push(format!("{name} ran out of time and forfeits the game."));
         gm.tell(News::Played {
             g,
             played: &played,
             except: None,
         })?;
-        let text = format!("{name} ran out of time and forfeited.");
+        let email = g
+            .seat(seat)
+            .and_then(|s| s.email.clone())
+            .unwrap_or_default();
+        let what = g.game.last_report().unwrap_or_default();
+        let text = format!(
+            "{name} ({email}) did not move by the deadline (timeout=forfeit): {}.",
+            what.trim_end().trim_end_matches('.')
+        );
         gm.tell(News::ToGm {
             g: Some(g),
             text: &text,
         })?;
-        return Ok(Some(format!("deadline: {name} forfeited")));
+        return Ok(Some(format!(
+            "deadline: {name} ran out of time and forfeited"
+        )));
     }
     gm.tx.set_deadline(id, None)?;
     g.row.deadline = None;

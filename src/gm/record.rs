@@ -47,7 +47,8 @@ pub fn export(g: &Loaded) -> anyhow::Result<String> {
     // stays out of their record.)
     if let (Some(c), true) = (&g.row.commitment, g.kind().rolls_dice()) {
         tags.push(("DiceCommitment".into(), c.clone()));
-        tags.push(("DiceSalts".into(), serde_json::to_string(&salts(&g.row)?)?));
+        // One plain tag a salt, as a player wrote it (`[DiceSalt1 "..."]`), not a JSON list.
+        tags.extend(records::dice_salt_tags(&salts(&g.row)?));
         if g.row.seed_revealed {
             if let Some(s) = &g.row.seed {
                 tags.push(("DiceSeed".into(), s.clone()));

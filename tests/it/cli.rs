@@ -259,6 +259,11 @@ fn an_exported_record_names_its_dice_and_verify_prints_a_command_python_accepts(
     assert!(export.status.success(), "{}", text(&export));
     let record = String::from_utf8(export.stdout).unwrap();
     assert!(record.contains(&format!("[GameId \"{id}\"]")), "{record}");
+    // Issue 27, point 27: each salt a plain tag, as written (a quote escaped, nothing else).
+    assert!(
+        record.contains("[DiceSalt1 \"white's lucky $pebble\"]\n"),
+        "{record}"
+    );
     let (sides, value) = rolls[0];
     assert!(
         record.contains(&format!(" roll {value} {{d{sides}}}")),

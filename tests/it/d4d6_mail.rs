@@ -155,10 +155,12 @@ fn salts_and_the_revealed_seed_let_anyone_verify_the_rolls() {
     assert!(!g.rolls.is_empty(), "the GM rolled");
     let record = pbem::gm::export(&g).unwrap();
     assert!(record.contains("[DiceSeed \""), "{record}");
+    // Issue 27, point 27: the salts are plain tags, one a salt, not an escaped JSON list.
     assert!(
-        record.contains(r#"[DiceSalts "[\"white's lucky pebble\",\"42\"]"]"#),
+        record.contains("[DiceSalt1 \"white's lucky pebble\"]\n[DiceSalt2 \"42\"]\n"),
         "{record}"
     );
+    assert!(!record.contains("DiceSalts"), "{record}");
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("game.pgn");
     std::fs::write(&file, &record).unwrap();
@@ -176,6 +178,20 @@ fn salts_and_the_revealed_seed_let_anyone_verify_the_rolls() {
         String::from_utf8_lossy(&ok.stdout)
     );
     let out = String::from_utf8_lossy(&ok.stdout);
+    assert!(
+        out.contains(&format!("rolls: {n} of {n} match", n = g.rolls.len())),
+        "{out}"
+    );
+    // A record exported before the plain tags, its salts a JSON list, still verifies.
+    let old = record.replace(
+        "[DiceSalt1 \"white's lucky pebble\"]\n[DiceSalt2 \"42\"]\n",
+        "[DiceSalts \"[\\\"white's lucky pebble\\\",\\\"42\\\"]\"]\n",
+    );
+    assert!(old.contains(r#"[DiceSalts "[\"white's"#), "{old}");
+    std::fs::write(&file, &old).unwrap();
+    let ok = verify(&file);
+    let out = String::from_utf8_lossy(&ok.stdout);
+    assert!(ok.status.success(), "{out}");
     assert!(
         out.contains(&format!("rolls: {n} of {n} match", n = g.rolls.len())),
         "{out}"

@@ -21,8 +21,8 @@ pub mod diptactoe;
 pub mod siberian;
 pub mod standing;
 
-use standing::Shared;
 pub use standing::{Leaving, Standing};
+use standing::{Shared, Why};
 
 use crate::duration::Range;
 use std::collections::BTreeMap;
@@ -594,7 +594,8 @@ impl AnyGame {
         }
         match standing::read(actor, text, |n| self.seat_by_name(n)) {
             // The GM's resignation for a seat names the seat, so that it reads back as one.
-            Some(Ok(Shared::Resign(seat))) => self.resign_as(seat, actor == Actor::Gm),
+            Some(Ok(Shared::Resign(seat))) => self.leave(seat, Why::Resigned, actor == Actor::Gm),
+            Some(Ok(Shared::Timeout(seat))) => self.leave(seat, Why::OutOfTime, true),
             Some(Ok(Shared::Draw)) => self.agree_draw(),
             Some(Err(e)) => Err(e),
             None => {
@@ -609,17 +610,23 @@ impl AnyGame {
     /// The seat resigns (or forfeits): it leaves the game, and the game's `Leaving` rule says
     /// what that ends. Returns the ply to log.
     pub fn resign(&mut self, seat: Seat) -> Result<String, PlyError> {
-        self.resign_as(seat, false)
+        self.leave(seat, Why::Resigned, false)
     }
-    /// A resignation whose ply names the seat when `by_gm` or when the game's always do.
-    fn resign_as(&mut self, seat: Seat, by_gm: bool) -> Result<String, PlyError> {
+    /// The seat ran out of time under a forfeit clock: it leaves as by resigning, and the
+    /// report, the outcome and the ply (`SEAT:timeout`, the GM's) say it ran out of time.
+    pub fn time_out(&mut self, seat: Seat) -> Result<String, PlyError> {
+        self.leave(seat, Why::OutOfTime, true)
+    }
+    /// The seat leaves; a resignation's ply names the seat when `by_gm` or when the game's
+    /// always do.
+    fn leave(&mut self, seat: Seat, why: Why, by_gm: bool) -> Result<String, PlyError> {
         if self.outcome().is_some() {
             return Err(PlyError::NotYourTurn("the game is over".into()));
         }
         let names = self.seat_names();
         let (rule, named) = dispatch_type!(&self.engine, T => (T::LEAVING, T::RESIGN_NAMES_SEAT));
         let named = named || by_gm;
-        let canonical = self.standing.resign(seat, rule, names, named)?;
+        let canonical = self.standing.leave(seat, why, rule, names, named)?;
         let said = dispatch!(&mut self.engine, g => g.retire(seat));
         if let (Some(said), None) = (said, self.standing.ended()) {
             self.standing.add_to_report(&said);

@@ -127,6 +127,43 @@ impl Record {
         GameKind::parse(name).ok_or_else(|| format!("unknown game '{name}'"))
     }
 
+    /// The salts of the game's dice, in the order they go into every roll: the plain tags
+    /// `[DiceSalt1 "..."]`, `[DiceSalt2 "..."]` ... (`dice_salt_tags`), or in a record written
+    /// before those, one `[DiceSalts "[...]"]` holding them as a JSON list. No tag: no salts.
+    pub fn dice_salts(&self) -> Result<Vec<String>, String> {
+        let mut numbered: Vec<(usize, &str)> = Vec::new();
+        for (name, value) in &self.tags {
+            let Some(n) = name
+                .get(..8)
+                .filter(|p| p.eq_ignore_ascii_case("DiceSalt"))
+                .map(|_| &name[8..])
+                .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|n| n.parse::<usize>().ok())
+            else {
+                continue;
+            };
+            numbered.push((n, value));
+        }
+        if numbered.is_empty() {
+            let Some(json) = self.tag("DiceSalts") else {
+                return Ok(Vec::new());
+            };
+            return serde_json::from_str::<Vec<String>>(json)
+                .map_err(|e| format!("[DiceSalts] is not a JSON list of salts: {e}"));
+        }
+        numbered.sort_by_key(|(n, _)| *n);
+        for (i, (n, _)) in numbered.iter().enumerate() {
+            if *n != i + 1 {
+                return Err(format!(
+                    "the salts are numbered 1, 2, ... once each: [DiceSalt{}] is missing or \
+                     twice",
+                    i + 1
+                ));
+            }
+        }
+        Ok(numbered.into_iter().map(|(_, v)| v.to_string()).collect())
+    }
+
     /// Options from `[Options "a=1, b=2"]`.
     pub fn options(&self) -> Result<Options, String> {
         parse_options(self.tag("Options").unwrap_or(""))
@@ -363,19 +400,7 @@ fn write_plies(
     }
     out.push('\n');
     let mut game = start.clone();
-    let mut line = String::new();
-    // `new_line`: the word starts a line of its own, whatever room is left on this one.
-    let mut push = |out: &mut String, word: &str, new_line: bool| {
-        if !line.is_empty() && (new_line || line.len() + 1 + word.len() > 72) {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    };
+    let mut lines = Lines::default();
     let mut numbered_move: Option<u32> = None;
     let mut last_word = String::new();
     for (actor, text) in plies {
@@ -399,15 +424,12 @@ fn write_plies(
         let prefix = if implied {
             String::new()
         } else {
-            format!("{}>", actor_name(&game, *actor))
+            format!("{}>", written_actor(&game, *actor))
         };
         // The dice are known only before the roll is played: `to_act` asks for them.
         let dice = match (name_dice, actor, game.to_act()) {
-            (true, Actor::Chance, ToAct::Chance(sides)) => {
-                let dice: Vec<String> = sides.iter().map(|s| format!("d{s}")).collect();
-                format!(" {{{}}}", dice.join(" "))
-            }
-            _ => String::new(),
+            (true, Actor::Chance, ToAct::Chance(sides)) => Some(dice_comment(&sides)),
+            _ => None,
         };
         // The canonical text, not the logged one: a ply logged before its game's notation
         // changed (Dip-Tac-Toe's encoding of free text) is written in today's form.
@@ -416,16 +438,122 @@ fn write_plies(
             .map_err(|e| format!("the log does not replay at {text}: {e}"))?;
         let word = format!("{prefix}{canonical}");
         check_word(&game, &word, implied)?;
-        let word = word + &dice;
         let new_line = first_numbered && !number.is_empty();
-        push(&mut out, &format!("{number}{word}"), new_line);
-        last_word = word;
+        let unit = format!("{number}{word}");
+        match dice {
+            // A roll keeps its comment beside it, unless both would not fit on one line.
+            Some(dice) if unit.chars().count() + 1 + dice.chars().count() > Lines::MAX => {
+                lines.push(&unit, new_line);
+                lines.push(&dice, false);
+                last_word = dice;
+            }
+            Some(dice) => {
+                lines.push(&format!("{unit} {dice}"), new_line);
+                last_word = dice;
+            }
+            None => {
+                lines.push(&unit, new_line);
+                last_word = word;
+            }
+        }
     }
-    if !line.is_empty() {
-        out.push_str(&line);
-        out.push('\n');
-    }
+    out.push_str(&lines.finish());
     Ok(out)
+}
+
+/// The comment after a roll naming its dice in order: `{d6}`, `{d4 d4}`, and a run of more
+/// than two alike counted, `{32 d6}` (Dicess's opening roll), so that it stays short.
+fn dice_comment(sides: &[u32]) -> String {
+    let mut runs: Vec<(usize, u32)> = Vec::new();
+    for &s in sides {
+        match runs.last_mut() {
+            Some((n, last)) if *last == s => *n += 1,
+            _ => runs.push((1, s)),
+        }
+    }
+    let words: Vec<String> = runs
+        .into_iter()
+        .map(|(n, s)| match n {
+            1 => format!("d{s}"),
+            2 => format!("d{s} d{s}"),
+            _ => format!("{n} d{s}"),
+        })
+        .collect();
+    format!("{{{}}}", words.join(" "))
+}
+
+/// The name a record writes before a ply by an actor the position does not imply: the seat's
+/// name, `GM` (`GM>draw`, as `records.md` writes it), `chance`.
+fn written_actor(game: &AnyGame, actor: Actor) -> String {
+    match actor {
+        Actor::Gm => "GM".into(),
+        _ => actor_name(game, actor),
+    }
+}
+
+/// Move text packed into lines of at most `WIDTH` characters, a unit (a ply with its move
+/// number, a comment) never split where it fits on a line; a longer one (Siberian PURITY's
+/// 60 published numbers) is broken at its spaces, which the reader takes as the same text.
+/// Only a unit with no space in `MAX` characters can make a line longer than `MAX`.
+#[derive(Default)]
+struct Lines {
+    out: String,
+    line: String,
+}
+
+impl Lines {
+    /// Where a line is broken.
+    const WIDTH: usize = 72;
+    /// No line is longer, unless one word is.
+    const MAX: usize = 78;
+
+    /// Adds a unit; `new_line`: it starts a line of its own, whatever room is left.
+    fn push(&mut self, unit: &str, new_line: bool) {
+        if unit.chars().count() <= Self::MAX {
+            return self.place(unit, new_line);
+        }
+        let mut words: Vec<String> = unit.split(' ').map(str::to_string).collect();
+        // A move number stays with its ply's first word, as for any ply.
+        if words.len() > 1 && words[0].ends_with('.') {
+            let first = words.remove(0);
+            words[0] = format!("{first} {}", words[0]);
+        }
+        for (i, word) in words.iter().enumerate() {
+            self.place(word, new_line && i == 0);
+        }
+    }
+
+    /// Puts a piece of text on this line, or on the next when it would not fit.
+    fn place(&mut self, piece: &str, new_line: bool) {
+        let len = |s: &str| s.chars().count();
+        if !self.line.is_empty() && (new_line || len(&self.line) + 1 + len(piece) > Self::WIDTH) {
+            self.out.push_str(&self.line);
+            self.out.push('\n');
+            self.line.clear();
+        }
+        if !self.line.is_empty() {
+            self.line.push(' ');
+        }
+        self.line.push_str(piece);
+    }
+
+    fn finish(mut self) -> String {
+        if !self.line.is_empty() {
+            self.out.push_str(&self.line);
+            self.out.push('\n');
+        }
+        self.out
+    }
+}
+
+/// The tags that carry a game's salts, one plain tag each in the order they go into every
+/// roll: `[DiceSalt1 "..."]`, `[DiceSalt2 "..."]` ... (none without salts).
+pub fn dice_salt_tags(salts: &[String]) -> Vec<(String, String)> {
+    salts
+        .iter()
+        .enumerate()
+        .map(|(i, salt)| (format!("DiceSalt{}", i + 1), salt.clone()))
+        .collect()
 }
 
 /// A tag the reader would not give back as written is refused rather than written: its name

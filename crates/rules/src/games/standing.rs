@@ -1,10 +1,11 @@
 //! Who is still playing, and the plies every game shares: a seat's resignation and the GM's agreed draw, ruled once for all games.
 //!
-//! A game's own rules never read `resign` or `draw`: `AnyGame` reads them first (`read`) and
-//! rules on them here, the same way in every game, two players or more. A resigning seat
-//! leaves the game (`Rules::retire` lets the game drop it from the turn order); what that
-//! ends depends on the game's `Leaving` rule. An agreed draw is shared by every seat still
-//! playing.
+//! A game's own rules never read `resign`, `timeout` or `draw`: `AnyGame` reads them first
+//! (`read`) and rules on them here, the same way in every game, two players or more. A
+//! resigning seat leaves the game (`Rules::retire` lets the game drop it from the turn order);
+//! what that ends depends on the game's `Leaving` rule. A seat that runs out of time under a
+//! forfeit clock (`SEAT:timeout`, the GM's ply) leaves the same way, but is said to have run
+//! out of time. An agreed draw is shared by every seat still playing.
 
 use super::{Actor, Outcome, PlyError, Seat};
 
@@ -23,24 +24,47 @@ pub enum Leaving {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Shared {
     Resign(Seat),
+    /// The seat ran out of time and forfeits: it leaves as by resigning.
+    Timeout(Seat),
     Draw,
 }
 
+/// Why a seat leaves the game: what its players, the record and the outcome say.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    Resigned,
+    /// Its move time ran out under a forfeit clock.
+    OutOfTime,
+}
+
 /// Reads a shared ply: `resign` (or `resigns`) by a seat, `SEAT:resign` by that seat or the
-/// GM, `draw` by the GM. Anything else is the game's (`None`); a shared word from an actor
-/// who may not play it is refused here.
+/// GM, `SEAT:timeout` by the GM (its clock), `draw` by the GM. Anything else is the game's
+/// (`None`); a shared word from an actor who may not play it is refused here.
 pub fn read(
     actor: Actor,
     text: &str,
     seat_by_name: impl Fn(&str) -> Option<Seat>,
 ) -> Option<Result<Shared, PlyError>> {
     let text = text.trim();
-    // Exactly `SEAT:resign`, nothing around it: no other ply (a Dip-Tac-Toe turn, whatever
-    // its players wrote) can read as one.
-    let named = text
-        .split_once(':')
-        .filter(|(name, word)| word.eq_ignore_ascii_case("resign") && !name.contains(' '))
-        .and_then(|(name, _)| seat_by_name(name));
+    // Exactly `SEAT:resign` or `SEAT:timeout`, nothing around it: no other ply (a Dip-Tac-Toe
+    // turn, whatever its players wrote) can read as one.
+    let named = |word: &str| {
+        text.split_once(':')
+            .filter(|(name, w)| w.eq_ignore_ascii_case(word) && !name.contains(' '))
+            .and_then(|(name, _)| seat_by_name(name))
+    };
+    if let Some(seat) = named("timeout") {
+        // Only the clock runs a seat out of time: a player's mail cannot say it did.
+        return Some(match actor {
+            Actor::Gm => Ok(Shared::Timeout(seat)),
+            _ => Err(PlyError::Illegal(
+                "only the GM's clock rules that a player ran out of time (to leave the game, \
+                 resign)"
+                    .into(),
+            )),
+        });
+    }
+    let named = named("resign");
     let bare_resign = text.eq_ignore_ascii_case("resign") || text.eq_ignore_ascii_case("resigns");
     match actor {
         Actor::Seat(seat) if bare_resign => Some(Ok(Shared::Resign(seat))),
@@ -113,11 +137,13 @@ impl Standing {
         self.report = None;
     }
 
-    /// The seat leaves under `rule`; `names` are the seat names. Returns the canonical ply
-    /// (`resign`, or `SEAT:resign` where the game's plies name the seat).
-    pub fn resign(
+    /// The seat leaves under `rule`, for `why`; `names` are the seat names. Returns the
+    /// canonical ply: `resign`, or `SEAT:resign` where the game's plies name the seat, and
+    /// always `SEAT:timeout` for a seat out of time (the GM's ply).
+    pub fn leave(
         &mut self,
         seat: Seat,
+        why: Why,
         rule: Leaving,
         names: &[&str],
         named_ply: bool,
@@ -129,7 +155,9 @@ impl Standing {
             )));
         }
         if self.left.contains(&seat) {
-            return Err(PlyError::Illegal(format!("{name} has already resigned")));
+            return Err(PlyError::Illegal(format!(
+                "{name} has already left the game"
+            )));
         }
         self.left.push(seat);
         let playing = self.playing();
@@ -137,38 +165,48 @@ impl Standing {
             let n: Vec<&str> = seats.iter().map(|s| names[*s]).collect();
             n.join(", ")
         };
+        // What the seat did, as the report says it ("B resigns", "B ran out of time").
+        let did = match why {
+            Why::Resigned => format!("{name} resigns"),
+            Why::OutOfTime => format!("{name} ran out of time"),
+        };
         self.report = Some(match (rule, playing.as_slice()) {
             (Leaving::LastSeatWins, [winner]) => {
-                let reason = if self.seats == 2 {
-                    format!("{name} resigned")
-                } else {
-                    "every other player resigned".to_string()
+                let reason = match (why, self.seats) {
+                    (Why::Resigned, 2) => format!("{name} resigned"),
+                    (Why::OutOfTime, 2) => format!("{name} ran out of time"),
+                    (Why::Resigned, _) => "every other player resigned".to_string(),
+                    (Why::OutOfTime, _) => {
+                        format!("every other player has left, {name} last by running out of time")
+                    }
                 };
                 self.ended = Some(Outcome::Win {
                     seat: *winner,
                     reason,
                 });
-                format!("{name} resigns; {} wins", names[*winner])
+                format!("{did}; {} wins", names[*winner])
             }
-            (Leaving::LastSeatWins, rest) => format!(
-                "{name} resigns and leaves the game; {} play on",
-                others(rest)
-            ),
-            (Leaving::UnitsHold, []) => {
-                self.ended = Some(Outcome::Draw {
-                    seats: (0..self.seats).collect(),
-                    reason: "every player resigned".into(),
-                });
-                format!("{name} resigns; its units hold for the rest of the game.\n")
+            (Leaving::LastSeatWins, rest) => {
+                format!("{did} and leaves the game; {} play on", others(rest))
             }
-            (Leaving::UnitsHold, _) => {
-                format!("{name} resigns; its units hold for the rest of the game.\n")
+            (Leaving::UnitsHold, rest) => {
+                if rest.is_empty() {
+                    let reason = match why {
+                        Why::Resigned => "every player resigned",
+                        Why::OutOfTime => "every player has left the game",
+                    };
+                    self.ended = Some(Outcome::Draw {
+                        seats: (0..self.seats).collect(),
+                        reason: reason.into(),
+                    });
+                }
+                format!("{did}; its units hold for the rest of the game.\n")
             }
         });
-        Ok(if named_ply {
-            format!("{name}:resign")
-        } else {
-            "resign".into()
+        Ok(match (why, named_ply) {
+            (Why::OutOfTime, _) => format!("{name}:timeout"),
+            (Why::Resigned, true) => format!("{name}:resign"),
+            (Why::Resigned, false) => "resign".into(),
         })
     }
 
@@ -232,16 +270,64 @@ mod tests {
     }
 
     #[test]
+    fn only_the_gm_runs_a_seat_out_of_time() {
+        assert_eq!(
+            read(Actor::Gm, "red:TIMEOUT", by_name),
+            Some(Ok(Shared::Timeout(1)))
+        );
+        for actor in [Actor::Seat(1), Actor::Seat(0), Actor::Chance] {
+            assert!(matches!(read(actor, "RED:timeout", by_name), Some(Err(_))));
+        }
+        assert_eq!(read(Actor::Gm, "timeout", by_name), None);
+        assert_eq!(read(Actor::Gm, "thanks:timeout", by_name), None);
+        assert_eq!(read(Actor::Gm, "RED:timeout;BLUE:", by_name), None);
+    }
+
+    #[test]
+    fn a_seat_out_of_time_leaves_and_is_said_to_have_run_out_of_time() {
+        let mut s = Standing::new(2, vec![]);
+        assert_eq!(
+            s.leave(1, Why::OutOfTime, Leaving::LastSeatWins, NAMES, false),
+            Ok("RED:timeout".into())
+        );
+        assert_eq!(s.report(), Some("RED ran out of time; BLUE wins"));
+        assert_eq!(
+            s.ended(),
+            Some(&Outcome::Win {
+                seat: 0,
+                reason: "RED ran out of time".into()
+            })
+        );
+        let mut s = Standing::new(3, vec![]);
+        s.leave(2, Why::OutOfTime, Leaving::LastSeatWins, NAMES, false)
+            .unwrap();
+        assert_eq!(
+            s.report(),
+            Some("GREEN ran out of time and leaves the game; BLUE, RED play on")
+        );
+        let mut s = Standing::new(2, vec![]);
+        s.leave(0, Why::OutOfTime, Leaving::UnitsHold, NAMES, true)
+            .unwrap();
+        assert!(s
+            .report()
+            .unwrap()
+            .starts_with("BLUE ran out of time; its units hold"));
+    }
+
+    #[test]
     fn with_three_players_the_last_seat_left_wins() {
         let mut s = Standing::new(3, vec![]);
         assert_eq!(
-            s.resign(1, Leaving::LastSeatWins, NAMES, false),
+            s.leave(1, Why::Resigned, Leaving::LastSeatWins, NAMES, false),
             Ok("resign".into())
         );
         assert_eq!(s.ended(), None);
         assert_eq!(s.playing(), vec![0, 2]);
-        assert!(s.resign(1, Leaving::LastSeatWins, NAMES, false).is_err());
-        s.resign(0, Leaving::LastSeatWins, NAMES, false).unwrap();
+        assert!(s
+            .leave(1, Why::Resigned, Leaving::LastSeatWins, NAMES, false)
+            .is_err());
+        s.leave(0, Why::Resigned, Leaving::LastSeatWins, NAMES, false)
+            .unwrap();
         assert!(matches!(s.ended(), Some(Outcome::Win { seat: 2, .. })));
     }
 
@@ -256,11 +342,12 @@ mod tests {
     fn when_units_hold_the_game_ends_only_when_all_have_left() {
         let mut s = Standing::new(2, vec![]);
         assert_eq!(
-            s.resign(0, Leaving::UnitsHold, NAMES, true),
+            s.leave(0, Why::Resigned, Leaving::UnitsHold, NAMES, true),
             Ok("BLUE:resign".into())
         );
         assert_eq!(s.ended(), None);
-        s.resign(1, Leaving::UnitsHold, NAMES, true).unwrap();
+        s.leave(1, Why::Resigned, Leaving::UnitsHold, NAMES, true)
+            .unwrap();
         assert!(matches!(s.ended(), Some(Outcome::Draw { .. })));
     }
 }

@@ -15,6 +15,7 @@ mod facts;
 mod guides;
 mod notation;
 mod record_roundtrip;
+mod record_shared;
 mod records;
 mod siberian_games;
 

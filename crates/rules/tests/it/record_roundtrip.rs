@@ -24,6 +24,8 @@ const HOSTILE: &[&str] = &[
     "12. 12...",
     "(a) {b} [c] \\ > <",
     "BLUE:resign",
+    "BLUE:timeout",
+    "timeout",
 ];
 
 fn new_game() -> AnyGame {

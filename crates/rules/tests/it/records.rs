@@ -4,7 +4,8 @@
 //! `[Position]`, the `[Outcome]` (`*` while the game goes on) and the number of `[Plies]`; for a
 //! deliberately broken record, `[Refused "ply N (TOKEN): reason"]`. Besides, every record
 //! names its folder's game, a `[Result]` tag agrees with the replay, and a record written again
-//! by `records::write` replays to the same plies, position and outcome.
+//! by `records::write` replays to the same plies, position and outcome, its move text (as
+//! exported, dice named) in lines of at most 78 characters.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -79,6 +80,15 @@ fn check_replayed(kind: GameKind, record: &Record, r: &Replayed) -> Result<(), S
         || again.game.outcome() != r.game.outcome()
     {
         return Err(format!("as written again, it replays otherwise:\n{text}"));
+    }
+    // As exported (each roll's dice named), no move-text line is over 78 characters but a
+    // single word that cannot be broken.
+    let exported = records::write_with_dice(&record.tags, &start, &r.log)?;
+    let long = exported
+        .lines()
+        .filter(|l| !l.starts_with('[') && l.chars().count() > 78 && l.contains(' '));
+    if let Some(line) = long.into_iter().next() {
+        return Err(format!("as exported, a line over 78 characters:\n{line}"));
     }
     Ok(())
 }
