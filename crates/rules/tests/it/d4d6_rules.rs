@@ -381,4 +381,13 @@ fn refusals_name_the_rule_then_a_short_list() {
         "the Formiga on b6 cannot end on b4 in exactly 1 step (single orthogonal steps, \
          through empty squares, never on one twice); legal: b6xb5, b6-a6, b6xc6"
     );
+    assert_eq!(
+        refusal(&one, "b6xa6"),
+        "there is nothing to capture on a6; legal: b6xb5, b6-a6, b6xc6"
+    );
+    assert_eq!(
+        refusal(&one, "b6-b5"),
+        "b5 holds BLACK's Guarda: a capture is written with x (b6xb5); legal: b6xb5, b6-a6, \
+         b6xc6"
+    );
 }

@@ -154,6 +154,18 @@ fn target_refused(
         n => format!("makes a {n}-step move"),
     };
     let there: Vec<&Choice> = all.iter().filter(|c| c.mv.to == to).collect();
+    if wanted.capture == Some(true) && pos.at(to).is_none() {
+        return format!("there is nothing to capture on {to}");
+    }
+    if let (Some(false), Some(p)) = (wanted.capture, pos.at(to)) {
+        if !there.is_empty() {
+            return format!(
+                "{to} holds {}'s {}: a capture is written with x ({from}x{to})",
+                p.color.name(),
+                p.kind.name()
+            );
+        }
+    }
     if !there.is_empty() {
         let facings: Vec<String> = there
             .iter()
@@ -198,7 +210,6 @@ fn target_refused(
             count_steps(roll),
             steps_of(g.piece.kind)
         ),
-        _ if wanted.capture == Some(true) => format!("there is nothing to capture on {to}"),
         _ if steps < roll => format!(
             "with {roll} rolled the {name} has no {roll}-step move, so it {shorter}, and \
              none ends on {to}"
