@@ -260,3 +260,46 @@ fn a_plan_followed_by_a_sign_off_is_a_plan() {
     assert!(reply.contains("ignored: Cheers,"), "{reply}");
     assert!(!reply.contains("refused"), "{reply}");
 }
+
+/// Issue 27, point 12: a refused move names the rule that forbids it (the Guarda's
+/// protection, an empty square declared), then at most a short list of what is legal.
+#[test]
+fn a_refusal_names_the_rule_that_forbids_the_move() {
+    let mut w = World::new();
+    let id = example_game(&mut w);
+    send(&mut w, id, 0, "Fo f3", &[]);
+    let body = only_to(&w.new_mail(), WHITE).body.clone();
+    assert!(
+        says(
+            &body,
+            "refused: Fo f3\n    f3 is empty; you may declare Fob6\n"
+        ),
+        "{body}"
+    );
+    // BLACK's Formiga on a6 stands next to its Guarda on a5: White's 1 cannot take it.
+    let id = w.game(
+        GameKind::D4D6,
+        &[("WHITE", WHITE), ("BLACK", BLACK)],
+        &[("salt_window", "0")],
+        Some("W:Fob6,Gad8 B:Foa6,Gua5,Raf7 w 0 1"),
+        None,
+    );
+    w.new_mail();
+    send(&mut w, id, 0, "Fo b6", &[1]);
+    w.new_mail();
+    send(&mut w, id, 0, "b6xa6", &[]);
+    let body = only_to(&w.new_mail(), WHITE).body.clone();
+    assert!(
+        says(
+            &body,
+            "refused: b6xa6\n    the Formiga on a6 cannot be captured: BLACK's Guarda on a5 \
+             stands orthogonally next to it in the playing area; legal: b6-b5, b6-c6\n"
+        ),
+        "{body}"
+    );
+    assert_eq!(
+        w.load(id).game.to_act(),
+        ToAct::Seat(0),
+        "White chooses again"
+    );
+}

@@ -417,3 +417,38 @@ fn a_dicess_game_by_mail_ends_with_a_star_win_and_its_record_verifies() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(1), "{}", output_text(&bad));
 }
+
+/// Issue 27, point 14: the impasse forecast follows the engine's own count. LIGHT's step
+/// forward in round 1 raises its score above round 0's mark, so round 5 can no longer end the
+/// game: both reports name round 6 from then on, never round 5.
+#[test]
+fn the_impasse_forecast_moves_on_when_a_score_rises() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::Dicess,
+        &[("LIGHT", LIGHT), ("DARK", DARK)],
+        &[],
+        Some("LIGHT:a1=1,h1=1 DARK:a8=1,h8=1 move=LIGHT"),
+        None,
+    );
+    w.new_mail();
+    let (_, to_dark) = accepted(&mut w, id, 0, "a1-a2");
+    assert!(
+        says(
+            &to_dark,
+            "If no die is captured or promoted and the scores stay as they are, it comes \
+             after round 6."
+        ),
+        "{to_dark}"
+    );
+    assert!(!to_dark.contains("after round 5"), "{to_dark}");
+    let (_, to_light) = accepted(&mut w, id, 1, "h8-g8");
+    assert!(
+        says(
+            &to_light,
+            "It comes after round 6 unless a die is captured or promoted, or a score rises \
+             above its mark (LIGHT 23, DARK 22)."
+        ),
+        "{to_light}"
+    );
+}

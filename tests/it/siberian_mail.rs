@@ -493,3 +493,25 @@ fn a_purity_game_of_three_by_mail_rolls_its_sequence_after_the_salts() {
     );
     assert_eq!(to_act(&mut w, id), ToAct::Seat(2), "GREEN moves third");
 }
+
+/// Issue 27, point 13: a move with a hex off the board or a die value out of 1 to 6 is
+/// refused naming that word (the column's real length), not ignored as "not a declaration".
+#[test]
+fn a_bad_hex_or_roll_value_is_named_in_the_refusal() {
+    let mut w = World::new();
+    let id = from_position(&mut w);
+    for (line, why) in [
+        ("h d8", "d8: column d has 7 hexes, d1 to d7"),
+        ("H: 1>a1 3-5>d4 7>e5", "7: a die shows 1 to 6"),
+    ] {
+        send(&mut w, id, 0, line, &[]);
+        let body = reply_to(&mut w, BLUE);
+        has(&body, &[&format!("refused: {line}\n    {why}\n")]);
+        assert!(!body.contains("not a declaration"), "{body}");
+        assert_eq!(
+            plies(&mut w, id),
+            Vec::<String>::new(),
+            "{line}: nothing played"
+        );
+    }
+}

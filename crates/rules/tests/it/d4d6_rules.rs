@@ -307,3 +307,87 @@ fn the_seeds_fortress_cavalo_stays_put_on_every_roll() {
         assert_eq!(outcomes(&g, "Cab6", roll), set(&["stay"]), "roll {roll}");
     }
 }
+
+/// The refusal of `text` by the seat to act, as the player reads it.
+fn refusal(g: &D4d6, text: &str) -> String {
+    let mut g = g.clone();
+    let a = seat(&g);
+    match g.play(a, text) {
+        Err(PlyError::Illegal(why)) => why,
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+/// Issue 27, point 12: a refusal says the rule that forbids the ply, then at most a short
+/// list of what is legal (never every Guarda move on the board).
+#[test]
+fn refusals_name_the_rule_then_a_short_list() {
+    // A Rinoceronte turned 180 degrees: the quarter-turn rule and its two turns.
+    let mut g = D4d6::new(&[("variant".to_string(), "rinoceronte".to_string())].into()).unwrap();
+    g.play(Actor::Chance, "roll 1 1").unwrap();
+    assert_eq!(
+        refusal(&g, "Rig1/SW"),
+        "a Rinoceronte turns by 90 degrees, not 180: from NE to SE or NW; \
+         legal: Rig1/SE, Rig1/NW"
+    );
+    assert_eq!(
+        refusal(&g, "Rig1/NE"),
+        "the Rinoceronte on g1 faces NE already; legal: Rig1/SE, Rig1/NW"
+    );
+    // A capture the Guarda's protection forbids names the Guarda.
+    let example = game("W:Fob6,Cae5/N,Gad8 B:Foa5,Gub5,Goc6,Rac7,Gaf6,Raf7 w 0 1");
+    let two = rolled(example.clone(), "Fob6", 2);
+    let why = refusal(&two, "b6xa5");
+    assert!(
+        why.starts_with(
+            "the Formiga on a5 cannot be captured: BLACK's Guarda on b5 stands \
+             orthogonally next to it in the playing area; legal: "
+        ),
+        "{why}"
+    );
+    // A declaration of an empty square says so, and lists the pieces of the kind named.
+    let start = D4d6::new(&Options::new()).unwrap();
+    assert_eq!(
+        refusal(&start, "Fo f3"),
+        "f3 is empty; you may declare Foc1, Fof1"
+    );
+    assert_eq!(
+        refusal(&start, "Fo c8"),
+        "the Formiga on c8 is BLACK's; you may declare Foc1, Fof1"
+    );
+    assert!(refusal(&start, "Gu a1").starts_with("a Guarda rolls no die"));
+    // A Guarda's long step: the king-step rule, and the list is counted, not spelt out.
+    let why = refusal(&game("W:Gud4,Fof1 B:Raf6 w"), "Gud4-d6");
+    assert!(
+        why.starts_with("a Guarda steps one square, as a chess king; only from a teleportation"),
+        "{why}"
+    );
+    assert!(
+        why.ends_with(
+            "legal: Gud4-c3, Gud4-d3, Gud4-e3, Gud4-c4, Gud4-e4, Gud4-c5, Gud4-d5, Gud4-e5"
+        ),
+        "{why}"
+    );
+    let why = refusal(&start, "Gua1-c1");
+    assert!(
+        why.starts_with("c1 is not empty: a Guarda moves only to an empty square; "),
+        "{why}"
+    );
+    assert!(why.ends_with("legal (send MOVES for the list)"), "{why}");
+    // A move of the wrong length names the piece's steps.
+    let one = rolled(example, "Fob6", 1);
+    assert_eq!(
+        refusal(&one, "b6-b4"),
+        "the Formiga on b6 cannot end on b4 in exactly 1 step (single orthogonal steps, \
+         through empty squares, never on one twice); legal: b6xb5, b6-a6, b6xc6"
+    );
+    assert_eq!(
+        refusal(&one, "b6xa6"),
+        "there is nothing to capture on a6; legal: b6xb5, b6-a6, b6xc6"
+    );
+    assert_eq!(
+        refusal(&one, "b6-b5"),
+        "b5 holds BLACK's Guarda: a capture is written with x (b6xb5); legal: b6xb5, b6-a6, \
+         b6xc6"
+    );
+}

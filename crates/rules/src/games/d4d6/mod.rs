@@ -12,6 +12,7 @@ pub mod movegen;
 pub mod notation;
 pub mod pieces;
 pub mod position;
+mod refusals;
 pub mod specials;
 pub mod tablebase;
 
@@ -218,8 +219,8 @@ impl D4d6 {
             })
             .copied()
             .collect();
-        pick(fits, Special::text, "special move", || {
-            all.iter().map(Special::text).collect()
+        pick(fits, Special::text, || {
+            refusals::special(&self.pos, self.mover(), &want, &all)
         })
     }
 
@@ -250,8 +251,7 @@ impl D4d6 {
         let (sq, kind) = pick(
             fits,
             |(s, k)| format!("{}{}", k.letters(), s),
-            "piece to move",
-            || self.all_declarations(),
+            || refusals::declaration(&self.pos, self.mover(), &d, &mine),
         )?;
         let die = match (d.die, kind.dice()) {
             (Some(n), dice) if dice.contains(&n) => n,
@@ -395,7 +395,7 @@ impl D4d6 {
     }
 
     fn play_choice(&mut self, text: &str) -> Result<String, PlyError> {
-        let Phase::Choose { from, .. } = self.phase else {
+        let Phase::Choose { from, roll } = self.phase else {
             return Err(not_your_turn("no move to choose now"));
         };
         let (move_text, special_text) = match text.split_once(';') {
@@ -409,8 +409,7 @@ impl D4d6 {
         let choice = pick(
             fits,
             |c| c.text(&pos),
-            "move",
-            || all.iter().map(|c| c.text(&pos)).collect(),
+            || refusals::choice(&pos, from, roll, &wanted, &all),
         )?;
         let mut canon = choice.text(&self.pos);
         let mover = self.pos.at(from).expect("declared piece");

@@ -61,36 +61,20 @@ fn syntax(msg: impl Into<String>) -> PlyError {
     PlyError::Syntax(msg.into())
 }
 
-/// Picks the one candidate a loose text means, or says why none or several fit.
+/// Picks the one candidate a loose text means, or says why none (`none`, which names the
+/// rule) or several fit.
 pub fn pick<T: Clone>(
     candidates: Vec<T>,
     name: impl Fn(&T) -> String,
-    what: &str,
-    legal: impl Fn() -> Vec<String>,
+    none: impl FnOnce() -> PlyError,
 ) -> Result<T, PlyError> {
     match candidates.len() {
         1 => Ok(candidates[0].clone()),
-        0 => Err(PlyError::Illegal(format!(
-            "no legal {what} fits; legal: {}",
-            list(&legal())
-        ))),
+        0 => Err(none()),
         _ => Err(PlyError::Ambiguous(format!(
             "that could be {}: say which",
-            list(&candidates.iter().map(name).collect::<Vec<_>>())
+            candidates.iter().map(name).collect::<Vec<_>>().join(", ")
         ))),
-    }
-}
-
-fn list(items: &[String]) -> String {
-    const SHOWN: usize = 24;
-    if items.len() <= SHOWN {
-        items.join(", ")
-    } else {
-        format!(
-            "{}, ... ({} in all)",
-            items[..SHOWN].join(", "),
-            items.len()
-        )
     }
 }
 

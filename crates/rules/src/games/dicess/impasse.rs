@@ -102,26 +102,46 @@ impl Watch {
         }
     }
 
-    /// Two lines for the board: the count of quiet rounds, and when the next check can end
-    /// the game and which scores would have to be passed to prevent it.
-    pub fn status(&self) -> Vec<String> {
-        let done = self.completed();
+    /// Two lines for the board: the count of quiet rounds, and the round whose check ends the
+    /// game if nothing changes (no capture or promotion, the scores `now` kept, `to_move`
+    /// moving next), with the scores it compares against.
+    pub fn status(&self, to_move: Seat, now: [u32; 2]) -> Vec<String> {
         let first = format!(
             "Impasse: {} of {SPAN} rounds without a capture or promotion.",
             self.quiet_rounds()
         );
-        let next = SPAN
-            .max(done + 1)
-            .max(self.last_progress.map_or(0, |p| p + SPAN));
-        let second = match self.scores.get((next - SPAN) as usize) {
-            Some([l, d]) => format!(
-                "It comes after round {next} unless a die is captured or promoted, or a \
+        let (round, mark) = self.forecast(to_move, now);
+        let second = if round - SPAN <= self.completed() {
+            let [l, d] = mark;
+            format!(
+                "It comes after round {round} unless a die is captured or promoted, or a \
                  score rises above its mark ({} {l}, {} {d}).",
                 SEAT_NAMES[LIGHT], SEAT_NAMES[DARK]
-            ),
-            None => format!("No impasse can come before the end of round {next}."),
+            )
+        } else {
+            // The mark is a round still to be played: only "as things stand" can be said.
+            format!(
+                "If no die is captured or promoted and the scores stay as they are, it \
+                 comes after round {round}."
+            )
         };
         vec![first, second]
+    }
+
+    /// The engine's own count run forward: quiet turns that keep the scores at `now`, from
+    /// `to_move` on, until a check ends the game. Its round, and the scores of five rounds
+    /// before it (the mark a score must rise above to prevent it).
+    fn forecast(&self, to_move: Seat, now: [u32; 2]) -> (u32, [u32; 2]) {
+        let mut ahead = self.clone();
+        let mut mover = to_move;
+        // Within six rounds the mark is a round played with the scores `now`: the check holds.
+        for _ in 0..4 * (SPAN + 2) {
+            if let Some(i) = ahead.turn(mover, false, now) {
+                return (i.round, ahead.scores[(i.round - SPAN) as usize]);
+            }
+            mover = if mover == LIGHT { DARK } else { LIGHT };
+        }
+        unreachable!("an impasse check holds within six quiet rounds")
     }
 }
 
@@ -187,7 +207,7 @@ mod tests {
     #[test]
     fn status_names_the_next_check() {
         let w = Watch::start([184, 180]);
-        let s = w.status();
+        let s = w.status(LIGHT, [184, 180]);
         assert_eq!(
             s[0],
             "Impasse: 0 of 5 rounds without a capture or promotion."
@@ -195,6 +215,32 @@ mod tests {
         assert!(s[1].contains("after round 5") && s[1].contains("(LIGHT 184, DARK 180)"));
         let mut w = Watch::start([184, 184]);
         w.turn(LIGHT, true, [184, 184]);
-        assert!(w.status()[1].contains("before the end of round 6"));
+        assert!(w.status(DARK, [184, 184])[1].contains("stay as they are, it comes after round 6"));
+    }
+
+    /// Issue 27, point 14: after a score rises above the mark of the round forecast, the
+    /// forecast moves on with the engine's own count, round by round; it never names a check
+    /// that cannot end the game.
+    #[test]
+    fn a_score_rise_moves_the_forecast_as_the_engine_counts() {
+        let mut w = Watch::start([184, 184]);
+        quiet(&mut w, 1, [184, 184]);
+        // Round 2: a capture; the first check that can end the game is after round 7.
+        w.turn(LIGHT, true, [184, 180]);
+        w.turn(DARK, false, [184, 180]);
+        assert!(w.status(LIGHT, [184, 180])[1].contains("after round 7"));
+        // Round 3: LIGHT advances above round 2's 184; round 7 can no longer end it.
+        w.turn(LIGHT, false, [185, 180]);
+        let said = w.status(DARK, [185, 180]);
+        assert!(said[1].contains("after round 8"), "{said:?}");
+        w.turn(DARK, false, [185, 180]);
+        for _ in 4..=7 {
+            let said = w.status(LIGHT, [185, 180]);
+            assert!(said[1].contains("after round 8"), "{said:?}");
+            assert!(said[1].contains("(LIGHT 185, DARK 180)"), "{said:?}");
+            assert!(quiet(&mut w, 1, [185, 180]).is_none());
+        }
+        // And the engine agrees: round 8 ends it.
+        assert_eq!(quiet(&mut w, 1, [185, 180]).map(|i| i.round), Some(8));
     }
 }

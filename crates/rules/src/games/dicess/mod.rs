@@ -264,7 +264,7 @@ impl Dicess {
             lines.push(format!("Scores: LIGHT {l}, DARK {d}."));
         }
         if let (None, Phase::Turn(s)) = (&self.outcome, self.phase) {
-            lines.extend(self.watch.status());
+            lines.extend(self.watch.status(s, self.board.scores()));
             if !steps::has_legal_step(&self.board, s) {
                 lines.push(format!(
                     "{} has no legal step: the turn is pass.",

@@ -1,6 +1,6 @@
 //! Reading plies and mail forms: declarations (`H`, `c3`, `ROLL c3`), placements (`d4`, `PLACE d4`), rolls (`roll 4`), a record's move text, and one-message plans (`H d4`, `c3: 1>a1 3-5>d4 *>e5`).
 
-use super::hex::{column_range, split_name, Hex};
+use super::hex::{split_name, Hex, COLUMN_LENGTHS};
 use super::position::Source;
 use crate::games::PlyError;
 
@@ -21,19 +21,33 @@ fn strip_keyword<'a>(text: &'a str, keyword: &str) -> &'a str {
     }
 }
 
-/// A hex name; one shaped like a hex but off the board (`d8`) is refused in words.
+/// A hex name; one shaped like a hex but off the board (`d8`) is refused naming it and its
+/// column's length, from the board itself ("d8: column d has 7 hexes, d1 to d7").
 pub fn hex_word(word: &str) -> Result<Hex, PlyError> {
     if let Some(h) = Hex::parse(word) {
         return Ok(h);
     }
     match split_name(word) {
-        Some((col, _)) => Err(illegal(format!(
-            "there is no hex {}: column {} runs {}",
-            word.to_ascii_lowercase(),
-            (b'a' + col as u8) as char,
-            column_range(col as u8)
-        ))),
+        Some((col, _)) => {
+            let letter = (b'a' + col as u8) as char;
+            let length = COLUMN_LENGTHS[col as usize];
+            Err(illegal(format!(
+                "{}: column {letter} has {length} hexes, {letter}1 to {letter}{length}",
+                word.to_ascii_lowercase()
+            )))
+        }
         None => Err(syntax(format!("'{word}' is not a hex (a1 to g4)"))),
+    }
+}
+
+/// A die value as written in a plan's roll list: `7` is refused naming it.
+fn face(word: &str) -> Result<u8, PlyError> {
+    match word.parse::<u32>() {
+        Ok(v) if (1..=6).contains(&v) => Ok(v as u8),
+        Ok(v) => Err(illegal(format!("{v}: a die shows 1 to 6"))),
+        Err(_) => Err(syntax(format!(
+            "'{word}' is not a roll: write 4, 3-5, 1,4 or * before '>'"
+        ))),
     }
 }
 
@@ -67,7 +81,12 @@ pub fn parse_declaration(text: &str) -> Result<Source, PlyError> {
                 }
             )))
         }
-        _ => Err(declaration_syntax(text)),
+        // A whole move or a plan on one line with a bad word (`h d8`, `H: 1>a1 7>e5`): the
+        // word is named, not the line.
+        _ => match parse_plan(&[text.to_string()]) {
+            Err(Some(e @ PlyError::Illegal(_))) => Err(e),
+            _ => Err(declaration_syntax(text)),
+        },
     }
 }
 
@@ -133,6 +152,12 @@ pub struct Plan {
 /// `3-5: d4`, on one line or several). `None` when the lines are not such a plan, or plan no
 /// placement at all (a bare declaration is a ply, not a plan).
 pub fn read_plan(lines: &[String]) -> Option<Plan> {
+    parse_plan(lines).ok()
+}
+
+/// A plan, or why not: `Err(None)` when the lines do not start like one, else the first
+/// word that spoils it (a hex off the board, a die value out of 1 to 6).
+fn parse_plan(lines: &[String]) -> Result<Plan, Option<PlyError>> {
     let text: String = lines
         .iter()
         .map(|l| l.trim())
@@ -141,12 +166,14 @@ pub fn read_plan(lines: &[String]) -> Option<Plan> {
         .join(" ");
     let spaced = text.replace('>', " > ").replace(':', " : ");
     let tokens: Vec<&str> = spaced.split_whitespace().collect();
-    let mut i = usize::from(tokens.first()?.eq_ignore_ascii_case("roll"));
-    let first = *tokens.get(i)?;
+    let mut i = usize::from(tokens.first().ok_or(None)?.eq_ignore_ascii_case("roll"));
+    let first = *tokens.get(i).ok_or(None)?;
     let source = if is_hand_word(first) {
         Source::Hand
+    } else if split_name(first).is_some() {
+        Source::Lift(hex_word(first)?)
     } else {
-        Source::Lift(Hex::parse(first)?)
+        return Err(None);
     };
     i += 1;
     if tokens.get(i) == Some(&":") {
@@ -159,28 +186,37 @@ pub fn read_plan(lines: &[String]) -> Option<Plan> {
             continue;
         }
         let (rolls, at) = match tokens.get(i + 1) {
-            Some(&">") | Some(&":") => (parse_rolls(tokens[i])?, i + 2),
+            Some(&">") | Some(&":") => (roll_list(tokens[i])?, i + 2),
             _ => ((1..=6).collect(), i),
         };
-        entries.push((rolls, Hex::parse(tokens.get(at)?)?));
+        entries.push((rolls, hex_word(tokens.get(at).ok_or(None)?)?));
         i = at + 1;
     }
-    (!entries.is_empty()).then_some(Plan { source, entries })
+    if entries.is_empty() {
+        return Err(None);
+    }
+    Ok(Plan { source, entries })
 }
 
 /// `4`, `3-5`, `1,4`, `1,3-5` or `*` (every face).
 pub fn parse_rolls(spec: &str) -> Option<Vec<u8>> {
+    roll_list(spec).ok()
+}
+
+/// A roll list, or the value that spoils it.
+fn roll_list(spec: &str) -> Result<Vec<u8>, PlyError> {
     if spec == "*" {
-        return Some((1..=6).collect());
+        return Ok((1..=6).collect());
     }
     let mut out = Vec::new();
     for part in spec.split(',') {
-        let face = |t: &str| t.parse::<u8>().ok().filter(|v| (1..=6).contains(v));
         match part.split_once('-') {
             Some((a, b)) => {
                 let (a, b) = (face(a)?, face(b)?);
                 if a > b {
-                    return None;
+                    return Err(illegal(format!(
+                        "{part}: a range of rolls runs from low to high ({b}-{a})"
+                    )));
                 }
                 out.extend(a..=b);
             }
@@ -189,7 +225,7 @@ pub fn parse_rolls(spec: &str) -> Option<Vec<u8>> {
     }
     out.sort_unstable();
     out.dedup();
-    Some(out)
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -279,5 +315,36 @@ mod tests {
         assert_eq!(read_plan(&lines("c3: 7>a1")), None);
         assert_eq!(read_plan(&lines("c3 d9")), None);
         assert_eq!(read_plan(&lines("hello there")), None);
+    }
+
+    /// Issue 27, point 13: a hex off the board or a die value out of 1 to 6 is refused naming
+    /// that word (the column's length from the board), not as "not a declaration".
+    #[test]
+    fn a_bad_hex_or_roll_value_is_named() {
+        let refused = |text: &str| match parse_declaration(text) {
+            Err(PlyError::Illegal(why)) => why,
+            other => panic!("{text}: {other:?}"),
+        };
+        assert_eq!(refused("h d8"), "d8: column d has 7 hexes, d1 to d7");
+        assert_eq!(refused("d8"), "d8: column d has 7 hexes, d1 to d7");
+        assert_eq!(refused("a5 d4"), "a5: column a has 4 hexes, a1 to a4");
+        assert_eq!(refused("H: 1>a1 3-5>d4 7>e5"), "7: a die shows 1 to 6");
+        assert_eq!(
+            refused("c3: 1>a1 *>g5"),
+            "g5: column g has 4 hexes, g1 to g4"
+        );
+        assert_eq!(
+            refused("H 5-3>d4"),
+            "5-3: a range of rolls runs from low to high (3-5)"
+        );
+        assert!(matches!(
+            parse_placement("PLACE e7"),
+            Err(PlyError::Illegal(why)) if why == "e7: column e has 6 hexes, e1 to e6"
+        ));
+        // Prose that starts like a declaration is still not one.
+        assert!(matches!(
+            parse_declaration("H is for hand"),
+            Err(PlyError::Syntax(_))
+        ));
     }
 }
