@@ -103,11 +103,19 @@ fn line_of(line: &str, outcome: LineOutcome) -> Line {
 /// reason.
 fn not_a_move(line: &str, why: Option<&PlyError>) -> String {
     match why {
-        Some(e) if line.chars().any(|c| c.is_ascii_digit()) => {
+        Some(e) if line.chars().any(|c| c.is_ascii_digit()) && !is_a_sentence(line) => {
             format!("not a move or command ({e})")
         }
         _ => "not a move or command".into(),
     }
+}
+
+/// A sentence ("I'm away for 2 days") is prose even with a digit in it: two or more words of
+/// three letters or more, which no move of any game has. The reader's reason for such a line
+/// ("'o' is not a direction") would only puzzle its writer.
+fn is_a_sentence(line: &str) -> bool {
+    let word = |w: &&str| w.chars().count() >= 3 && w.chars().all(char::is_alphabetic);
+    line.split_whitespace().filter(word).count() >= 2
 }
 
 /// What the GM played on a seat's mail (its plies after the first `skip`, and the reports)

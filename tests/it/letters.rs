@@ -78,3 +78,28 @@ fn a_player_taken_out_reads_so_first() {
     );
     assert!(notice.contains("The GM has taken you out of A"), "{notice}");
 }
+
+/// A sentence with a digit in it is prose, ignored without the notation reader's puzzling
+/// reason; a mistyped move keeps the reason that helps its writer.
+#[test]
+fn a_sentence_is_ignored_in_plain_words_and_a_typo_gets_its_reason() {
+    let mut w = World::new();
+    let id = w.game(GameKind::DiceRink, &[("A", A), ("B", B)], &[], None, None);
+    w.new_mail();
+    w.send_to_seat(A, id, 0, "Going out tonight, back in 2 hours\n5X6")
+        .unwrap();
+    let mail = w.new_mail();
+    let reply = &only_to(&mail, A).body;
+    assert!(
+        crate::common::says(
+            reply,
+            "ignored: Going out tonight, back in 2 hours\n    not a move or command\n"
+        ),
+        "{reply}"
+    );
+    assert!(!reply.contains("is not a direction') "), "{reply}");
+    assert!(
+        reply.contains("not a direction"),
+        "the typo's reason: {reply}"
+    );
+}
