@@ -203,9 +203,7 @@ pub(super) fn game_play(
                 let sub = gm::submit(&mut ctx.gm(tx), &mut g, &turn)?;
                 match (sub.played, sub.lines.into_iter().next()) {
                     (Some(played), _) => Ok(played),
-                    (None, Some(gm::LineOutcome::Refused(why))) => {
-                        Err(seat_turns::refusal_text(&why))
-                    }
+                    (None, Some(gm::LineOutcome::Refused(why))) => Err(why.reason()),
                     (None, Some(gm::LineOutcome::NotAMove(Some(e)))) => Err(e.to_string()),
                     (None, _) => Err("not a move".to_string()),
                 }

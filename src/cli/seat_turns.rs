@@ -27,13 +27,6 @@ pub(super) fn turn<'l>(
     }
 }
 
-/// Why the GM's lines were refused, as the GM reads it (a player's reply says "not played").
-pub(super) fn refusal_text(why: &gm::TurnRefusal) -> String {
-    why.to_string()
-        .trim_start_matches("not played: ")
-        .to_string()
-}
-
 /// Prints a refusal and gives exit status 1.
 fn refused(why: impl std::fmt::Display) -> anyhow::Result<Exit> {
     say(&format!("refused: {why}"));
@@ -59,7 +52,7 @@ pub(super) fn orders(
         Ok(sub)
     })?;
     if let Some(gm::LineOutcome::Refused(why)) = sub.lines.first() {
-        return refused(refusal_text(why));
+        return refused(why.reason());
     }
     for (line, reading) in lines.iter().zip(&sub.lines) {
         match reading {
@@ -91,7 +84,7 @@ pub(super) fn plan(
         let sub = gm::submit(&mut ctx.gm(tx), &mut g, &turn)?;
         let res = match (sub.played, sub.lines.into_iter().next()) {
             (Some(played), _) => Ok(played),
-            (None, Some(gm::LineOutcome::Refused(why))) => Err(refusal_text(&why)),
+            (None, Some(gm::LineOutcome::Refused(why))) => Err(why.reason()),
             (None, _) => Err("the plan was not played".to_string()),
         };
         Ok((res, g))

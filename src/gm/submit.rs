@@ -46,31 +46,62 @@ pub struct Turn<'l> {
 }
 
 /// Why a line was not played.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TurnRefusal {
-    #[error("not played: you wrote #{wrote}, but the game is at #{at} (the position changed since; see the board below)")]
-    Guard { wrote: u32, at: u32 },
-    #[error("not played: the GM has paused the game ({0}); you will be told when it resumes, then send your move again")]
+    Guard {
+        wrote: u32,
+        at: u32,
+    },
     Paused(String),
-    #[error("not played: the game is {0}")]
     NotActive(GameStatus),
-    #[error("not played: you have no orders to give this turn")]
     NoOrders,
-    #[error("not played: this is not a turn of orders ({0})")]
     NotOrders(String),
-    #[error("not played: these lines are not a declaration with planned outcomes in this game")]
     NotAPlan,
-    #[error("not played: it is not your turn ({0})")]
     NotYourTurn(String),
-    #[error("not played: one move per mail")]
     OneMovePerMail,
-    #[error("not played: one move per mail (only the first move counts)")]
     OnlyTheFirstMove,
-    #[error("not played: the declaration was refused")]
     DeclarationRefused,
     /// The rules refused it (illegal, ambiguous, not this seat's ply), or the game's state.
-    #[error("{0}")]
     Play(Refusal),
+}
+
+impl TurnRefusal {
+    /// The reason itself, as the GM's command line prints it; a player's reply reads it after
+    /// "not played: " (`Display`), except the rules' own words.
+    pub fn reason(&self) -> String {
+        match self {
+            TurnRefusal::Guard { wrote, at } => format!(
+                "you wrote #{wrote}, but the game is at #{at} (the position changed since; see \
+                 the board below)"
+            ),
+            TurnRefusal::Paused(why) => format!(
+                "the GM has paused the game ({why}); you will be told when it resumes, then \
+                 send your move again"
+            ),
+            TurnRefusal::NotActive(status) => format!("the game is {status}"),
+            TurnRefusal::NoOrders => "you have no orders to give this turn".into(),
+            TurnRefusal::NotOrders(who) => format!("this is not a turn of orders ({who})"),
+            TurnRefusal::NotAPlan => {
+                "these lines are not a declaration with planned outcomes in this game".into()
+            }
+            TurnRefusal::NotYourTurn(who) => format!("it is not your turn ({who})"),
+            TurnRefusal::OneMovePerMail => "one move per mail".into(),
+            TurnRefusal::OnlyTheFirstMove => {
+                "one move per mail (only the first move counts)".into()
+            }
+            TurnRefusal::DeclarationRefused => "the declaration was refused".into(),
+            TurnRefusal::Play(why) => why.to_string(),
+        }
+    }
+}
+
+impl std::fmt::Display for TurnRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TurnRefusal::Play(why) => write!(f, "{why}"),
+            other => write!(f, "not played: {}", other.reason()),
+        }
+    }
 }
 
 /// What became of one line.
@@ -100,12 +131,17 @@ pub struct Submission {
     pub lines: Vec<LineOutcome>,
     /// The plies played (the seat's, then what followed: rolls, forced plies, a plan's).
     pub played: Option<Played>,
-    /// A move was played or orders recorded (one move per mail counts it).
-    pub moved: bool,
     /// Orders were recorded for this turn.
     pub ordered: bool,
     /// A plan was played but none of its outcomes could be: the seat is asked for its choice.
     pub unplanned: bool,
+}
+
+impl Submission {
+    /// A move was played or orders recorded (one move per mail counts it).
+    pub fn moved(&self) -> bool {
+        self.ordered || self.played.is_some()
+    }
 }
 
 /// Decides a seat's lines for its game, once, and tells the players what was played (all
@@ -217,7 +253,6 @@ fn refusal(g: &Loaded, turn: &Turn) -> Option<TurnRefusal> {
 fn orders(gm: &Gm, g: &mut Loaded, turn: &Turn, out: &mut Submission) -> anyhow::Result<()> {
     let checked = record_orders(gm.tx, g, turn.seat, turn.lines, gm.now, turn.early)?;
     out.ordered = checked.iter().any(|c| *c != LineCheck::Prose);
-    out.moved = out.ordered;
     out.lines = checked
         .into_iter()
         .map(|c| match c {
@@ -264,7 +299,6 @@ fn planned(
         .all(|p| p.0 != Actor::Seat(seat));
     out.unplanned = none_played && g.game.to_act() == ToAct::Seat(seat);
     out.played = Some(played);
-    out.moved = true;
     Ok(())
 }
 
@@ -281,7 +315,7 @@ fn first_move(
     // The position the lines were written against (a later line is read on it).
     let before = (turn.lines.len() > 1).then(|| g.game.clone());
     for line in turn.lines {
-        if tried || out.moved {
+        if tried || out.moved() {
             let reads_as_move = before.as_ref().is_none_or(|b| {
                 !matches!(
                     b.clone().play(Actor::Seat(seat), line),
@@ -307,7 +341,6 @@ fn first_move(
                 let first = played.plies.first().map(|p| p.1.clone());
                 out.lines.push(LineOutcome::Played(first));
                 out.played = Some(played);
-                out.moved = true;
             }
             Err(Refusal::Rules(e @ PlyError::Syntax(_))) => {
                 out.lines.push(LineOutcome::NotAMove(Some(e)))

@@ -43,6 +43,7 @@ pub(super) fn flush(
         .lines
         .iter()
         .all(|l| !matches!(l, LineOutcome::Ordered(_)));
+    s.moved |= sub.moved();
     for (line, outcome) in lines.iter().zip(sub.lines) {
         s.lines.push(line_of(line, outcome));
     }
@@ -68,7 +69,6 @@ pub(super) fn flush(
                 .into(),
         );
     }
-    s.moved |= sub.moved;
     if reusable {
         s.fresh = Some(g);
     }

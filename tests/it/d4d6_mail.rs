@@ -303,3 +303,22 @@ fn a_refusal_names_the_rule_that_forbids_the_move() {
         "White chooses again"
     );
 }
+
+/// One move per mail holds across a command between two moves: after the declaration and
+/// its roll it is still White's choice, yet a second move line of the same mail is refused.
+#[test]
+fn a_second_move_after_a_command_is_refused_as_one_move_per_mail() {
+    let mut w = World::new();
+    let id = example_game(&mut w);
+    send(&mut w, id, 0, "Fo b6\nBOARD\nb6xc6", &[1]);
+    let texts: Vec<String> = w.load(id).moves.iter().map(|m| m.text.clone()).collect();
+    assert_eq!(
+        texts,
+        ["Fob6", "roll 1"],
+        "the choice waits for White's next mail"
+    );
+    let mail = w.new_mail();
+    let reply = &only_to(&mail, WHITE).body;
+    assert!(says(reply, "refused: b6xc6"), "{reply}");
+    assert!(says(reply, "one move per mail"), "{reply}");
+}
