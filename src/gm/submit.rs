@@ -213,7 +213,14 @@ fn signoff_lines(lines: &[String]) -> usize {
 /// Whether a line may be a move, judged without playing it: every move of every game has a
 /// digit (a greeting or a sign-off has none), and a game of orders knows its notation.
 fn reads_as_a_move(g: &Loaded, line: &str) -> bool {
-    line.chars().any(|c| c.is_ascii_digit()) && g.game.is_notation(line)
+    line.chars().any(|c| c.is_ascii_digit()) && !is_a_sentence(line) && g.game.is_notation(line)
+}
+
+/// A sentence ("back in 2 hours") is prose even with a digit in it: two or more words of
+/// three letters or more, which no move of any game has.
+fn is_a_sentence(line: &str) -> bool {
+    let word = |w: &&str| w.chars().count() >= 3 && w.chars().all(char::is_alphabetic);
+    line.split_whitespace().filter(word).count() >= 2
 }
 
 /// Why none of the seat's lines can be played now, if so: checked before any is tried.
@@ -342,9 +349,10 @@ fn first_move(
                 out.lines.push(LineOutcome::Played(first));
                 out.played = Some(played);
             }
-            Err(Refusal::Rules(e @ PlyError::Syntax(_))) => {
-                out.lines.push(LineOutcome::NotAMove(Some(e)))
-            }
+            // The reader's reason helps a mistyped move, and only puzzles prose.
+            Err(Refusal::Rules(e @ PlyError::Syntax(_))) => out
+                .lines
+                .push(LineOutcome::NotAMove(reads_as_a_move(g, line).then_some(e))),
             Err(e) => {
                 out.lines.push(LineOutcome::Refused(TurnRefusal::Play(e)));
                 tried = true;

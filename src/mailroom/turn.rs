@@ -88,34 +88,20 @@ fn line_of(line: &str, outcome: LineOutcome) -> Line {
             None,
             Some("not an order: only you see this line".into()),
         ),
-        LineOutcome::NotAMove(why) => Line::with(
-            Fate::Ignored,
-            line,
-            None,
-            Some(not_a_move(line, why.as_ref())),
-        ),
+        LineOutcome::NotAMove(why) => {
+            Line::with(Fate::Ignored, line, None, Some(not_a_move(why.as_ref())))
+        }
         LineOutcome::Refused(why) => Line::no(line, why.to_string()),
     }
 }
 
-/// Why a line was ignored: prose (a greeting, a sign-off: no digit, as every move of every
-/// game has one) is simply not a move; a line that may be a mistyped move gets the reader's
-/// reason.
-fn not_a_move(line: &str, why: Option<&PlyError>) -> String {
+/// Why a line was ignored, in the reply's words: the reader's reason only where the GM judged
+/// the line a possible mistyped move (`gm::submit`).
+fn not_a_move(why: Option<&PlyError>) -> String {
     match why {
-        Some(e) if line.chars().any(|c| c.is_ascii_digit()) && !is_a_sentence(line) => {
-            format!("not a move or command ({e})")
-        }
-        _ => "not a move or command".into(),
+        Some(e) => format!("not a move or command ({e})"),
+        None => "not a move or command".into(),
     }
-}
-
-/// A sentence ("I'm away for 2 days") is prose even with a digit in it: two or more words of
-/// three letters or more, which no move of any game has. The reader's reason for such a line
-/// ("'o' is not a direction") would only puzzle its writer.
-fn is_a_sentence(line: &str) -> bool {
-    let word = |w: &&str| w.chars().count() >= 3 && w.chars().all(char::is_alphabetic);
-    line.split_whitespace().filter(word).count() >= 2
 }
 
 /// What the GM played on a seat's mail (its plies after the first `skip`, and the reports)

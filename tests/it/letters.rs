@@ -15,11 +15,16 @@ fn prose_is_ignored_and_only_a_move_is_refused_out_of_turn() {
     let id = w.game(GameKind::DiceRink, &[("A", A), ("B", B)], &[], None, None);
     w.new_mail();
     // A is to place a die first; B writes.
-    w.send_to_seat(B, id, 1, "Good luck!\nb4\nBob").unwrap();
+    w.send_to_seat(B, id, 1, "Good luck!\nBack in 2 hours\nb4\nBob")
+        .unwrap();
     let mail = w.new_mail();
     let reply = &only_to(&mail, B).body;
     assert!(reply.contains("ignored: Good luck!"), "{reply}");
     assert!(reply.contains("ignored: Bob"), "{reply}");
+    assert!(
+        reply.contains("ignored: Back in 2 hours"),
+        "a sentence with a digit: {reply}"
+    );
     assert!(reply.contains("refused: b4"), "{reply}");
     assert!(!reply.contains("refused: Good luck!"), "{reply}");
 }
