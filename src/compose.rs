@@ -1,5 +1,6 @@
 //! Builds outgoing mails about games (subjects, threading, each seat's secret Reply-To, bodies) and queues them finished.
 
+mod gather;
 pub mod html;
 pub mod illustrate;
 pub mod letters;
@@ -14,7 +15,7 @@ pub use letters::{
 
 pub use outgoing::{enqueue, is_msg_id, resent};
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -30,6 +31,8 @@ pub struct Ctx<'a> {
     pub templates: &'a Templates,
     pub now: DateTime<Utc>,
     pub budget: MailBudget,
+    /// The news held back while an action runs (`Ctx::gathering`): one mail per seat.
+    gathered: RefCell<Option<gather::Gathered>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -39,6 +42,7 @@ impl<'a> Ctx<'a> {
             templates,
             now,
             budget: MailBudget::default(),
+            gathered: RefCell::new(None),
         }
     }
 }
@@ -269,6 +273,7 @@ fn tell_seats(
                 your_turn: false,
                 orders: false,
                 headline: None,
+                urgent: false,
             },
             None,
         )?;
@@ -285,16 +290,26 @@ fn draw_news(
     seat: usize,
     offer: Option<&[usize]>,
 ) -> anyhow::Result<()> {
+    let (seats, line) = draw_line(g, seat, offer);
+    tell_seats(tx, ctx, g, seats, &line)
+}
+
+/// Who hears of a draw offer or decline, and the line they read.
+fn draw_line(g: &Loaded, seat: usize, offer: Option<&[usize]>) -> (Vec<usize>, String) {
     let name = g.game.seat_name(seat);
     match offer {
-        Some(waiting) => {
-            let news = format!("{name} offers a draw: reply DRAW ACCEPT or DRAW DECLINE.");
-            tell_seats(tx, ctx, g, waiting.iter().copied(), &news)
-        }
-        None => {
-            let others = g.seats.iter().map(|x| x.seat).filter(|x| *x != seat);
-            tell_seats(tx, ctx, g, others, &format!("{name} declines the draw."))
-        }
+        Some(waiting) => (
+            waiting.to_vec(),
+            format!("{name} offers a draw: reply DRAW ACCEPT or DRAW DECLINE."),
+        ),
+        None => (
+            g.seats
+                .iter()
+                .map(|x| x.seat)
+                .filter(|x| *x != seat)
+                .collect(),
+            format!("{name} declines the draw."),
+        ),
     }
 }
 
@@ -345,31 +360,36 @@ fn press(
 }
 
 /// After plies were played: every other seat gets a turn report; when the game ended, every
-/// seat gets the game-over mail with the record (and the revealed dice seed).
+/// seat gets the game-over mail with the record (and the revealed dice seed). `news_for` gives
+/// a seat's other news of the same action (a draw offer), told first in its report.
 fn announce(
     tx: &Tx,
     ctx: &Ctx,
     g: &Loaded,
     played: &crate::gm::Played,
     except: Option<usize>,
+    news_for: &mut dyn FnMut(usize) -> Vec<String>,
 ) -> anyhow::Result<()> {
     let plies = PlyVars::list(g, &played.plies);
-    // The reports every seat reads, then what only this seat may (its own plan's fate).
-    let reports_for = |seat: usize| -> Vec<String> {
+    // The seat's news, the reports every seat reads, then what only this seat may (its own
+    // plan's fate).
+    let mut reports_for = |seat: usize| -> (Vec<String>, bool) {
         let private = played.private.iter().filter(|(s, _)| *s == seat);
-        played
-            .reports
-            .iter()
-            .cloned()
+        let news = news_for(seat);
+        let urgent = !news.is_empty();
+        let reports = news
+            .into_iter()
+            .chain(played.reports.iter().cloned())
             .chain(private.map(|(_, t)| t.clone()))
-            .collect()
+            .collect();
+        (reports, urgent)
     };
     if played.finished {
         let record = crate::gm::export(g)?;
         for s in &g.seats {
             let over = GameOver {
                 plies: plies.clone(),
-                reports: reports_for(s.seat),
+                reports: reports_for(s.seat).0,
                 record: record.clone(),
             };
             to_seat(tx, ctx, g, s.seat, &over, None)?;
@@ -388,12 +408,14 @@ fn announce(
             crate::games::ToAct::Orders(xs) => (xs.contains(&s.seat), true),
             _ => (false, false),
         };
+        let (reports, urgent) = reports_for(s.seat);
         let report = TurnReport {
             plies: plies.clone(),
-            reports: reports_for(s.seat),
+            reports,
             your_turn: live && your_turn,
             orders,
             headline: None,
+            urgent,
         };
         to_seat(tx, ctx, g, s.seat, &report, None)?;
     }

@@ -30,7 +30,9 @@ pub fn run(store: &mut Store, ctx: &Ctx) -> anyhow::Result<usize> {
         let outcome = crate::unwind::catch(|| {
             store.tx(|tx| {
                 injected_fault(row.id)?;
-                gm::clock::on_time(&mut ctx.gm(tx), row.id, lead)
+                // One mail per seat for all this deadline did (why the clock stopped, and
+                // the plies it played).
+                ctx.gathering(tx, || gm::clock::on_time(&mut ctx.gm(tx), row.id, lead))
             })
         });
         match outcome {

@@ -216,6 +216,9 @@ pub struct TurnReport {
     /// The first line when the game's state does not say it (a player taken out of the game).
     #[serde(skip)]
     pub headline: Option<String>,
+    /// It carries news that cannot wait for a digest (a draw offer beside a move).
+    #[serde(skip)]
+    pub urgent: bool,
 }
 
 impl Letter for TurnReport {
@@ -224,7 +227,7 @@ impl Letter for TurnReport {
     }
 
     fn may_wait(&self) -> bool {
-        !self.plies.is_empty()
+        !self.plies.is_empty() && !self.urgent
     }
 
     fn headline(&self) -> Option<String> {
@@ -450,6 +453,7 @@ mod tests {
             your_turn: true,
             orders: false,
             headline: None,
+            urgent: false,
         };
         let mail = SeatMail {
             game: game(),

@@ -20,7 +20,8 @@ pub(super) fn handle(
     gm: &mut Gm,
 ) -> anyhow::Result<(Handled, Option<i64>)> {
     ctx.budget.start(ctx.cfg.max_mails_per_message);
-    let result = handle_mail(tx, ctx, msg_id, inb, gm);
+    // One mail per seat for all this mail did (a decline and a move: one turn report).
+    let result = ctx.gathering(tx, || handle_mail(tx, ctx, msg_id, inb, gm));
     ctx.budget.stop();
     let (mut h, game) = result?;
     if ctx.budget.refused() > 0 {

@@ -105,3 +105,80 @@ fn a_sentence_is_ignored_in_plain_words_and_a_typo_gets_its_reason() {
         "the typo's reason: {reply}"
     );
 }
+
+/// A legal move for the seat to move (the first the game lists).
+fn a_move(w: &mut World, game: i64) -> String {
+    w.load(game).game.legal_plies().into_iter().next().unwrap()
+}
+
+/// A Dice Rink game past its set-up, its mails read: A is to move.
+fn rink_in_play(w: &mut World, move_secs: Option<i64>) -> i64 {
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", A), ("B", B)],
+        &[("setup", "fixed")],
+        None,
+        move_secs,
+    );
+    w.new_mail();
+    id
+}
+
+/// One mail per action: a draw offer or decline written with a move reaches the other player
+/// inside the turn report of that move, not as a second mail on its heels.
+#[test]
+fn a_draw_offer_or_decline_with_a_move_is_one_mail() {
+    let mut w = World::new();
+    let id = rink_in_play(&mut w, None);
+    let m = a_move(&mut w, id);
+    w.send_to_seat(A, id, 0, &format!("{m}\nDRAW")).unwrap();
+    let mail = w.new_mail();
+    let to_b: Vec<_> = mail.iter().filter(|x| x.to_addr == B).collect();
+    assert_eq!(to_b.len(), 1, "one mail to B: {mail:#?}");
+    let report = &to_b[0].body;
+    assert!(report.contains(&format!("A played {m}")), "{report}");
+    assert!(report.contains("A offers a draw"), "{report}");
+    assert!(report.contains("It is your move"), "{report}");
+    // B declines and moves in one mail: A reads both in one turn report.
+    let m = a_move(&mut w, id);
+    w.send_to_seat(B, id, 1, &format!("DRAW DECLINE\n{m}"))
+        .unwrap();
+    let mail = w.new_mail();
+    let to_a: Vec<_> = mail.iter().filter(|x| x.to_addr == A).collect();
+    assert_eq!(to_a.len(), 1, "one mail to A: {mail:#?}");
+    let report = &to_a[0].body;
+    assert!(report.contains("B declines the draw."), "{report}");
+    assert!(report.contains(&format!("B played {m}")), "{report}");
+    // A decline alone is still told, in a mail of its own.
+    w.send_to_seat(A, id, 0, "DRAW").unwrap();
+    w.new_mail();
+    w.send_to_seat(B, id, 1, "DRAW DECLINE").unwrap();
+    let mail = w.new_mail();
+    assert!(only_to(&mail, A).body.contains("B declines the draw."));
+}
+
+/// A digest player gets a draw offer at once, and the mail that brings it is the whole turn
+/// report: the move that came with it and the `#N` guard line.
+#[test]
+fn a_digest_players_immediate_mail_carries_the_move_and_the_guard_line() {
+    let mut w = World::new();
+    let id = rink_in_play(&mut w, Some(7 * 86_400));
+    w.send_to_seat(B, id, 1, "DIGEST ON").unwrap();
+    w.new_mail();
+    // A plain move waits for B's digest.
+    let m = a_move(&mut w, id);
+    w.send_to_seat(A, id, 0, &m).unwrap();
+    assert!(w.new_mail().iter().all(|x| x.to_addr != B));
+    let m = a_move(&mut w, id);
+    w.send_to_seat(B, id, 1, &m).unwrap();
+    w.new_mail();
+    // A move with a draw offer goes at once, and tells the move and the guard.
+    let m = a_move(&mut w, id);
+    w.send_to_seat(A, id, 0, &format!("{m}\nDRAW")).unwrap();
+    let mail = w.new_mail();
+    let report = &only_to(&mail, B).body;
+    assert!(report.contains("A offers a draw"), "{report}");
+    assert!(report.contains(&format!("A played {m}")), "{report}");
+    let ply = w.load(id).moves.len() + 1;
+    assert!(report.contains(&format!("#{ply}")), "{report}");
+}
