@@ -140,13 +140,15 @@ pub fn to_seat(
     };
     let mut keep = letter.verbatim();
     keep.push(vars.board);
-    let body = crate::template::wrap(&ctx.templates.render(kind, &vars)?, &keep);
+    let body = crate::template::wrap(&ctx.templates.render(letter.template(), &vars)?, &keep);
     let subject = match (&in_reply_to, kind) {
         (Some(_), _) => format!("Re: {}", game_subject(g)),
         (None, "reminder") => format!("{}: reminder", game_subject(g)),
         (None, "game_over") => format!("{}: game over", game_subject(g)),
         (None, _) => game_subject(g),
     };
+    // A mail in answer to the seat's own (`in_reply_to`) is one they wait for.
+    let in_reply_to_set = in_reply_to.is_some();
     enqueue(
         tx,
         ctx,
@@ -163,6 +165,7 @@ pub fn to_seat(
                 game: g.row.id,
                 plies: g.moves.len(),
             },
+            awaited: letter.awaited() || in_reply_to_set,
             ..Default::default()
         },
     )
@@ -480,6 +483,6 @@ pub fn settings(g: &Loaded) -> Vec<String> {
 /// A letter's body from its template (mails that are not about one seat's game), its long
 /// lines refilled (`template::wrap`).
 pub fn render(ctx: &Ctx, letter: &impl Letter) -> anyhow::Result<String> {
-    let body = ctx.templates.render(letter.kind(), letter)?;
+    let body = ctx.templates.render(letter.template(), letter)?;
     Ok(crate::template::wrap(&body, &letter.verbatim()))
 }

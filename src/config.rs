@@ -59,8 +59,9 @@ pub struct Config {
     pub templates_dir: Option<PathBuf>,
     /// Largest inbound mail accepted (bytes); larger ones are recorded, not answered.
     pub max_message_bytes: usize,
-    /// Mail a single address may be sent per hour; more is held in the outbox (never
-    /// dropped) until the hour allows it.
+    /// Mail a single address may be sent per hour; more is held in the outbox until the hour
+    /// allows it, except what its reader waits for (`OutboxRow::awaited`). A held report
+    /// the game moved past is replaced by the newer mail (`Tx::drop_stale_held`).
     pub replies_per_hour: i64,
     /// Answers per hour to mail that proves no seat (no secret address, no password) from one
     /// address: past it such mail is stored and not answered, so forged mail "from" a player

@@ -11,6 +11,12 @@ use crate::template::date as when;
 pub trait Letter: Serialize {
     fn kind(&self) -> &'static str;
 
+    /// The template that writes it: its kind's own, unless the kind is a variant of another
+    /// letter (`news` is written as a `turn_report`).
+    fn template(&self) -> &'static str {
+        self.kind()
+    }
+
     /// Text the mail carries as it is, never refilled (`template::wrap`): a record, boards.
     fn verbatim(&self) -> Vec<&str> {
         Vec::new()
@@ -26,6 +32,12 @@ pub trait Letter: Serialize {
     /// say (orders all void); `None`: the state's own (`headline`).
     fn headline(&self) -> Option<String> {
         None
+    }
+
+    /// Whether its reader waits for it to act (a report that it is their turn, the game's
+    /// end): such a mail is never held by the hourly limit, however brisk the game.
+    fn awaited(&self) -> bool {
+        false
     }
 }
 
@@ -222,12 +234,26 @@ pub struct TurnReport {
 }
 
 impl Letter for TurnReport {
+    /// A report of plies, or `news` when none was played (a draw offer, the GM's word): the
+    /// outbox tells them apart, so a held report the game has moved past can be dropped
+    /// while news never is.
     fn kind(&self) -> &'static str {
+        match self.plies.is_empty() {
+            true => "news",
+            false => "turn_report",
+        }
+    }
+
+    fn template(&self) -> &'static str {
         "turn_report"
     }
 
     fn may_wait(&self) -> bool {
         !self.plies.is_empty() && !self.urgent
+    }
+
+    fn awaited(&self) -> bool {
+        self.your_turn
     }
 
     fn headline(&self) -> Option<String> {
@@ -250,6 +276,10 @@ impl Letter for GameOver {
 
     fn verbatim(&self) -> Vec<&str> {
         vec![&self.record]
+    }
+
+    fn awaited(&self) -> bool {
+        true
     }
 }
 

@@ -26,7 +26,23 @@ pub fn enqueue(tx: &Tx, ctx: &Ctx, mail: OutboxRow) -> anyhow::Result<()> {
         )?;
         return Ok(());
     }
-    let due = hold_until(tx, ctx, &mail.to_addr)?;
+    let due = match mail.awaited {
+        true => None,
+        false => hold_until(tx, ctx, &mail.to_addr)?,
+    };
+    if let HtmlPart::Board { game, plies } = mail.html {
+        // A held report or reminder of an earlier position is no longer true: this mail
+        // shows the game as it now stands and replaces it.
+        let replaced = tx.drop_stale_held(game, &mail.to_addr, plies, ctx.now)?;
+        if replaced > 0 {
+            let text = format!(
+                "{replaced} held mail(s) about game {game} to {} dropped: the game moved on, \
+                 and a newer mail says where it stands",
+                mail.to_addr
+            );
+            tx.log_event(Some(game), ctx.now, &text)?;
+        }
+    }
     queue(tx, ctx, mail, due)
 }
 

@@ -115,6 +115,11 @@ fn reply_outside_a_game(
         body,
         in_reply_to,
         html: HtmlPart::Words,
+        // The answer to a mail that proves its seat (or a request's code): its sender waits
+        // for it, however brisk the game, so the hourly limit never holds it. Loops are
+        // stopped before (auto-replies, the same text answered once a day); unproven mail
+        // has its own limits.
+        awaited: s.unproven.is_none(),
         ..Default::default()
     };
     if let Some((code, _)) = confirm {

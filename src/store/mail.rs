@@ -53,6 +53,10 @@ pub struct OutboxRow {
     /// (`outbox_raw` reads one); `None` in a row read with it is a mail that could not be
     /// built, or one queued before schema 7 (`compose::outgoing::build_old` makes those).
     pub raw: Option<Vec<u8>>,
+    /// An answer its reader waits for (the reply to their own mail, a report that asks them
+    /// to act, the game's end): never held by the hourly limit. Decided when it is queued;
+    /// not stored.
+    pub awaited: bool,
 }
 
 /// The HTML part a queued mail waits for. Its text-only bytes are stored already, so it can
@@ -141,6 +145,8 @@ pub(super) fn out_row(r: &Row) -> rusqlite::Result<OutboxRow> {
             r.get(19)?,
         ),
         raw: r.get(20)?,
+        // Decided when queued, not stored: what is stored is already past the limit's say.
+        awaited: false,
     })
 }
 
@@ -321,11 +327,11 @@ impl Tx<'_> {
     }
 
     /// A mail's HTML part is made (`Some(bytes)`: the finished mail with it) or given up
-    /// (`None`: it goes as text): either way it no longer waits.
+    /// (`None`: it goes as text): either way it no longer waits. The board it shows stays
+    /// noted (`drop_stale_held` reads it).
     pub fn illustrated(&self, id: i64, raw: Option<&[u8]>) -> anyhow::Result<()> {
         self.exec(
-            "UPDATE outbox SET html_wait = NULL, board_game = NULL, board_plies = NULL, \
-             raw = COALESCE(?2, raw) WHERE id = ?1",
+            "UPDATE outbox SET html_wait = NULL, raw = COALESCE(?2, raw) WHERE id = ?1",
             params![id, raw],
         )?;
         Ok(())
@@ -334,8 +340,7 @@ impl Tx<'_> {
     /// Mails queued before `before` and still waiting for their HTML part go as text.
     pub fn give_up_html(&self, before: DateTime<Utc>) -> anyhow::Result<()> {
         self.exec(
-            "UPDATE outbox SET html_wait = NULL, board_game = NULL, board_plies = NULL \
-             WHERE html_wait IS NOT NULL AND created_at <= ?1",
+            "UPDATE outbox SET html_wait = NULL WHERE html_wait IS NOT NULL AND created_at <= ?1",
             [ts(before)],
         )?;
         Ok(())
@@ -420,6 +425,24 @@ impl Tx<'_> {
             params![id, ts(now)],
         )?;
         Ok(n == 1)
+    }
+
+    /// Drops the turn reports and reminders to `to` that the hourly limit holds (never
+    /// tried, due after `now`) showing `game` before its ply `plies`: a newer mail shows
+    /// where it stands. News (`news`, press, notices) is never dropped. Returns how many.
+    pub fn drop_stale_held(
+        &self,
+        game: i64,
+        to: &str,
+        plies: usize,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<usize> {
+        Ok(self.exec(
+            "DELETE FROM outbox WHERE board_game = ?1 AND to_addr = ?2 AND board_plies < ?3 \
+             AND status = 'pending' AND attempts = 0 AND next_try_at > ?4 \
+             AND kind IN ('turn_report', 'reminder')",
+            params![game, to, plies as i64, ts(now)],
+        )?)
     }
 
     /// How many replies this address was sent since `since` (the per-sender rate limit).

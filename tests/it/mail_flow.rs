@@ -388,7 +388,7 @@ fn resignation_and_agreed_draw_end_the_game_with_the_record() {
     let (ta, tb) = (w.seat_address(id, 0), w.seat_address(id, 1));
     let raw = w.mail(ALICE, &ta, "Re: x", "DRAW OFFER");
     w.deliver(&raw).unwrap();
-    assert_eq!(only_to(&w.new_mail(), BOB).kind, "turn_report");
+    assert_eq!(only_to(&w.new_mail(), BOB).kind, "news");
     let raw = w.mail(BOB, &tb, "Re: x", "DRAW ACCEPT");
     w.deliver(&raw).unwrap();
     let g = w.load(id);
@@ -490,49 +490,94 @@ fn a_whole_game_by_mail() {
     assert_eq!(again.game.position_tag(), g.game.position_tag());
 }
 
+/// The mails of the outbox (with their HTML parts made, as the sender does first) that are
+/// due at `at`.
+fn due_at(w: &mut World, at: chrono::DateTime<chrono::Utc>) -> Vec<i64> {
+    pbem::compose::illustrate::run(&mut w.store, &w.cfg).unwrap();
+    let due = w.store.tx(|tx| tx.outbox_due(at, 500)).unwrap();
+    due.iter().map(|d| d.id).collect()
+}
+
+/// The hourly limit never holds what a player waits for (the answers to their own mail, a
+/// report that it is their move): a brisk game is never slowed by it. Other news past the
+/// limit is held an hour, and its reader told so once.
 #[test]
-fn a_player_sent_too_much_mail_gets_the_rest_later_and_is_told_once() {
+fn answers_a_player_waits_for_are_never_held_other_news_is_and_told_once() {
     let mut w = World::new();
     w.cfg.replies_per_hour = 3;
     let id = rink(&mut w, ALICE, None);
     let to = w.seat_address(id, 0);
     w.new_mail();
-    // Every mail to the address counts: the welcome, then two answers. (Each text differs:
-    // the same text in an unchanged game is answered once a day anyway.)
-    for (n, body) in ["BOARD", "HISTORY"].iter().enumerate() {
+    // The welcome counts, then four answers: past the limit, and none held.
+    for body in ["BOARD", "HISTORY", "MOVES", "STATUS"] {
         let raw = w.mail(ALICE, &to, "Re: x", body);
-        assert_eq!(w.deliver(&raw).unwrap().status, "done", "mail {n}");
+        assert_eq!(w.deliver(&raw).unwrap().status, "done", "{body}");
     }
-    // The player's own mail is still read and played; its answer is held, and the player is
-    // told so once.
-    let raw = w.mail(ALICE, &to, "Re: x", "MOVES");
-    assert_eq!(w.deliver(&raw).unwrap().status, "done");
-    let raw = w.mail(ALICE, &to, "Re: x", "STATUS");
-    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    let mail = w.new_mail();
+    assert_eq!(mail.len(), 4, "{mail:#?}");
+    let now = w.now;
+    let due = due_at(&mut w, now);
+    assert!(mail.iter().all(|m| due.contains(&m.id)), "none held");
+    // Bob's draw offer is news Alice does not wait for: held, and she is told once.
+    w.send_to_seat(BOB, id, 1, "DRAW").unwrap();
+    w.send_to_seat(BOB, id, 1, "Any takers?\nDRAW").unwrap();
     let mail = w.new_mail();
     let notices: Vec<_> = mail.iter().filter(|m| m.kind == "held").collect();
     assert_eq!(notices.len(), 1, "{mail:#?}");
-    // (Each mail gets its HTML part first, as the sender does before it sends.)
-    pbem::compose::illustrate::run(&mut w.store, &w.cfg).unwrap();
-    let due_now = w.store.tx(|tx| tx.outbox_due(w.now, 100)).unwrap();
-    let held: Vec<_> = mail
-        .iter()
-        .filter(|m| m.kind != "held" && !due_now.iter().any(|d| d.id == m.id))
-        .collect();
-    assert_eq!(
-        held.len(),
-        2,
-        "the MOVES and the STATUS are held: {mail:#?}"
-    );
-    assert_eq!(
-        mail.len(),
-        5,
-        "two answers, the notice, two held answers: {mail:#?}"
-    );
-    // An hour later they go out.
+    let now = w.now;
+    let due = due_at(&mut w, now);
+    let news = mail.iter().find(|m| m.to_addr == ALICE && m.kind == "news");
+    let news = news.expect("the offer to Alice");
+    assert!(news.body.contains("B offers a draw"), "{}", news.body);
+    assert!(!due.contains(&news.id), "the offer is held");
+    // An hour later it goes out.
     let later = w.now + chrono::Duration::minutes(61);
-    let due_later = w.store.tx(|tx| tx.outbox_due(later, 100)).unwrap();
-    assert!(mail.iter().all(|m| due_later.iter().any(|d| d.id == m.id)));
+    assert!(due_at(&mut w, later).contains(&news.id));
+}
+
+/// A report held by the hourly limit that the game has moved past is dropped when the newer
+/// mail about the game is queued: the reader never gets a stale board after the current one.
+#[test]
+fn a_held_report_the_game_moved_past_is_replaced_by_the_current_one() {
+    let mut w = World::new();
+    w.cfg.replies_per_hour = 1;
+    let (blue, red, green) = ("blue@example.org", "red@example.org", "green@example.org");
+    let id = w.game(
+        GameKind::Siberian,
+        &[("BLUE", blue), ("RED", red), ("GREEN", green)],
+        &[("players", "3"), ("salt_window", "0")],
+        None,
+        None,
+    );
+    w.new_mail();
+    // BLUE moves: RED's report asks RED to move (never held); GREEN's is held (its welcome
+    // used GREEN's hour).
+    w.send_scripted(blue, id, 0, "H d4", &[1]);
+    let mail = w.new_mail();
+    let now = w.now;
+    let due = due_at(&mut w, now);
+    let for_red = only_to(&mail, red);
+    assert!(due.contains(&for_red.id), "RED's turn is never held");
+    let stale = mail
+        .iter()
+        .find(|m| m.to_addr == green && m.kind == "turn_report")
+        .expect("GREEN's report")
+        .id;
+    assert!(!due.contains(&stale), "GREEN's report is held");
+    // RED moves: GREEN's turn now. Its report goes at once and the held one is gone.
+    w.send_scripted(red, id, 1, "H c3", &[2]);
+    let mail = w.new_mail();
+    let current = mail
+        .iter()
+        .find(|m| m.to_addr == green && m.kind == "turn_report")
+        .expect("GREEN's new report");
+    assert!(current.body.contains("It is your move"), "{}", current.body);
+    let later = w.now + chrono::Duration::hours(2);
+    let due = due_at(&mut w, later);
+    assert!(due.contains(&current.id));
+    assert!(!due.contains(&stale), "the stale report is dropped");
+    let all = w.store.tx(|tx| tx.outbox(None, 500)).unwrap();
+    assert!(all.iter().all(|m| m.id != stale));
 }
 
 #[test]
