@@ -41,8 +41,11 @@ impl Cli {
             })
             .collect();
         let help = format!("Games:\n{}", games.join("\n"));
-        let matches = Cli::command().after_help(help).get_matches();
-        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+        let matches = Cli::command()
+            .after_help(help)
+            .try_get_matches()
+            .unwrap_or_else(|e| super::exit::clap_exit(&e));
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| super::exit::clap_exit(&e))
     }
 }
 
@@ -165,7 +168,8 @@ pub enum PlayerCmd {
     /// player's VACATION by mail).
     Vacation {
         email: String,
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=60), conflicts_with = "off")]
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=60), conflicts_with = "off",
+              required_unless_present = "off")]
         days: Option<u32>,
         #[arg(long)]
         off: bool,
@@ -350,6 +354,44 @@ pub enum GameCmd {
         #[arg(long)]
         seat: String,
     },
+}
+
+impl GameCmd {
+    /// The game the command is about (all but `new` and `list` name one).
+    pub(super) fn game_id(&self) -> Option<i64> {
+        use GameCmd as G;
+        match self {
+            G::New(_) | G::List { .. } => None,
+            G::Show { id }
+            | G::Moves { id }
+            | G::Play { id, .. }
+            | G::Replace { id, .. }
+            | G::Reveal { id }
+            | G::Pause { id, .. }
+            | G::Resume { id }
+            | G::Deadline { id, .. }
+            | G::Extend { id, .. }
+            | G::Set { id, .. }
+            | G::Rollback { id, .. }
+            | G::Cancel { id, .. }
+            | G::Eject { id, .. }
+            | G::Message { id, .. }
+            | G::Resend { id, .. }
+            | G::Start { id, .. }
+            | G::Orders { id, .. }
+            | G::Plan { id, .. }
+            | G::Join { id, .. }
+            | G::Status { id, .. }
+            | G::Legal { id, .. }
+            | G::History { id }
+            | G::Unquarantine { id }
+            | G::Resign { id, .. }
+            | G::Draw { id, .. }
+            | G::Press { id, .. }
+            | G::Salt { id, .. }
+            | G::RotateToken { id, .. } => Some(*id),
+        }
+    }
 }
 
 #[derive(Debug, Args)]

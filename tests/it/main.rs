@@ -31,6 +31,7 @@ mod dicess_mail;
 mod digest;
 mod diptactoe_mail;
 mod e2e_mailstack;
+mod exit_codes;
 mod forfeit;
 mod fuzz_ingest;
 mod gm_desk;
