@@ -29,6 +29,7 @@ mod desk;
 mod desk_config;
 mod dicess_mail;
 mod digest;
+mod docs;
 mod diptactoe_mail;
 mod e2e_mailstack;
 mod exit_codes;
