@@ -30,6 +30,9 @@ pub struct Ctx<'a> {
     pub templates: &'a Templates,
     pub now: DateTime<Utc>,
     pub budget: MailBudget,
+    /// What the mails queued with this context are written for, as the GM reads it in
+    /// `outbox list` and serve's log (`pbem game pause 3`); `None`: their kind says enough.
+    pub cause: Option<String>,
 }
 
 impl<'a> Ctx<'a> {
@@ -39,6 +42,7 @@ impl<'a> Ctx<'a> {
             templates,
             now,
             budget: MailBudget::default(),
+            cause: None,
         }
     }
 }

@@ -392,6 +392,26 @@ impl GameCmd {
             | G::RotateToken { id, .. } => Some(*id),
         }
     }
+
+    /// The command in the GM's words, for the mails it causes (`outbox list`, serve's log):
+    /// `pbem game pause 3`, `pbem game new dicerink`.
+    pub(super) fn cause(&self) -> String {
+        // clap names each subcommand after its variant, in kebab-case (`RotateToken` is
+        // `rotate-token`); the variant's name is the start of its Debug text.
+        let debug = format!("{self:?}");
+        let mut name = String::new();
+        for c in debug.chars().take_while(char::is_ascii_alphanumeric) {
+            if c.is_ascii_uppercase() && !name.is_empty() {
+                name.push('-');
+            }
+            name.push(c.to_ascii_lowercase());
+        }
+        match (self, self.game_id()) {
+            (GameCmd::New(args), _) => format!("pbem game new {}", args.kind),
+            (_, Some(id)) => format!("pbem game {name} {id}"),
+            (_, None) => format!("pbem game {name}"),
+        }
+    }
 }
 
 #[derive(Debug, Args)]

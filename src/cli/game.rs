@@ -23,7 +23,8 @@ pub(super) fn run(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> 
     }
     let now = edge::now();
     let templates = Templates::load(cfg.templates_dir.as_deref())?;
-    let ctx = Ctx::new(&cfg, &templates, now);
+    let mut ctx = Ctx::new(&cfg, &templates, now);
+    ctx.cause = Some(cmd.cause());
     match cmd {
         GameCmd::New(args) => game_new(&mut store, &ctx, &args),
         GameCmd::List { status } => game_list(&mut store, status),
