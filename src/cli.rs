@@ -44,8 +44,8 @@ pub fn db_path(cli: &Cli, from_config: Option<PathBuf>) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("pbem.sqlite"))
 }
 
-pub use exit::{failed, Exit, Refused};
 use exit::refuse;
+pub use exit::{failed, Exit, Refused};
 
 /// Runs a parsed command, printing its output; errors go back to main.
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {

@@ -199,7 +199,10 @@ fn tally(out: &mut Drained, cfg: &Config, row: &OutboxRow, result: Result<(), Se
     match result {
         Ok(()) => {
             // The GM reads who got what and why (the cause when pbem knows one).
-            let cause = row.cause.as_deref().map_or(String::new(), |c| format!(", {c}"));
+            let cause = row
+                .cause
+                .as_deref()
+                .map_or(String::new(), |c| format!(", {c}"));
             tracing::info!(
                 id = row.id,
                 "mail sent to {} ({}{cause}): {}",

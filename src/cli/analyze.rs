@@ -106,7 +106,9 @@ pub fn d4d6_query<S: AsRef<str>>(args: &[S]) -> Result<Query, String> {
 /// `pbem analyze GAME ARGS...`: exit 1 for a query refused, 0 once answered (or for --help).
 pub(super) fn run(game: &str, args: &[String]) -> anyhow::Result<Exit> {
     if GameKind::parse(game) != Some(GameKind::D4D6) {
-        return Err(super::refuse("analyze knows d4d6 only (its 2-men endgame tablebase)"));
+        return Err(super::refuse(
+            "analyze knows d4d6 only (its 2-men endgame tablebase)",
+        ));
     }
     let parsed = match D4d6Args::try_parse_from(args) {
         Ok(parsed) => parsed,

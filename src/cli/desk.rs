@@ -92,7 +92,8 @@ fn read_when(text: &str, now: DateTime<Utc>) -> anyhow::Result<DateTime<Utc>> {
 
 /// `game extend ID DURATION`.
 pub(super) fn extend(store: &mut Store, ctx: &Ctx, id: i64, by: &str) -> anyhow::Result<Exit> {
-    let secs = duration::parse(by, Range::MOVE_TIME).map_err(|e| super::refuse(format_args!("'{by}': {e}")))?;
+    let secs = duration::parse(by, Range::MOVE_TIME)
+        .map_err(|e| super::refuse(format_args!("'{by}': {e}")))?;
     run(store, ctx, id, |gm, g| {
         Ok(life::extend(gm, g, secs)?
             .map(|()| format!("deadline {}", g.row.deadline.map(when).unwrap_or_default())))

@@ -6,7 +6,8 @@ use anyhow::anyhow;
 
 use super::record_desk::record_text;
 use super::{
-    desk, print_played, refuse, say, seat_of, seat_ops, seat_turns, send_now, show, Exit, GameCmd, NewArgs,
+    desk, print_played, refuse, say, seat_of, seat_ops, seat_turns, send_now, show, Exit, GameCmd,
+    NewArgs,
 };
 use crate::compose::Ctx;
 use crate::config::Config;
@@ -122,7 +123,10 @@ fn check_spec(spec: &GameSpec) -> anyhow::Result<()> {
             ))
         })?;
         if seen.contains(&s) {
-            return Err(refuse(format_args!("seat {} is given twice", game.seat_name(s))));
+            return Err(refuse(format_args!(
+                "seat {} is given twice",
+                game.seat_name(s)
+            )));
         }
         seen.push(s);
         if crate::mail::address(email).is_none() {
@@ -281,10 +285,15 @@ pub(super) fn game_start(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Resul
         let mut g = gamelog::load(tx, id)?;
         // What start_now would refuse is the game's state, not an error: exit 1.
         if g.row.status != GameStatus::Active {
-            return Err(refuse(format_args!("game {id} is {}: nothing to start", g.row.status)));
+            return Err(refuse(format_args!(
+                "game {id} is {}: nothing to start",
+                g.row.status
+            )));
         }
         if g.row.salts_fixed {
-            return Err(refuse(format_args!("game {id}: the salts are already fixed")));
+            return Err(refuse(format_args!(
+                "game {id}: the salts are already fixed"
+            )));
         }
         let played = gm::start_now(&mut ctx.gm(tx), &mut g)?;
         tx.log_event(Some(id), ctx.now, "salts fixed by the GM")?;
@@ -303,8 +312,8 @@ pub(super) fn game_replace(
     seat: &str,
     email: &str,
 ) -> anyhow::Result<Exit> {
-    let email =
-        crate::mail::address(email).ok_or_else(|| refuse(format_args!("'{email}' is not a mail address")))?;
+    let email = crate::mail::address(email)
+        .ok_or_else(|| refuse(format_args!("'{email}' is not a mail address")))?;
     let email = email.as_str();
     if let Some(why) = gm::refused_address(email, &format!("seat {seat}"), ctx.cfg) {
         say(&format!("refused: {why}"));

@@ -27,7 +27,13 @@ fn each_kind_of_mistake_exits_the_same_code_in_every_command() {
     let d = dir.path();
     expect(d, "done", 0, &[&["init"], &["--help"], &["--version"]]);
     let new = [
-        "game", "new", "dicerink", "--player", "A=a@x.org", "--player", "B=b@x.org",
+        "game",
+        "new",
+        "dicerink",
+        "--player",
+        "A=a@x.org",
+        "--player",
+        "B=b@x.org",
     ];
     expect(d, "done", 0, &[&new]);
 

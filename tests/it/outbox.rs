@@ -258,14 +258,24 @@ fn a_gm_commands_mail_names_its_cause_in_the_listing_and_in_serves_log() {
     };
     assert!(pbem(&["init"]).status.success());
     let new = [
-        "game", "new", "dicerink", "--player", "A=a@x.org", "--player", "B=b@x.org",
+        "game",
+        "new",
+        "dicerink",
+        "--player",
+        "A=a@x.org",
+        "--player",
+        "B=b@x.org",
     ];
     assert!(pbem(&new).status.success());
     let o = pbem(&["game", "pause", "1", "--reason", "a holiday"]);
     assert!(o.status.success(), "{}", output_text(&o));
     let o = pbem(&["outbox", "list"]);
     let list = output_text(&o);
-    assert_eq!(list.matches("cause: pbem game pause 1").count(), 2, "{list}");
+    assert_eq!(
+        list.matches("cause: pbem game pause 1").count(),
+        2,
+        "{list}"
+    );
     assert_eq!(
         list.matches("cause: pbem game new dicerink").count(),
         2,
@@ -281,5 +291,8 @@ fn a_gm_commands_mail_names_its_cause_in_the_listing_and_in_serves_log() {
         .lines()
         .find(|l| l.contains("mail sent to a@x.org (turn_report, pbem game pause 1)"))
         .unwrap_or_else(|| panic!("no sent line for the pause:\n{log}"));
-    assert!(paused.contains("): [pbem #1] Dice Rink"), "the subject: {paused}");
+    assert!(
+        paused.contains("): [pbem #1] Dice Rink"),
+        "the subject: {paused}"
+    );
 }

@@ -185,7 +185,10 @@ fn a_queued_mail_keeps_its_cause() {
     let (mut store, mut cfg, templates, now) = setup();
     cfg.replies_per_hour = 1;
     let mut ctx = Ctx::new(&cfg, &templates, now);
-    assert_eq!(queued(&mut store, &ctx, mail("ann@example.org")).cause, None);
+    assert_eq!(
+        queued(&mut store, &ctx, mail("ann@example.org")).cause,
+        None
+    );
     ctx.cause = Some("pbem game pause 12".into());
     let row = queued(&mut store, &ctx, mail("bob@example.org"));
     assert_eq!(row.cause.as_deref(), Some("pbem game pause 12"));
