@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, Context};
+use anyhow::Context;
 
 use crate::config::{self, Config};
 use crate::daemon::Daemon;
@@ -17,6 +17,7 @@ mod analyze;
 mod args;
 mod config_check;
 mod desk;
+mod exit;
 mod game;
 mod inbox_desk;
 mod ingest_args;
@@ -43,9 +44,8 @@ pub fn db_path(cli: &Cli, from_config: Option<PathBuf>) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("pbem.sqlite"))
 }
 
-/// Exit status of a command: 0 done, 1 refused (an illegal ply, a bad record), other codes
-/// for mail-system use (sysexits) where a command says so.
-pub type Exit = i32;
+use exit::refuse;
+pub use exit::{failed, Exit, Refused};
 
 /// Runs a parsed command, printing its output; errors go back to main.
 pub fn run(cli: Cli) -> anyhow::Result<Exit> {
@@ -90,6 +90,7 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
         Command::Game(cmd) => game::run(&db, cmd, cfg),
         Command::Export { id, format } => {
             let mut store = Store::open(&db, false)?;
+            game_exists(&mut store, id)?;
             let g = store.tx(|tx| gamelog::load(tx, id))?;
             if format == "json" {
                 println!("{}", serde_json::to_string_pretty(&export_json(&g)?)?);
@@ -203,13 +204,21 @@ pub fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{}", crate::stdout::shown(line));
 }
 
+/// A game id that names no game is refused (exit 1), in every command that takes one.
+fn game_exists(store: &mut Store, id: i64) -> anyhow::Result<()> {
+    match store.read(|tx| tx.game(id))? {
+        Some(_) => Ok(()),
+        None => Err(refuse(format_args!("there is no game {id}"))),
+    }
+}
+
 /// A seat of a loaded game by name, or the error naming the seats there are.
 fn seat_of(g: &gamelog::Loaded, name: &str) -> anyhow::Result<usize> {
     g.game.seat_by_name(name).ok_or_else(|| {
-        anyhow!(
+        refuse(format_args!(
             "no seat '{name}' in game {} (seats: {})",
             g.row.id,
             g.game.seat_names().join(", ")
-        )
+        ))
     })
 }

@@ -33,6 +33,9 @@ pub struct Ctx<'a> {
     pub budget: MailBudget,
     /// The news held back while an action runs (`Ctx::gathering`): one mail per seat.
     gathered: RefCell<Option<gather::Gathered>>,
+    /// What the mails queued with this context are written for, as the GM reads it in
+    /// `outbox list` and serve's log (`pbem game pause 3`); `None`: their kind says enough.
+    pub cause: Option<String>,
 }
 
 impl<'a> Ctx<'a> {
@@ -43,6 +46,7 @@ impl<'a> Ctx<'a> {
             now,
             budget: MailBudget::default(),
             gathered: RefCell::new(None),
+            cause: None,
         }
     }
 }

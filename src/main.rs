@@ -1,4 +1,4 @@
-//! The `pbem` binary: parse the arguments, set up logging, run the command, map errors to exit codes.
+//! The `pbem` binary: parse the arguments, set up logging, run the command, map errors to exit codes (`cli::failed`).
 
 use std::io::IsTerminal as _;
 
@@ -40,9 +40,6 @@ fn main() {
         .init();
     match pbem::cli::run(cli) {
         Ok(code) => std::process::exit(code),
-        Err(e) => {
-            pbem::cli::say(&format!("pbem: {e:#}"));
-            std::process::exit(2);
-        }
+        Err(e) => std::process::exit(pbem::cli::failed(&e)),
     }
 }

@@ -198,7 +198,18 @@ fn retries(cfg: &Config, row: &OutboxRow, e: &SendError) -> bool {
 fn tally(out: &mut Drained, cfg: &Config, row: &OutboxRow, result: Result<(), SendError>) {
     match result {
         Ok(()) => {
-            tracing::info!(id = row.id, "mail sent to {} ({})", row.to_addr, row.kind);
+            // The GM reads who got what and why (the cause when pbem knows one).
+            let cause = row
+                .cause
+                .as_deref()
+                .map_or(String::new(), |c| format!(", {c}"));
+            tracing::info!(
+                id = row.id,
+                "mail sent to {} ({}{cause}): {}",
+                row.to_addr,
+                row.kind,
+                row.subject
+            );
             out.sent += 1
         }
         Err(e) if retries(cfg, row, &e) => {

@@ -8,8 +8,7 @@ use crate::games::GameKind;
 use super::{say, Exit};
 
 // Read in a second step, once the game is known (another game's analysis would have its
-// own arguments), so that a refused query exits 1 (refused) as every refusal does, not 2 as
-// a command line clap cannot read.
+// own arguments); its mistakes exit as the main command line's do (`exit::of_clap`).
 /// The d4 d6 chess 2-men endgame tablebase: the query.
 #[derive(Debug, Parser)]
 #[command(
@@ -107,7 +106,9 @@ pub fn d4d6_query<S: AsRef<str>>(args: &[S]) -> Result<Query, String> {
 /// `pbem analyze GAME ARGS...`: exit 1 for a query refused, 0 once answered (or for --help).
 pub(super) fn run(game: &str, args: &[String]) -> anyhow::Result<Exit> {
     if GameKind::parse(game) != Some(GameKind::D4D6) {
-        anyhow::bail!("analyze knows d4d6 only (its 2-men endgame tablebase)");
+        return Err(super::refuse(
+            "analyze knows d4d6 only (its 2-men endgame tablebase)",
+        ));
     }
     let parsed = match D4d6Args::try_parse_from(args) {
         Ok(parsed) => parsed,
@@ -116,8 +117,10 @@ pub(super) fn run(game: &str, args: &[String]) -> anyhow::Result<Exit> {
             return Ok(0);
         }
         Err(e) => {
+            // As for every command: a value it does not take is refused (1), a command line
+            // that is not a query (an unknown option) is a usage error (2).
             say(e.to_string().trim_end());
-            return Ok(1);
+            return Ok(super::exit::of_clap(&e));
         }
     };
     let query = match parsed.query() {

@@ -41,8 +41,11 @@ impl Cli {
             })
             .collect();
         let help = format!("Games:\n{}", games.join("\n"));
-        let matches = Cli::command().after_help(help).get_matches();
-        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+        let matches = Cli::command()
+            .after_help(help)
+            .try_get_matches()
+            .unwrap_or_else(|e| super::exit::clap_exit(&e));
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| super::exit::clap_exit(&e))
     }
 }
 
@@ -165,7 +168,8 @@ pub enum PlayerCmd {
     /// player's VACATION by mail).
     Vacation {
         email: String,
-        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=60), conflicts_with = "off")]
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=60), conflicts_with = "off",
+              required_unless_present = "off")]
         days: Option<u32>,
         #[arg(long)]
         off: bool,
@@ -350,6 +354,64 @@ pub enum GameCmd {
         #[arg(long)]
         seat: String,
     },
+}
+
+impl GameCmd {
+    /// The game the command is about (all but `new` and `list` name one).
+    pub(super) fn game_id(&self) -> Option<i64> {
+        use GameCmd as G;
+        match self {
+            G::New(_) | G::List { .. } => None,
+            G::Show { id }
+            | G::Moves { id }
+            | G::Play { id, .. }
+            | G::Replace { id, .. }
+            | G::Reveal { id }
+            | G::Pause { id, .. }
+            | G::Resume { id }
+            | G::Deadline { id, .. }
+            | G::Extend { id, .. }
+            | G::Set { id, .. }
+            | G::Rollback { id, .. }
+            | G::Cancel { id, .. }
+            | G::Eject { id, .. }
+            | G::Message { id, .. }
+            | G::Resend { id, .. }
+            | G::Start { id, .. }
+            | G::Orders { id, .. }
+            | G::Plan { id, .. }
+            | G::Join { id, .. }
+            | G::Status { id, .. }
+            | G::Legal { id, .. }
+            | G::History { id }
+            | G::Unquarantine { id }
+            | G::Resign { id, .. }
+            | G::Draw { id, .. }
+            | G::Press { id, .. }
+            | G::Salt { id, .. }
+            | G::RotateToken { id, .. } => Some(*id),
+        }
+    }
+
+    /// The command in the GM's words, for the mails it causes (`outbox list`, serve's log):
+    /// `pbem game pause 3`, `pbem game new dicerink`.
+    pub(super) fn cause(&self) -> String {
+        // clap names each subcommand after its variant, in kebab-case (`RotateToken` is
+        // `rotate-token`); the variant's name is the start of its Debug text.
+        let debug = format!("{self:?}");
+        let mut name = String::new();
+        for c in debug.chars().take_while(char::is_ascii_alphanumeric) {
+            if c.is_ascii_uppercase() && !name.is_empty() {
+                name.push('-');
+            }
+            name.push(c.to_ascii_lowercase());
+        }
+        match (self, self.game_id()) {
+            (GameCmd::New(args), _) => format!("pbem game new {}", args.kind),
+            (_, Some(id)) => format!("pbem game {name} {id}"),
+            (_, None) => format!("pbem game {name}"),
+        }
+    }
 }
 
 #[derive(Debug, Args)]

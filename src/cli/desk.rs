@@ -1,6 +1,5 @@
 //! `pbem game pause|resume|deadline|extend|set|rollback|cancel|eject|message|resend`: the GM runs a game's whole life from the command line, and every player is mailed what changed.
 
-use anyhow::anyhow;
 use chrono::{DateTime, NaiveDateTime, Utc};
 
 use super::{say, seat_of, send_now, Exit};
@@ -88,12 +87,13 @@ fn read_when(text: &str, now: DateTime<Utc>) -> anyhow::Result<DateTime<Utc>> {
     }
     duration::parse(text, Range::MOVE_TIME)
         .map(|s| now + chrono::Duration::seconds(s))
-        .map_err(|e| anyhow!("'{text}': not a date and time (2026-12-01 18:00, UTC) nor a duration from now ({e})"))
+        .map_err(|e| super::refuse(format_args!("'{text}': not a date and time (2026-12-01 18:00, UTC) nor a duration from now ({e})")))
 }
 
 /// `game extend ID DURATION`.
 pub(super) fn extend(store: &mut Store, ctx: &Ctx, id: i64, by: &str) -> anyhow::Result<Exit> {
-    let secs = duration::parse(by, Range::MOVE_TIME).map_err(|e| anyhow!("'{by}': {e}"))?;
+    let secs = duration::parse(by, Range::MOVE_TIME)
+        .map_err(|e| super::refuse(format_args!("'{by}': {e}")))?;
     run(store, ctx, id, |gm, g| {
         Ok(life::extend(gm, g, secs)?
             .map(|()| format!("deadline {}", g.row.deadline.map(when).unwrap_or_default())))
@@ -106,10 +106,10 @@ pub(super) fn set(store: &mut Store, ctx: &Ctx, id: i64, assignment: &str) -> an
         .split_once('=')
         .map(|(n, v)| (n.trim(), v.trim()))
         .ok_or_else(|| {
-            anyhow!(
+            super::refuse(format_args!(
                 "write NAME=VALUE (these may change: {})",
                 life::CHANGEABLE.join(", ")
-            )
+            ))
         })?;
     run(store, ctx, id, |gm, g| {
         Ok(life::set_option(gm, g, name, value)?.map(|now_reads| format!("{name} = {now_reads}")))

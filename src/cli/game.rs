@@ -6,7 +6,8 @@ use anyhow::anyhow;
 
 use super::record_desk::record_text;
 use super::{
-    desk, print_played, say, seat_of, seat_ops, seat_turns, send_now, show, Exit, GameCmd, NewArgs,
+    desk, print_played, refuse, say, seat_of, seat_ops, seat_turns, send_now, show, Exit, GameCmd,
+    NewArgs,
 };
 use crate::compose::Ctx;
 use crate::config::Config;
@@ -18,9 +19,13 @@ use crate::{edge, gamelog};
 
 pub(super) fn run(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> {
     let mut store = Store::open(db, false)?;
+    if let Some(id) = cmd.game_id() {
+        super::game_exists(&mut store, id)?;
+    }
     let now = edge::now();
     let templates = Templates::load(cfg.templates_dir.as_deref())?;
-    let ctx = Ctx::new(&cfg, &templates, now);
+    let mut ctx = Ctx::new(&cfg, &templates, now);
+    ctx.cause = Some(cmd.cause());
     match cmd {
         GameCmd::New(args) => game_new(&mut store, &ctx, &args),
         GameCmd::List { status } => game_list(&mut store, status),
@@ -77,6 +82,7 @@ pub(super) fn run(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> 
 pub(super) fn game_new(store: &mut Store, ctx: &Ctx, args: &NewArgs) -> anyhow::Result<Exit> {
     let spec = spec_from_args(args)?;
     let kind = spec.kind.expect("set by spec_from_args");
+    check_spec(&spec)?;
     let seats = crate::games::AnyGame::new(kind, &spec.options)
         .map(|g| g.seat_names().len())
         .unwrap_or(8);
@@ -94,6 +100,40 @@ pub(super) fn game_new(store: &mut Store, ctx: &Ctx, args: &NewArgs) -> anyhow::
     send_now(store, ctx.cfg);
     open_seats(store, ctx, id)?;
     Ok(0)
+}
+
+/// What `gm::create_game` would refuse in the GM's arguments (options, seats, addresses),
+/// refused before it runs: a wrong argument exits 1 like every refusal, while an error
+/// from `create_game` itself (the database) stays an error, 2.
+fn check_spec(spec: &GameSpec) -> anyhow::Result<()> {
+    let kind = spec.kind.expect("set by spec_from_args");
+    gm::options::check(&spec.options).map_err(refuse)?;
+    let game = match &spec.position {
+        Some(p) => crate::games::AnyGame::from_position(kind, &spec.options, p),
+        None => crate::games::AnyGame::new(kind, &spec.options),
+    }
+    .map_err(refuse)?;
+    let mut seen = Vec::new();
+    for (seat, email) in &spec.players {
+        let s = game.seat_by_name(seat).ok_or_else(|| {
+            let seats = game.seat_names().join(", ");
+            refuse(format_args!(
+                "{} has no seat '{seat}' (seats: {seats})",
+                kind.title()
+            ))
+        })?;
+        if seen.contains(&s) {
+            return Err(refuse(format_args!(
+                "seat {} is given twice",
+                game.seat_name(s)
+            )));
+        }
+        seen.push(s);
+        if crate::mail::address(email).is_none() {
+            return Err(refuse(format_args!("'{email}' is not a mail address")));
+        }
+    }
+    Ok(())
 }
 
 /// A game made with seats left open says so (on standard error: standard output is the id
@@ -243,6 +283,18 @@ pub(super) fn is_draw(g: &gamelog::Loaded, ply: &str) -> bool {
 pub(super) fn game_start(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<Exit> {
     let (played, g) = store.tx(|tx| {
         let mut g = gamelog::load(tx, id)?;
+        // What start_now would refuse is the game's state, not an error: exit 1.
+        if g.row.status != GameStatus::Active {
+            return Err(refuse(format_args!(
+                "game {id} is {}: nothing to start",
+                g.row.status
+            )));
+        }
+        if g.row.salts_fixed {
+            return Err(refuse(format_args!(
+                "game {id}: the salts are already fixed"
+            )));
+        }
         let played = gm::start_now(&mut ctx.gm(tx), &mut g)?;
         tx.log_event(Some(id), ctx.now, "salts fixed by the GM")?;
         Ok((played, g))
@@ -260,8 +312,8 @@ pub(super) fn game_replace(
     seat: &str,
     email: &str,
 ) -> anyhow::Result<Exit> {
-    let email =
-        crate::mail::address(email).ok_or_else(|| anyhow!("'{email}' is not a mail address"))?;
+    let email = crate::mail::address(email)
+        .ok_or_else(|| refuse(format_args!("'{email}' is not a mail address")))?;
     let email = email.as_str();
     if let Some(why) = gm::refused_address(email, &format!("seat {seat}"), ctx.cfg) {
         say(&format!("refused: {why}"));
@@ -286,7 +338,7 @@ pub(super) fn game_reveal(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Resu
     })?;
     let seed = match seed {
         Ok(seed) => seed,
-        Err(why) => anyhow::bail!("{why}"),
+        Err(why) => return Err(refuse(why)),
     };
     send_now(store, ctx.cfg);
     println!("game {id}: dice seed {seed} (in the record from now on; `pbem verify` checks it)");
@@ -341,13 +393,17 @@ pub(super) fn unquarantine(
 pub(super) fn spec_from_args(args: &NewArgs) -> anyhow::Result<GameSpec> {
     let kind = GameKind::parse(&args.kind).ok_or_else(|| {
         let names: Vec<&str> = GameKind::ALL.iter().map(|k| k.name()).collect();
-        anyhow!("unknown game '{}' (games: {})", args.kind, names.join(", "))
+        refuse(format_args!(
+            "unknown game '{}' (games: {})",
+            args.kind,
+            names.join(", ")
+        ))
     })?;
     let mut options = crate::games::Options::new();
     for o in &args.options {
         let (k, v) = o
             .split_once('=')
-            .ok_or_else(|| anyhow!("--option {o}: write NAME=VALUE"))?;
+            .ok_or_else(|| refuse(format_args!("--option {o}: write NAME=VALUE")))?;
         options.insert(k.trim().to_ascii_lowercase(), v.trim().to_string());
     }
     let players = args
@@ -356,7 +412,7 @@ pub(super) fn spec_from_args(args: &NewArgs) -> anyhow::Result<GameSpec> {
         .map(|p| {
             p.split_once('=')
                 .map(|(s, e)| (s.trim().to_string(), e.trim().to_string()))
-                .ok_or_else(|| anyhow!("--player {p}: write SEAT=ADDRESS"))
+                .ok_or_else(|| refuse(format_args!("--player {p}: write SEAT=ADDRESS")))
         })
         .collect::<anyhow::Result<_>>()?;
     let move_secs = args
@@ -364,7 +420,7 @@ pub(super) fn spec_from_args(args: &NewArgs) -> anyhow::Result<GameSpec> {
         .as_deref()
         .map(|t| {
             crate::duration::parse(t, crate::duration::Range::MOVE_TIME)
-                .map_err(|e| anyhow!("--move-time {t}: {e}"))
+                .map_err(|e| refuse(format_args!("--move-time {t}: {e}")))
         })
         .transpose()?;
     Ok(GameSpec {
@@ -380,7 +436,9 @@ pub(super) fn spec_from_args(args: &NewArgs) -> anyhow::Result<GameSpec> {
 /// `adjudicate diptactoe FILE`: a what-if adjudication of one turn.
 pub(super) fn adjudicate(game: &str, file: &Path, json: bool) -> anyhow::Result<Exit> {
     if GameKind::parse(game) != Some(GameKind::DipTacToe) {
-        anyhow::bail!("adjudicate knows diptactoe only (the game with simultaneous orders)");
+        return Err(refuse(
+            "adjudicate knows diptactoe only (the game with simultaneous orders)",
+        ));
     }
     let text = match record_text(file)? {
         Ok(text) => text,

@@ -127,6 +127,9 @@ fn list(
             r.attempts,
             r.subject
         );
+        if let Some(c) = &r.cause {
+            println!("      cause: {c}");
+        }
         if let Some(e) = &r.last_error {
             println!("      last error: {e}");
         }

@@ -49,7 +49,7 @@ pub(super) fn run(db: &Path, cmd: PlayerCmd) -> anyhow::Result<Exit> {
                 std::io::stdin().read_line(&mut pw)?;
                 let pw = pw.trim();
                 if pw.len() < 6 {
-                    anyhow::bail!("a password needs at least 6 characters");
+                    return Err(super::refuse("a password needs at least 6 characters"));
                 }
                 Some(crate::password::hash(pw, &edge::new_salt()?)?)
             };

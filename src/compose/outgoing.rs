@@ -70,6 +70,10 @@ fn hold_until(tx: &Tx, ctx: &Ctx, to: &str) -> anyhow::Result<Option<DateTime<Ut
             subject: "[pbem] your mail is delayed".into(),
             body,
             html: HtmlPart::Words,
+            cause: Some(format!(
+                "the hourly limit per recipient ({} an hour)",
+                ctx.cfg.replies_per_hour
+            )),
             ..Default::default()
         };
         queue(tx, ctx, notice, None)?;
@@ -106,6 +110,7 @@ pub(super) fn queue(
     row.refs = (!refs.is_empty()).then(|| refs.join(" "));
     row.body = within(std::mem::take(&mut row.body), ctx.cfg.max_reply_bytes);
     row.next_try_at = due;
+    row.cause = row.cause.or_else(|| ctx.cause.clone());
     match bytes(&row, ctx.now, None) {
         Ok(raw) => row.raw = Some(raw),
         Err(e) => {

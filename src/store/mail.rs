@@ -48,6 +48,9 @@ pub struct OutboxRow {
     pub last_error: Option<String>,
     pub created_at: Option<DateTime<Utc>>,
     pub sent_at: Option<DateTime<Utc>>,
+    /// What made pbem write it, for the GM (`pbem game pause 3`): set when queued from the
+    /// composing context (`compose::Ctx::cause`); `None` when only its kind says.
+    pub cause: Option<String>,
     /// The finished message (RFC 5322 bytes) the sender sends, made when it was queued (and
     /// made again with its HTML part by `compose::illustrate`). Listings leave it `None`
     /// (`outbox_raw` reads one); `None` in a row read with it is a mail that could not be
@@ -114,7 +117,7 @@ pub(super) fn message_row(r: &Row) -> rusqlite::Result<MessageRow> {
 pub(super) const OUT_COLS: &str =
     "id, message_id, kind, game_id, from_addr, to_addr, reply_to, subject, \
     body, in_reply_to, refs, status, attempts, next_try_at, last_error, created_at, sent_at, \
-    html_wait, board_game, board_plies";
+    html_wait, board_game, board_plies, cause";
 
 pub(super) fn out_row(r: &Row) -> rusqlite::Result<OutboxRow> {
     let t = |i: usize| -> rusqlite::Result<Option<DateTime<Utc>>> {
@@ -144,7 +147,8 @@ pub(super) fn out_row(r: &Row) -> rusqlite::Result<OutboxRow> {
             r.get(18)?,
             r.get(19)?,
         ),
-        raw: r.get(20)?,
+        cause: r.get(20)?,
+        raw: r.get(21)?,
         // Decided when queued, not stored: what is stored is already past the limit's say.
         awaited: false,
     })
@@ -229,9 +233,9 @@ impl Tx<'_> {
         self.exec(
             "INSERT INTO outbox (message_id, kind, game_id, from_addr, to_addr, reply_to, \
              subject, body, in_reply_to, refs, next_try_at, created_at, status, last_error, \
-             raw, html_wait, board_game, board_plies) \
+             raw, html_wait, board_game, board_plies, cause) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
-             ?17, ?18)",
+             ?17, ?18, ?19)",
             params![
                 m.message_id,
                 m.kind,
@@ -252,6 +256,7 @@ impl Tx<'_> {
                 html_wait,
                 board_game,
                 board_plies,
+                m.cause,
             ],
         )?;
         Ok(self.conn().last_insert_rowid())

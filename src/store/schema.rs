@@ -330,6 +330,11 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE seats RENAME COLUMN missed TO missed_before;
     UPDATE seats SET missed_before = 0;
     "#,
+    // 15: what caused a mail, for `outbox list` and serve's log (`pbem game pause 3`, the GM's
+    // command); NULL for mail queued before, or with no cause to name beyond its kind.
+    r#"
+    ALTER TABLE outbox ADD COLUMN cause TEXT;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -88,7 +88,7 @@ fn a_gm_plays_a_game_from_the_command_line() {
     assert_eq!(v["seats"]["A"], "alice@example.org");
     // Unknown games and seats are explained.
     let o = pbem(d, &["game", "new", "chess", "--player", "A=a@x.org"]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).contains("unknown game 'chess'"), "{}", text(&o));
     let o = pbem(d, &["game", "new", "dicerink", "--player", "C=a@x.org"]);
     assert!(text(&o).contains("no seat 'C'"), "{}", text(&o));
@@ -356,7 +356,7 @@ fn the_gm_starts_a_rinoceronte_game_and_reveals_its_seed_to_everyone() {
     assert!(out.contains("WHITE to move"), "{out}");
     // A second start has nothing to do.
     let o = pbem(d, &["game", "start", "1"]);
-    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     assert!(text(&o).contains("already fixed"), "{}", text(&o));
     let before = std::fs::read_dir(d.join("out")).unwrap().count();
     let o = pbem(d, &["game", "reveal", "1"]);
@@ -708,7 +708,7 @@ fn an_address_that_can_never_be_mailed_is_refused_at_the_door() {
                 "B=bob@example.org",
             ],
         );
-        assert_eq!(o.status.code(), Some(2), "{bad}: {}", text(&o));
+        assert_eq!(o.status.code(), Some(1), "{bad}: {}", text(&o));
         assert!(
             String::from_utf8_lossy(&o.stderr).contains("is not a mail address"),
             "{bad}: {}",

@@ -197,7 +197,7 @@ fn the_gm_runs_a_game_from_the_command_line_and_every_player_is_told() {
     let (code, out) = run(&["game", "extend", "1", "12h"]);
     assert_eq!(code, Some(0), "{out}");
     let (code, out) = run(&["game", "extend", "1", "12"]);
-    assert_eq!(code, Some(2), "a bare number is no duration: {out}");
+    assert_eq!(code, Some(1), "a bare number is no duration: {out}");
     assert!(out.contains("needs a unit"), "{out}");
     let (code, out) = run(&["game", "deadline", "1", "2000-01-01 10:00"]);
     assert_eq!(code, Some(1), "a deadline in the past: {out}");

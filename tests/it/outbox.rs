@@ -240,3 +240,59 @@ fn the_memory_transport_records_what_a_relay_would_get() {
         );
     }
 }
+
+/// Issue 27, point 36: a mail a GM command causes is listed by `outbox list` with that
+/// command, and serve's log line for it names the recipient, the cause and the subject.
+#[test]
+fn a_gm_commands_mail_names_its_cause_in_the_listing_and_in_serves_log() {
+    use crate::common::{output_text, pbem_command};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // No transport: what the commands queue stays in the outbox, due, for serve.
+    let pbem = |args: &[&str]| {
+        pbem_command(d, "g.sqlite")
+            .env("PBEM_TRANSPORT", "nonsense://x")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    assert!(pbem(&["init"]).status.success());
+    let new = [
+        "game",
+        "new",
+        "dicerink",
+        "--player",
+        "A=a@x.org",
+        "--player",
+        "B=b@x.org",
+    ];
+    assert!(pbem(&new).status.success());
+    let o = pbem(&["game", "pause", "1", "--reason", "a holiday"]);
+    assert!(o.status.success(), "{}", output_text(&o));
+    let o = pbem(&["outbox", "list"]);
+    let list = output_text(&o);
+    assert_eq!(
+        list.matches("cause: pbem game pause 1").count(),
+        2,
+        "{list}"
+    );
+    assert_eq!(
+        list.matches("cause: pbem game new dicerink").count(),
+        2,
+        "{list}"
+    );
+    let o = pbem_command(d, "g.sqlite")
+        .args(["serve", "--once"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", output_text(&o));
+    let log = String::from_utf8_lossy(&o.stderr);
+    let paused = log
+        .lines()
+        .find(|l| l.contains("mail sent to a@x.org (turn_report, pbem game pause 1)"))
+        .unwrap_or_else(|| panic!("no sent line for the pause:\n{log}"));
+    assert!(
+        paused.contains("): [pbem #1] Dice Rink"),
+        "the subject: {paused}"
+    );
+}

@@ -177,3 +177,44 @@ fn an_unbuildable_mail_is_stored_failed_with_the_reason() {
     );
     assert!(store.read(|tx| tx.outbox_due(now, 10)).unwrap().is_empty());
 }
+
+/// A mail keeps what caused it: the context's cause (the GM's command), unless it names its
+/// own; the notice that mail is held names the limit, not the command whose mail it holds.
+#[test]
+fn a_queued_mail_keeps_its_cause() {
+    let (mut store, mut cfg, templates, now) = setup();
+    cfg.replies_per_hour = 1;
+    let mut ctx = Ctx::new(&cfg, &templates, now);
+    assert_eq!(
+        queued(&mut store, &ctx, mail("ann@example.org")).cause,
+        None
+    );
+    ctx.cause = Some("pbem game pause 12".into());
+    let row = queued(&mut store, &ctx, mail("bob@example.org"));
+    assert_eq!(row.cause.as_deref(), Some("pbem game pause 12"));
+    let own = OutboxRow {
+        cause: Some("a timer".into()),
+        ..mail("cat@example.org")
+    };
+    assert_eq!(
+        queued(&mut store, &ctx, own).cause.as_deref(),
+        Some("a timer")
+    );
+    // A second mail to bob within the hour is held, and he is told why, once.
+    let rows = store
+        .tx(|tx| {
+            enqueue(tx, &ctx, mail("bob@example.org"))?;
+            tx.outbox(None, 10)
+        })
+        .unwrap();
+    let notice = rows.iter().find(|r| r.kind == "held").expect("the notice");
+    assert_eq!(
+        notice.cause.as_deref(),
+        Some("the hourly limit per recipient (1 an hour)")
+    );
+    let held = rows
+        .iter()
+        .find(|r| r.to_addr == "bob@example.org" && r.next_try_at > Some(now))
+        .unwrap();
+    assert_eq!(held.cause.as_deref(), Some("pbem game pause 12"));
+}
