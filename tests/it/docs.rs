@@ -108,9 +108,28 @@ fn outside(page: &Path, path: &str) -> bool {
     let ours = root().join(first).exists() && !first.is_empty();
     let must = ours || first == ".." || has_extension(path) || path.starts_with("shared/");
     let here = page.parent().unwrap().join(path);
+    // A path that climbs out of the repository is outside, whatever this machine has there.
+    if !within(&root().join(path)) || !within(&here) {
+        return true;
+    }
     // A bare file name (`gm.rs` in ARCHITECTURE's map of `src/`) is one of the repository's.
     let somewhere = !path.contains('/') && named_somewhere(root(), path);
     must && !root().join(path).exists() && !here.exists() && !somewhere
+}
+
+/// Whether a path, its `..` resolved by its words alone, stays inside the repository.
+fn within(path: &Path) -> bool {
+    let mut parts: Vec<std::path::Component> = Vec::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            std::path::Component::CurDir => {}
+            c => parts.push(c),
+        }
+    }
+    parts.iter().collect::<std::path::PathBuf>().starts_with(root())
 }
 
 /// Whether a file of this name is anywhere in the repository (the build output aside).

@@ -289,7 +289,7 @@ fn a_gm_commands_mail_names_its_cause_in_the_listing_and_in_serves_log() {
     let log = String::from_utf8_lossy(&o.stderr);
     let paused = log
         .lines()
-        .find(|l| l.contains("mail sent to a@x.org (turn_report, pbem game pause 1)"))
+        .find(|l| l.contains("mail sent to a@x.org (news, pbem game pause 1)"))
         .unwrap_or_else(|| panic!("no sent line for the pause:\n{log}"));
     assert!(
         paused.contains("): [pbem #1] Dice Rink"),
