@@ -105,3 +105,67 @@ fn a_sentence_is_ignored_in_plain_words_and_a_typo_gets_its_reason() {
         "the typo's reason: {reply}"
     );
 }
+
+/// The welcome lists this game's settings in plain words: the values, not what each option
+/// could be; an option that does not apply to the game (purity's length in a basic game, the
+/// clock's options in a game without a clock) is not listed.
+#[test]
+fn the_welcome_lists_this_games_settings_in_plain_words() {
+    let players = [("BLUE", A), ("RED", B)];
+    let mut w = World::new();
+    w.game(GameKind::Siberian, &players, &[], None, Some(3 * 86400));
+    let mail = w.new_mail();
+    let welcome = &only_to(&mail, A).body;
+    assert!(
+        welcome.contains("Move time: 3 days; a reminder 24 hours before the deadline"),
+        "{welcome}"
+    );
+    assert!(welcome.contains("Variant: basic\n"), "{welcome}");
+    for word in [
+        "purity",
+        "the seed's variants",
+        "rulings",
+        "grace",
+        "timeout",
+        " = ",
+    ] {
+        assert!(!welcome.contains(word), "{word:?} in {welcome}");
+    }
+
+    let purity = [
+        ("variant", "purity"),
+        ("length", "40"),
+        ("timeout", "forfeit"),
+    ];
+    w.game(GameKind::Siberian, &players, &purity, None, Some(86400));
+    let mail = w.new_mail();
+    let welcome = &only_to(&mail, A).body;
+    assert!(
+        welcome.contains("Variant: purity: a list of 40 numbers"),
+        "{welcome}"
+    );
+    assert!(
+        welcome.contains("reminder 12 hours before"),
+        "half the move time: {welcome}"
+    );
+    assert!(
+        welcome.contains("A missed deadline: the late player forfeits"),
+        "{welcome}"
+    );
+
+    w.game(
+        GameKind::DiceRink,
+        &[("A", A), ("B", B)],
+        &[("setup", "fixed")],
+        None,
+        None,
+    );
+    let mail = w.new_mail();
+    let welcome = &only_to(&mail, A).body;
+    assert!(welcome.contains("Move time: no limit"), "{welcome}");
+    assert!(!welcome.contains("missed deadline"), "no clock: {welcome}");
+    assert!(
+        welcome.contains("Set-up: fixed: A on b1 and c1"),
+        "{welcome}"
+    );
+}

@@ -325,6 +325,11 @@ pub struct GameFacts {
     pub players: (usize, usize),
     /// The options this game understands, with their defaults (the RULES.md rulings).
     pub options: &'static [OptionSpec],
+    /// This game's own settings as a player reads them in the welcome, one line each, from the
+    /// game's options as given (defaults applied; the GM's clock options are not here): the
+    /// value in plain words, never the option's name; an option that does not apply to these
+    /// values (a purity-only length in a basic game) is left out.
+    pub settings: fn(&Options) -> Vec<String>,
     /// A few lines on how the game is played and written, for the welcome mail.
     pub summary: &'static str,
     /// The player's guide (`help/<game>.md`): the rules in words, how each move is written,
@@ -364,6 +369,12 @@ impl GameKind {
     pub fn option_specs(self) -> &'static [OptionSpec] {
         self.facts().options
     }
+
+    /// This game's own settings in a player's words (`GameFacts::settings`); the GM's options
+    /// among `options` are set aside unread.
+    pub fn settings(self, options: &Options) -> Vec<String> {
+        (self.facts().settings)(&own_options(options))
+    }
 }
 
 impl fmt::Display for GameKind {
@@ -379,13 +390,18 @@ pub const GM_OPTIONS: &[&str] = &["timeout", "grace", "salt_window", "early_reso
 
 /// The game's own options out of a game's settings (the GM's set aside), checked.
 fn game_options(kind: GameKind, options: &Options) -> Result<Options, String> {
-    let own: Options = options
+    let own = own_options(options);
+    check_options(kind.option_specs(), &own)?;
+    Ok(own)
+}
+
+/// A game's settings without the GM's options.
+fn own_options(options: &Options) -> Options {
+    options
         .iter()
         .filter(|(k, _)| !GM_OPTIONS.contains(&k.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    check_options(kind.option_specs(), &own)?;
-    Ok(own)
+        .collect()
 }
 
 /// Reads an option with its default applied; unknown names are a programming error caught by
