@@ -268,6 +268,15 @@ pub trait Rules: Clone + Sized {
         None
     }
 
+    /// Lines that start as such a plan but that a word spoils (Siberian Dice: a hex off the
+    /// board, a die value out of 1 to 6): the refusal naming that word, so the whole plan is
+    /// refused rather than its first line played alone. `None`: a plan, or no plan at all
+    /// (prose after a plan is not a spoiled plan). Default none.
+    fn plan_refusal(&self, lines: &[String]) -> Option<PlyError> {
+        let _ = lines;
+        None
+    }
+
     /// The answer to a player's `MOVES` when a list of every legal ply is not what a player
     /// needs (Dicess: the single steps and the captures with their strength; Siberian Dice:
     /// which hexes make which dice perfect for each roll). `None`: `MOVES` lists `legal_plies`.
@@ -729,6 +738,9 @@ impl AnyGame {
     }
     pub fn conditional(&self, lines: &[String]) -> Option<Conditional> {
         dispatch!(&self.engine, g => g.conditional(lines))
+    }
+    pub fn plan_refusal(&self, lines: &[String]) -> Option<PlyError> {
+        dispatch!(&self.engine, g => g.plan_refusal(lines))
     }
     pub fn press(&self) -> Option<Press> {
         dispatch!(&self.engine, g => g.press())

@@ -291,6 +291,13 @@ impl Rules for Siberian {
         })
     }
 
+    fn plan_refusal(&self, lines: &[String]) -> Option<PlyError> {
+        if self.phase != Phase::Declare || self.outcome.is_some() {
+            return None;
+        }
+        notation::plan_refusal(lines)
+    }
+
     fn moves_help(&self) -> Option<String> {
         Some(help::render(self))
     }
