@@ -169,3 +169,35 @@ fn the_welcome_lists_this_games_settings_in_plain_words() {
         "{welcome}"
     );
 }
+
+/// Issue 27, point 20: a command's answer is said below the line, not as what the line was
+/// "read as" (`ok: DRAW  (read as draw offered; ...)`).
+#[test]
+fn a_commands_answer_is_not_what_the_line_was_read_as() {
+    let mut w = World::new();
+    let id = w.game(GameKind::DiceRink, &[("A", A), ("B", B)], &[], None, None);
+    w.new_mail();
+    w.send_to_seat(A, id, 0, "DRAW").unwrap();
+    let mail = w.new_mail();
+    let reply = &only_to(&mail, A).body;
+    assert!(!reply.contains("read as"), "{reply}");
+    assert!(
+        reply.contains("ok: DRAW OFFER\n    draw offered;"),
+        "{reply}"
+    );
+}
+
+/// Issue 27, point 20: a game named without a title is "game #1", never "game #1 ()" (the
+/// confirmation a JOIN asks for).
+#[test]
+fn a_join_confirmation_names_the_game_without_empty_parentheses() {
+    let mut w = World::new();
+    w.ask_and_confirm(A, "NEW dicerink");
+    w.new_mail();
+    let raw = w.mail(B, "gm@pbem.example", "join", "JOIN 1");
+    w.deliver(&raw).unwrap();
+    let mail = w.new_mail();
+    let ask = &only_to(&mail, B).body;
+    assert!(ask.contains("game #1"), "{ask}");
+    assert!(!ask.contains("()"), "{ask}");
+}
