@@ -451,37 +451,12 @@ fn welcome(
             })
             .collect(),
         rules: crate::help::summary(g.kind()).to_string(),
-        settings: settings(g),
+        settings: letters::settings(ctx.cfg, g),
     };
     for s in seats {
         to_seat(tx, ctx, g, s, &welcome, None)?;
     }
     Ok(())
-}
-
-/// The game's settings in words: the move time, then each of the game's own options and the
-/// clock's, with what its value means (from the option's help, `value: meaning; ...`).
-pub fn settings(g: &Loaded) -> Vec<String> {
-    let given = crate::gamelog::options_of(&g.row).unwrap_or_default();
-    let mut out = vec![match g.row.move_secs {
-        Some(s) => format!("time per move: {}", crate::duration::format_secs(s)),
-        None => "time per move: no limit".into(),
-    }];
-    let common = crate::gm::options::COMMON_OPTIONS
-        .iter()
-        .filter(|o| matches!(o.name, "timeout" | "grace"));
-    for spec in g.kind().facts().options.iter().chain(common) {
-        let value = given.get(spec.name).map_or(spec.default, String::as_str);
-        let meaning = spec
-            .help
-            .split("; ")
-            .find_map(|part| part.strip_prefix(&format!("{value}: ")))
-            .unwrap_or(spec.help);
-        let line = format!("{} = {value}: {meaning}", spec.name);
-        let wrap = textwrap::Options::new(72).subsequent_indent("    ");
-        out.push(textwrap::fill(&line, wrap));
-    }
-    out
 }
 
 /// A letter's body from its template (mails that are not about one seat's game), its long

@@ -62,7 +62,7 @@ fn seats(g: &Loaded, ordered: &[usize], plans: &[(usize, Vec<PlannedOutcome>)]) 
         if let Some((_, plan)) = plans.iter().find(|(seat, _)| *seat == s.seat) {
             let lines: Vec<String> = plan
                 .iter()
-                .map(|o| format!("{:?}: {}", o.rolls, o.ply))
+                .map(|o| format!("{}: {}", rolls_in_words(&o.rolls), o.ply))
                 .collect();
             notes.push(format!("plan waiting for the roll: {}", lines.join("; ")));
         }
@@ -191,4 +191,38 @@ fn options(g: &Loaded) -> anyhow::Result<()> {
         println!("{}", textwrap::fill(spec.help, help));
     }
     Ok(())
+}
+
+/// A planned outcome's roll values as a player writes them (`1-3,5`), not as a Rust list
+/// (`[1, 2, 3, 5]`); no value at all is any roll (`*`).
+fn rolls_in_words(rolls: &[u32]) -> String {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &r in rolls {
+        match runs.last_mut() {
+            Some((_, hi)) if *hi + 1 == r => *hi = r,
+            _ => runs.push((r, r)),
+        }
+    }
+    if runs.is_empty() {
+        return "*".into();
+    }
+    let words: Vec<String> = runs
+        .iter()
+        .map(|&(lo, hi)| match lo == hi {
+            true => lo.to_string(),
+            false => format!("{lo}-{hi}"),
+        })
+        .collect();
+    words.join(",")
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn planned_rolls_read_as_a_player_writes_them() {
+        assert_eq!(super::rolls_in_words(&[1, 2, 3, 4, 5, 6]), "1-6");
+        assert_eq!(super::rolls_in_words(&[1, 3, 4]), "1,3-4");
+        assert_eq!(super::rolls_in_words(&[2]), "2");
+        assert_eq!(super::rolls_in_words(&[]), "*");
+    }
 }

@@ -162,8 +162,20 @@ pub struct PlayerVars {
 pub struct Welcome {
     pub players: Vec<PlayerVars>,
     pub rules: String,
-    /// The game's settings in words, one per line ("setup = fixed: A on b1 and c1, ...").
+    /// This game's settings in plain words, one per line ("Move time: 2 days; a reminder 24
+    /// hours before the deadline", "Variant: purity: ..."): the values, never the options'
+    /// names or what other values would do; what does not apply to this game is left out.
     pub settings: Vec<String>,
+}
+
+/// The welcome's settings: the clock's (the GM's options) and the game's own, each line
+/// refilled to the letter's width with a hanging indent.
+pub fn settings(cfg: &crate::config::Config, g: &Loaded) -> Vec<String> {
+    let given = crate::gamelog::options_of(&g.row).unwrap_or_default();
+    let mut lines = crate::gm::options::settings(g, cfg);
+    lines.extend(g.kind().settings(&given));
+    let wrap = textwrap::Options::new(72).subsequent_indent("    ");
+    lines.iter().map(|l| textwrap::fill(l, &wrap)).collect()
 }
 
 impl Letter for Welcome {

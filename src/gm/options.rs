@@ -97,6 +97,99 @@ impl CommonOptions {
     }
 }
 
+/// The clock's settings of a game as its players read them in the welcome: the move time with
+/// when the reminder comes, and what a missed deadline does (nothing of that without a clock);
+/// in a game of orders, when the turn is resolved once every order is in.
+pub fn settings(g: &Loaded, cfg: &crate::config::Config) -> Vec<String> {
+    let common = of(g);
+    let simultaneous = g.kind().facts().simultaneous;
+    let mut out = match g.row.move_secs.filter(|&s| s > 0) {
+        None => vec!["Move time: no limit".to_string()],
+        Some(move_secs) => {
+            deadline_settings(&common, move_secs, cfg.remind_before_secs, simultaneous)
+        }
+    };
+    if simultaneous {
+        let wait = common.early_resolve_secs.unwrap_or(cfg.early_resolve_secs);
+        out.push(match wait {
+            0 => "Once every player has ordered: the turn is resolved at once".into(),
+            w => format!(
+                "Once every player has ordered: the turn is resolved {} later",
+                in_words(w)
+            ),
+        });
+    }
+    out
+}
+
+/// The move time, its reminder and what a missed deadline does.
+fn deadline_settings(
+    common: &CommonOptions,
+    move_secs: i64,
+    remind_lead_secs: i64,
+    simultaneous: bool,
+) -> Vec<String> {
+    // The reminder's lead as the clock applies it (never before half the move time).
+    let deadline = chrono::DateTime::UNIX_EPOCH + chrono::Duration::seconds(move_secs);
+    let lead = (deadline
+        - crate::gm::clock::remind_at(deadline, Some(move_secs), remind_lead_secs))
+    .num_seconds();
+    let time = match lead {
+        0 => format!("Move time: {}", in_words(move_secs)),
+        _ => format!(
+            "Move time: {}; a reminder {} before the deadline",
+            in_words(move_secs),
+            in_words(lead)
+        ),
+    };
+    let then = if simultaneous {
+        "the turn is resolved with the orders sent"
+    } else {
+        match common.timeout {
+            TimeoutAction::Notify => "the GM is told and decides",
+            TimeoutAction::Forfeit => "the late player forfeits",
+        }
+    };
+    let missed = match common.grace_secs {
+        0 => format!("A missed deadline: {then}"),
+        g => format!(
+            "A missed deadline: the late players are reminded and have {} more; then {then}",
+            in_words(g)
+        ),
+    };
+    vec![time, missed]
+}
+
+/// A duration as a player reads it: "2 days", "3 days 12 hours", "24 hours", "30 minutes"
+/// (under two days in hours, as people count a day's lead).
+fn in_words(secs: i64) -> String {
+    let units = [
+        (86_400, "day"),
+        (3_600, "hour"),
+        (60, "minute"),
+        (1, "second"),
+    ];
+    let units = if secs < 2 * 86_400 {
+        &units[1..]
+    } else {
+        &units[..]
+    };
+    let mut left = secs.max(0);
+    let mut out = Vec::new();
+    for (size, unit) in units {
+        let n = left / size;
+        if n > 0 {
+            out.push(format!("{n} {unit}{}", if n == 1 { "" } else { "s" }));
+            left %= size;
+        }
+    }
+    if out.is_empty() {
+        "0 seconds".into()
+    } else {
+        out.join(" ")
+    }
+}
+
 /// Checks the GM's options among a game's settings (the game's own are the rules' to check).
 pub fn check(options: &Options) -> Result<(), String> {
     let mine: Options = options
@@ -126,6 +219,15 @@ mod tests {
     fn the_rules_set_aside_exactly_the_gms_options() {
         let names: Vec<&str> = COMMON_OPTIONS.iter().map(|o| o.name).collect();
         assert_eq!(names, crate::games::GM_OPTIONS);
+    }
+
+    #[test]
+    fn durations_read_as_people_say_them() {
+        assert_eq!(in_words(2 * 86_400), "2 days");
+        assert_eq!(in_words(86_400), "24 hours");
+        assert_eq!(in_words(3 * 86_400 + 12 * 3_600), "3 days 12 hours");
+        assert_eq!(in_words(90 * 60), "1 hour 30 minutes");
+        assert_eq!(in_words(60), "1 minute");
     }
 
     #[test]

@@ -173,6 +173,23 @@ pub fn submit(gm: &mut Gm, g: &mut Loaded, turn: &Turn) -> anyhow::Result<Submis
         Intent::Plan => g.game.conditional(turn.lines).map(|p| (p, turn.lines)),
         _ => None,
     };
+    // A plan a word spoils (a bad hex or roll on its second line) is refused as a whole,
+    // naming the word, rather than its first line played alone.
+    let spoiled = match turn.intent {
+        _ if plan.is_some() || orders_turn => None,
+        Intent::Plan | Intent::AsTheTurnAllows if moves.len() > 1 => g.game.plan_refusal(moves),
+        Intent::Plan => g.game.plan_refusal(turn.lines),
+        _ => None,
+    };
+    if let Some(e) = spoiled {
+        out.lines
+            .push(LineOutcome::Refused(TurnRefusal::Play(e.into())));
+        let rest = LineOutcome::Refused(TurnRefusal::DeclarationRefused);
+        out.lines.extend(vec![rest; moves.len().max(1) - 1]);
+        let signoff = turn.lines.len() - out.lines.len();
+        out.lines.extend(vec![LineOutcome::NotAMove(None); signoff]);
+        return Ok(out);
+    }
     match (turn.intent, orders_turn, plan) {
         // (`refusal` turned away orders outside a turn of orders.)
         (Intent::Orders | Intent::AsTheTurnAllows, true, _) | (Intent::Orders, false, _) => {

@@ -38,7 +38,7 @@ pub(super) fn reply(
     if let (Some((_, text)), None) = (&confirm, current) {
         extra.push(text.clone());
     }
-    let mut lines: Vec<LineVars> = s.lines.iter().map(Line::vars).collect();
+    let mut lines: Vec<LineVars> = s.lines.iter().map(said_as_answer).collect();
     if let Some(words) = &s.unproven {
         lines = stranger::scrub(lines, words);
     }
@@ -163,4 +163,14 @@ pub(super) fn home_seat(
     let g = gamelog::load(tx, game)?;
     let token = g.seat(seat).and_then(|s| s.token.clone());
     Ok(token.map(|t| (g, t)))
+}
+
+/// A line as the reply says it. A command's answer is a sentence ("draw offered; ..."): it goes
+/// on the line below, as the answer, never as how the line was "read as".
+fn said_as_answer(l: &Line) -> LineVars {
+    let mut v = l.vars();
+    if l.fate == Fate::Done && v.reason.is_none() {
+        v.reason = v.canonical.take();
+    }
+    v
 }

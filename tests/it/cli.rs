@@ -836,3 +836,24 @@ fn replay_and_verify_read_a_json_export_as_its_record() {
         assert!(err.contains("pbem export ID --format json"), "{err}");
     }
 }
+
+/// Issue 27, point 20: `config check --connect` names the transport's security in words
+/// (STARTTLS), never the program's own name for it ("(StartTls)"); here the port is closed.
+#[test]
+fn config_check_says_the_transports_security_in_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("pbem.toml"),
+        "transport = \"smtp+starttls://gm:s3cret@127.0.0.1:1\"\n",
+    )
+    .unwrap();
+    let o = crate::common::pbem_command(d, "g.sqlite")
+        .env_remove("PBEM_OUTBOX_DIR")
+        .args(["--config", "pbem.toml", "config", "check", "--connect"])
+        .output()
+        .unwrap();
+    let out = text(&o);
+    assert!(out.contains("127.0.0.1:1 (STARTTLS)"), "{out}");
+    assert!(!out.contains("StartTls"), "{out}");
+}

@@ -375,7 +375,7 @@ fn serve_logs_its_start_and_each_action() {
     let o = serve("smtp://gm:s3cret@127.0.0.1:1");
     let log = String::from_utf8_lossy(&o.stderr).to_string();
     assert!(
-        log.contains("transport smtp://gm@127.0.0.1:1 (Plain)"),
+        log.contains("transport smtp://gm@127.0.0.1:1 (no encryption)"),
         "{log}"
     );
     assert!(!log.contains("s3cret"), "{log}");

@@ -182,3 +182,99 @@ fn a_digest_players_immediate_mail_carries_the_move_and_the_guard_line() {
     let ply = w.load(id).moves.len() + 1;
     assert!(report.contains(&format!("#{ply}")), "{report}");
 }
+
+/// The welcome lists this game's settings in plain words: the values, not what each option
+/// could be; an option that does not apply to the game (purity's length in a basic game, the
+/// clock's options in a game without a clock) is not listed.
+#[test]
+fn the_welcome_lists_this_games_settings_in_plain_words() {
+    let players = [("BLUE", A), ("RED", B)];
+    let mut w = World::new();
+    w.game(GameKind::Siberian, &players, &[], None, Some(3 * 86400));
+    let mail = w.new_mail();
+    let welcome = &only_to(&mail, A).body;
+    assert!(
+        welcome.contains("Move time: 3 days; a reminder 24 hours before the deadline"),
+        "{welcome}"
+    );
+    assert!(welcome.contains("Variant: basic\n"), "{welcome}");
+    for word in [
+        "purity",
+        "the seed's variants",
+        "rulings",
+        "grace",
+        "timeout",
+        " = ",
+    ] {
+        assert!(!welcome.contains(word), "{word:?} in {welcome}");
+    }
+
+    let purity = [
+        ("variant", "purity"),
+        ("length", "40"),
+        ("timeout", "forfeit"),
+    ];
+    w.game(GameKind::Siberian, &players, &purity, None, Some(86400));
+    let mail = w.new_mail();
+    let welcome = &only_to(&mail, A).body;
+    assert!(
+        welcome.contains("Variant: purity: a list of 40 numbers"),
+        "{welcome}"
+    );
+    assert!(
+        welcome.contains("reminder 12 hours before"),
+        "half the move time: {welcome}"
+    );
+    assert!(
+        welcome.contains("A missed deadline: the late player forfeits"),
+        "{welcome}"
+    );
+
+    w.game(
+        GameKind::DiceRink,
+        &[("A", A), ("B", B)],
+        &[("setup", "fixed")],
+        None,
+        None,
+    );
+    let mail = w.new_mail();
+    let welcome = &only_to(&mail, A).body;
+    assert!(welcome.contains("Move time: no limit"), "{welcome}");
+    assert!(!welcome.contains("missed deadline"), "no clock: {welcome}");
+    assert!(
+        welcome.contains("Set-up: fixed: A on b1 and c1"),
+        "{welcome}"
+    );
+}
+
+/// Issue 27, point 20: a command's answer is said below the line, not as what the line was
+/// "read as" (`ok: DRAW  (read as draw offered; ...)`).
+#[test]
+fn a_commands_answer_is_not_what_the_line_was_read_as() {
+    let mut w = World::new();
+    let id = w.game(GameKind::DiceRink, &[("A", A), ("B", B)], &[], None, None);
+    w.new_mail();
+    w.send_to_seat(A, id, 0, "DRAW").unwrap();
+    let mail = w.new_mail();
+    let reply = &only_to(&mail, A).body;
+    assert!(!reply.contains("read as"), "{reply}");
+    assert!(
+        reply.contains("ok: DRAW OFFER\n    draw offered;"),
+        "{reply}"
+    );
+}
+
+/// Issue 27, point 20: a game named without a title is "game #1", never "game #1 ()" (the
+/// confirmation a JOIN asks for).
+#[test]
+fn a_join_confirmation_names_the_game_without_empty_parentheses() {
+    let mut w = World::new();
+    w.ask_and_confirm(A, "NEW dicerink");
+    w.new_mail();
+    let raw = w.mail(B, "gm@pbem.example", "join", "JOIN 1");
+    w.deliver(&raw).unwrap();
+    let mail = w.new_mail();
+    let ask = &only_to(&mail, B).body;
+    assert!(ask.contains("game #1"), "{ask}");
+    assert!(!ask.contains("()"), "{ask}");
+}

@@ -627,9 +627,9 @@ fn the_welcome_says_the_games_settings_in_words() {
     let mail = w.new_mail();
     let welcome = &only_to(&mail, ALICE).body;
     assert!(welcome.starts_with("Your move.\n"), "{welcome}");
-    assert!(welcome.contains("time per move: 3d"), "{welcome}");
+    assert!(welcome.contains("Move time: 3 days"), "{welcome}");
     assert!(
-        welcome.contains("setup = fixed: A on b1 and c1, B on b4 and c4"),
+        welcome.contains("Set-up: fixed: A on b1 and c1, B on b4 and c4"),
         "{welcome}"
     );
 }

@@ -515,3 +515,26 @@ fn a_bad_hex_or_roll_value_is_named_in_the_refusal() {
         );
     }
 }
+
+/// Issue 27, point 13: a plan over several lines with a bad hex or roll value on a later line
+/// is refused as a whole, naming the word: its first line is not played alone.
+#[test]
+fn a_plan_over_several_lines_with_a_bad_value_is_refused_as_a_whole() {
+    let mut w = World::new();
+    let id = from_position(&mut w);
+    for (body, why) in [
+        ("H: 1>a1\n3-5>d4 7>e5\nCheers", "7: a die shows 1 to 6"),
+        ("H\n1: a1\n2-6 > d9", "d9: column d has 7 hexes, d1 to d7"),
+    ] {
+        send(&mut w, id, 0, body, &[]);
+        let body_sent = body.lines().next().unwrap();
+        let reply = reply_to(&mut w, BLUE);
+        has(&reply, &[&format!("refused: {body_sent}\n    {why}\n")]);
+        assert!(!reply.contains("placed a"), "{reply}");
+        assert_eq!(
+            plies(&mut w, id),
+            Vec::<String>::new(),
+            "{body}: nothing played"
+        );
+    }
+}

@@ -268,6 +268,15 @@ pub trait Rules: Clone + Sized {
         None
     }
 
+    /// Lines that start as such a plan but that a word spoils (Siberian Dice: a hex off the
+    /// board, a die value out of 1 to 6): the refusal naming that word, so the whole plan is
+    /// refused rather than its first line played alone. `None`: a plan, or no plan at all
+    /// (prose after a plan is not a spoiled plan). Default none.
+    fn plan_refusal(&self, lines: &[String]) -> Option<PlyError> {
+        let _ = lines;
+        None
+    }
+
     /// The answer to a player's `MOVES` when a list of every legal ply is not what a player
     /// needs (Dicess: the single steps and the captures with their strength; Siberian Dice:
     /// which hexes make which dice perfect for each roll). `None`: `MOVES` lists `legal_plies`.
@@ -325,6 +334,11 @@ pub struct GameFacts {
     pub players: (usize, usize),
     /// The options this game understands, with their defaults (the RULES.md rulings).
     pub options: &'static [OptionSpec],
+    /// This game's own settings as a player reads them in the welcome, one line each, from the
+    /// game's options as given (defaults applied; the GM's clock options are not here): the
+    /// value in plain words, never the option's name; an option that does not apply to these
+    /// values (a purity-only length in a basic game) is left out.
+    pub settings: fn(&Options) -> Vec<String>,
     /// A few lines on how the game is played and written, for the welcome mail.
     pub summary: &'static str,
     /// The player's guide (`help/<game>.md`): the rules in words, how each move is written,
@@ -364,6 +378,12 @@ impl GameKind {
     pub fn option_specs(self) -> &'static [OptionSpec] {
         self.facts().options
     }
+
+    /// This game's own settings in a player's words (`GameFacts::settings`); the GM's options
+    /// among `options` are set aside unread.
+    pub fn settings(self, options: &Options) -> Vec<String> {
+        (self.facts().settings)(&own_options(options))
+    }
 }
 
 impl fmt::Display for GameKind {
@@ -379,13 +399,18 @@ pub const GM_OPTIONS: &[&str] = &["timeout", "grace", "salt_window", "early_reso
 
 /// The game's own options out of a game's settings (the GM's set aside), checked.
 fn game_options(kind: GameKind, options: &Options) -> Result<Options, String> {
-    let own: Options = options
+    let own = own_options(options);
+    check_options(kind.option_specs(), &own)?;
+    Ok(own)
+}
+
+/// A game's settings without the GM's options.
+fn own_options(options: &Options) -> Options {
+    options
         .iter()
         .filter(|(k, _)| !GM_OPTIONS.contains(&k.as_str()))
         .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    check_options(kind.option_specs(), &own)?;
-    Ok(own)
+        .collect()
 }
 
 /// Reads an option with its default applied; unknown names are a programming error caught by
@@ -713,6 +738,9 @@ impl AnyGame {
     }
     pub fn conditional(&self, lines: &[String]) -> Option<Conditional> {
         dispatch!(&self.engine, g => g.conditional(lines))
+    }
+    pub fn plan_refusal(&self, lines: &[String]) -> Option<PlyError> {
+        dispatch!(&self.engine, g => g.plan_refusal(lines))
     }
     pub fn press(&self) -> Option<Press> {
         dispatch!(&self.engine, g => g.press())

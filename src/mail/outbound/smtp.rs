@@ -106,7 +106,7 @@ impl SmtpRelay {
             }
             (None, None) => None,
         };
-        description.push_str(&format!("{}:{port} ({security:?})", parts.host));
+        description.push_str(&format!("{}:{port} ({security})", parts.host));
         Ok(SmtpRelay {
             transport: builder.build(),
             description,
@@ -232,6 +232,17 @@ pub(super) enum Security {
     Plain,
     StartTls,
     ImplicitTls,
+}
+
+impl std::fmt::Display for Security {
+    /// As a GM writes it in the URL's scheme (`smtp+starttls`), never the Rust name.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Security::Plain => "no encryption",
+            Security::StartTls => "STARTTLS",
+            Security::ImplicitTls => "TLS",
+        })
+    }
 }
 
 fn tls_parameters(host: &str, ca_file: Option<&Path>) -> Result<TlsParameters, ConfigError> {

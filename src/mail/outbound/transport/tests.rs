@@ -110,23 +110,20 @@ fn smtp_urls_pick_security_port_and_credentials() {
     let cases = [
         (
             "smtp://u:p@127.0.0.1:2525",
-            "smtp://u@127.0.0.1:2525 (Plain)",
+            "smtp://u@127.0.0.1:2525 (no encryption)",
         ),
         (
             "smtp://u:p@localhost:2587?tls=starttls",
-            "smtp://u@localhost:2587 (StartTls)",
+            "smtp://u@localhost:2587 (STARTTLS)",
         ),
         (
             "smtp+starttls://u:p@localhost",
-            "smtp+starttls://u@localhost:587 (StartTls)",
+            "smtp+starttls://u@localhost:587 (STARTTLS)",
         ),
-        (
-            "smtps://u:p@localhost",
-            "smtps://u@localhost:465 (ImplicitTls)",
-        ),
+        ("smtps://u:p@localhost", "smtps://u@localhost:465 (TLS)"),
         (
             "smtp://relay.example.org",
-            "smtp://relay.example.org:25 (Plain)",
+            "smtp://relay.example.org:25 (no encryption)",
         ),
     ];
     for (url, expected) in cases {
@@ -145,12 +142,12 @@ fn credentials_come_from_the_environment_unless_the_url_has_them() {
     let from_env = Transport::from_url_with_env("smtps://mail.example.org", None, &env);
     assert_eq!(
         from_env.unwrap().to_string(),
-        "smtps://envuser@mail.example.org:465 (ImplicitTls)"
+        "smtps://envuser@mail.example.org:465 (TLS)"
     );
     let from_url = Transport::from_url_with_env("smtps://me:pw@mail.example.org", None, &env);
     assert_eq!(
         from_url.unwrap().to_string(),
-        "smtps://me@mail.example.org:465 (ImplicitTls)"
+        "smtps://me@mail.example.org:465 (TLS)"
     );
     let no_password = |name: &str| (name == ENV_SMTP_USER).then(|| "envuser".to_string());
     assert!(Transport::from_url_with_env("smtps://mail.example.org", None, &no_password).is_err());
@@ -166,7 +163,7 @@ fn credentials_come_from_the_environment_unless_the_url_has_them() {
     );
     assert_eq!(
         keys.unwrap().to_string(),
-        "smtps://keyuser@mail.example.org:465 (ImplicitTls)"
+        "smtps://keyuser@mail.example.org:465 (TLS)"
     );
     assert_eq!(
         url_credentials("smtps://me:pw@mail.example.org"),
@@ -185,7 +182,7 @@ fn credentials_come_from_the_environment_unless_the_url_has_them() {
         Transport::from_url_with_env("smtp://relay:2525", None, &nothing)
             .unwrap()
             .to_string(),
-        "smtp://relay:2525 (Plain)"
+        "smtp://relay:2525 (no encryption)"
     );
 }
 

@@ -47,6 +47,28 @@ const OPTIONS: &[OptionSpec] = &[
     },
 ];
 
+/// This game's settings in a player's words (`GameFacts::settings`).
+fn settings(options: &Options) -> Vec<String> {
+    let variant = match options_get(OPTIONS, options, "variant") {
+        "rinoceronte" => {
+            "Variant: Rinoceronte: each side adds a Rinoceronte (g1 / b8), its facing set by a \
+             d4 roll"
+        }
+        _ => "Variant: standard",
+    };
+    let forced = match options_get(OPTIONS, options, "forced") {
+        "ask" => {
+            "A roll that leaves one legal move: the GM plays it at once, but asks you \
+             instead when a special move could still follow it"
+        }
+        _ => {
+            "A roll that leaves one legal move: the GM plays it at once (a special move \
+             after it must be planned in the same mail)"
+        }
+    };
+    vec![variant.into(), forced.into()]
+}
+
 const SEATS: &[&str] = &["WHITE", "BLACK"];
 
 /// Where the current turn stands.
@@ -528,6 +550,7 @@ impl Rules for D4d6 {
         seats: SEATS,
         players: (2, 2),
         options: OPTIONS,
+        settings,
         summary: "d4 d6 chess: chess with two dice. Declare a gambling piece (and the\n\
              Gata's die: Fo c1, Ga d1 d6); the GM rolls a d4 or a d6 and the piece\n\
              makes exactly that many steps if it can, fewer otherwise; then write\n\

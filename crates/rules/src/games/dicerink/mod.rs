@@ -50,6 +50,21 @@ pub struct DiceRink {
 }
 
 /// Reads and checks the options (the move cap is free text, checked here).
+/// This game's settings in a player's words (`GameFacts::settings`).
+fn settings(options: &Options) -> Vec<String> {
+    let setup = match options_get(OPTION_SPECS, options, "setup") {
+        "fixed" => {
+            "Set-up: fixed: A on b1 and c1, B on b4 and c4 (tops and fronts are still chosen)"
+        }
+        _ => "Set-up: free: each side places its two dice on any squares of its home rank",
+    };
+    let cap = match options_get(OPTION_SPECS, options, "movecap") {
+        "off" => "Move limit: none".to_string(),
+        n => format!("Move limit: the game is drawn after {n} full moves"),
+    };
+    vec![setup.into(), cap]
+}
+
 fn read_options(options: &Options) -> Result<(SetupRule, Option<u32>), String> {
     check_options(OPTION_SPECS, options)?;
     let setup = match options_get(OPTION_SPECS, options, "setup") {
@@ -211,6 +226,7 @@ impl Rules for DiceRink {
         seats: &SEAT_NAMES,
         players: (2, 2),
         options: OPTION_SPECS,
+        settings,
         summary: "Dice Rink: two players, two dice each on a 4x4 board. A places on rank\n\
              1, B on rank 4, each die as square, top and front (b1 5/4); the four\n\
              tops show four different values (low 1-2, high 4-5, 3, 6). Each turn\n\

@@ -285,6 +285,7 @@ impl Rules for Dicess {
         seats: &position::SEAT_NAMES,
         players: (2, 2),
         options: &[],
+        settings: |_| Vec::new(),
         summary: "Dicess: two players, 16 dice each on a chess board. The GM rolls all 32\n\
              dice; LIGHT places its numbers on ranks 1-2, files a to h, as in\n\
              R1: 6 2 4 1 1 3 5 5 / R2: 2 6 4 3 1 2 6 5, then DARK on ranks 8-7.\n\

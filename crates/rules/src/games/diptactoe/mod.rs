@@ -62,6 +62,24 @@ const OPTIONS: &[OptionSpec] = &[
     },
 ];
 
+/// This game's settings in a player's words (`GameFacts::settings`).
+fn settings(options: &Options) -> Vec<String> {
+    let support = match options_get(OPTIONS, options, "support_hold") {
+        "on" => "Support to hold: allowed",
+        _ => "Support to hold: not allowed (such orders are void)",
+    };
+    let press = match options_get(OPTIONS, options, "press") {
+        "anonymous" => "Press between players: relayed anonymously",
+        _ => "Press between players: relayed with the sender's name",
+    };
+    let limit = options_get(OPTIONS, options, "nmr_limit");
+    vec![
+        support.into(),
+        press.into(),
+        format!("Missed turns: the player's units hold; the GM is told after {limit} in a row"),
+    ]
+}
+
 /// A game of Dip-Tac-Toe: the position, the turn number and who has resigned.
 #[derive(Debug, Clone)]
 pub struct DipTacToe {
@@ -322,6 +340,7 @@ impl Rules for DipTacToe {
         seats: &SEATS,
         players: (4, 4),
         options: OPTIONS,
+        settings,
         summary: "Dip-Tac-Toe: four players on a 4x4x4 cube give one order a turn (place\n\
              from the reserve, move one step, or support another player), all\n\
              resolved together as in Diplomacy. Claim VICTORY with your orders when\n\

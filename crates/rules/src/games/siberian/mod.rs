@@ -148,6 +148,7 @@ impl Rules for Siberian {
         seats: &board::SEATS,
         players: (2, 3),
         options: OPTIONS,
+        settings: variant::settings,
         summary: "Siberian Dice: take a die from your hand (H) or lift one of yours from\n\
              the board (c3); the GM rolls it and you place it on any empty hex (d4).\n\
              A die is perfect when its number equals the dice next to it: 6 perfect\n\
@@ -288,6 +289,13 @@ impl Rules for Siberian {
             declaration: plan.source.text(),
             outcomes,
         })
+    }
+
+    fn plan_refusal(&self, lines: &[String]) -> Option<PlyError> {
+        if self.phase != Phase::Declare || self.outcome.is_some() {
+            return None;
+        }
+        notation::plan_refusal(lines)
     }
 
     fn moves_help(&self) -> Option<String> {

@@ -83,10 +83,7 @@ pub fn parse_declaration(text: &str) -> Result<Source, PlyError> {
         }
         // A whole move or a plan on one line with a bad word (`h d8`, `H: 1>a1 7>e5`): the
         // word is named, not the line.
-        _ => match parse_plan(&[text.to_string()]) {
-            Err(Some(e @ PlyError::Illegal(_))) => Err(e),
-            _ => Err(declaration_syntax(text)),
-        },
+        _ => Err(plan_refusal(&[text.to_string()]).unwrap_or_else(|| declaration_syntax(text))),
     }
 }
 
@@ -153,6 +150,15 @@ pub struct Plan {
 /// placement at all (a bare declaration is a ply, not a plan).
 pub fn read_plan(lines: &[String]) -> Option<Plan> {
     parse_plan(lines).ok()
+}
+
+/// Lines that start as a plan with a word that spoils it (`H: 1>a1` then `3-5>d4 7>e5`): the
+/// refusal naming the word. Prose after a plan, or lines that are no plan, are not refused here.
+pub fn plan_refusal(lines: &[String]) -> Option<PlyError> {
+    match parse_plan(lines) {
+        Err(Some(e @ PlyError::Illegal(_))) => Some(e),
+        _ => None,
+    }
 }
 
 /// A plan, or why not: `Err(None)` when the lines do not start like one, else the first
@@ -315,6 +321,24 @@ mod tests {
         assert_eq!(read_plan(&lines("c3: 7>a1")), None);
         assert_eq!(read_plan(&lines("c3 d9")), None);
         assert_eq!(read_plan(&lines("hello there")), None);
+    }
+
+    /// A plan over several lines that a word spoils is refused naming it; prose after a plan,
+    /// or lines that are no plan, are not refused as a plan.
+    #[test]
+    fn a_spoiled_plan_names_its_bad_word() {
+        let why = |text: &str| plan_refusal(&lines(text)).map(|e| e.to_string());
+        assert_eq!(
+            why("H: 1>a1\n3-5>d4 7>e5").as_deref(),
+            Some("7: a die shows 1 to 6")
+        );
+        assert_eq!(
+            why("c3\n1: a1\n2-6 > d9").as_deref(),
+            Some("d9: column d has 7 hexes, d1 to d7")
+        );
+        assert_eq!(why("H: 1>a1\nSee you on d9"), None);
+        assert_eq!(why("H: 1>a1\n3-5>d4"), None);
+        assert_eq!(why("hello there"), None);
     }
 
     /// Issue 27, point 13: a hex off the board or a die value out of 1 to 6 is refused naming

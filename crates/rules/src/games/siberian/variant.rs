@@ -44,6 +44,45 @@ pub const OPTIONS: &[OptionSpec] = &[
     },
 ];
 
+/// This game's settings in a player's words (`GameFacts::settings`): the variant, the
+/// players with their dice and target, and the rule for a shared finish; the objective and the
+/// length only where the variant takes them (in the variant's line).
+pub fn settings(options: &Options) -> Vec<String> {
+    let Ok(c) = Config::read(options) else {
+        return Vec::new();
+    };
+    let variant = match c.variant {
+        Variant::Basic => "Variant: basic".to_string(),
+        Variant::Primes => "Variant: primes".to_string(),
+        Variant::Strategic => {
+            "Variant: strategic: you see your next roll one turn ahead (an indicator die)".into()
+        }
+        Variant::Grossmeister => {
+            "Variant: grossmeister: each player's dice are rolled at the start into a public \
+             sequence"
+                .into()
+        }
+        Variant::Purity => format!(
+            "Variant: purity: a list of {} numbers is published at the start, one for each \
+             die placed",
+            c.length
+        ),
+    };
+    let players = format!(
+        "Players: {}, {} dice each; {} perfect dice win",
+        c.players, c.dice, c.target
+    );
+    let shared = match c.simultaneous {
+        Simultaneous::Draw => "a draw among them",
+        Simultaneous::Most => "the most perfect dice win (a tie at the top draws)",
+    };
+    let shared = format!(
+        "Two or more players reaching {} perfect dice on the same move: {shared}",
+        c.target
+    );
+    vec![variant, players, shared]
+}
+
 /// PURITY's longest sequence: the whole sequence is one chance ply, rolled and mailed at once.
 pub const MAX_LENGTH: usize = 9999;
 
