@@ -79,17 +79,30 @@ pub fn declared(
             "declared"
         }
         Some((kind, sq, die)) => {
-            parts.push(format!("declared the {} on {sq}, rolling the d{die}", kind.name()));
+            parts.push(format!(
+                "declared the {} on {sq}, rolling the d{die}",
+                kind.name()
+            ));
             "played"
         }
         None => "played",
     };
-    format!("{} {verb} {canonical} ({}).", mover.name(), parts.join(", then "))
+    format!(
+        "{} {verb} {canonical} ({}).",
+        mover.name(),
+        parts.join(", then ")
+    )
 }
 
 /// The GM's roll for the declared piece: the value, then the one move the GM plays for the
 /// player or the moves the player may choose from.
-pub fn rolled(roll: u32, die: u32, forced: bool, legal: &[String], special_may_follow: bool) -> String {
+pub fn rolled(
+    roll: u32,
+    die: u32,
+    forced: bool,
+    legal: &[String],
+    special_may_follow: bool,
+) -> String {
     let head = format!("The GM rolled {roll} (d{die}).");
     if forced {
         return format!("{head} One move is legal: the GM plays it.");
