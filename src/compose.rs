@@ -133,13 +133,14 @@ pub fn to_seat(
             return tx.wait_for_digest(player, ctx.now);
         }
     }
+    let board = letters::board_for(g, letter);
     let vars = SeatMail {
         game: GameVars::of(g),
         seat: g.game.seat_name(seat),
         headline: letter
             .headline()
             .unwrap_or_else(|| letters::headline(g, seat)),
-        board: g.board(),
+        board: &board,
         letter,
     };
     let mut keep = letter.verbatim();

@@ -9,8 +9,9 @@ use crate::games::AnyGame;
 use crate::mail::outbound::Picture;
 use crate::store::{HtmlPart, OutboxRow, Store};
 
-/// A position's board: its text (as the mail's text carries it) and its picture.
-type Board = Option<(String, Vec<u8>)>;
+/// A position's board: its texts (shown alone, and beside a report that told the last ply:
+/// the mail's text carries one of them) and its picture.
+type Board = Option<([String; 2], Vec<u8>)>;
 
 /// Gives every waiting mail its HTML part; returns how many. A mail whose picture cannot
 /// be made goes as text (logged): the HTML is a courtesy, never a reason to hold a mail.
@@ -106,7 +107,7 @@ fn draw(store: &mut Store, id: i64, plies: usize) -> Board {
         .map_err(|e| tracing::warn!(game = id, error = %format!("{e:#}"), "no board to draw"))
         .ok()?;
     match crate::picture::board_png(&game) {
-        Ok(png) => Some((game.board(), png)),
+        Ok(png) => Some(([game.board(), game.board_beside_report()], png)),
         Err(e) => {
             tracing::warn!(game = id, error = %e, "the board picture failed: text only");
             None
@@ -119,7 +120,12 @@ fn draw(store: &mut Store, id: i64, plies: usize) -> Board {
 /// mail stands.
 fn with_html(row: &OutboxRow, board: Board, cfg: &Config) -> Made {
     let (text, picture) = match board {
-        Some((text, png)) => {
+        Some((texts, png)) => {
+            let text = texts
+                .into_iter()
+                .rev()
+                .find(|t| row.body.contains(t.trim_end()))
+                .unwrap_or_default();
             let domain = cfg.address_parts().1;
             let picture = Picture {
                 content_id: format!("board.{}.{}@{domain}", row.game_id.unwrap_or(0), row.id),

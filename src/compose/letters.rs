@@ -39,6 +39,25 @@ pub trait Letter: Serialize {
     fn awaited(&self) -> bool {
         false
     }
+
+    /// The texts of the mail that tell what was played (reports), so that the board beside
+    /// them does not tell the last ply again (`board_for`).
+    fn told(&self) -> Vec<&str> {
+        Vec::new()
+    }
+}
+
+/// The board a seat's mail shows: where the mail's text has just told the last ply by its
+/// report, without the board's own line for that ply (the board shown alone keeps it).
+pub fn board_for(g: &Loaded, letter: &impl Letter) -> String {
+    let told = g
+        .game
+        .last_report()
+        .is_some_and(|r| letter.told().iter().any(|t| t.contains(r.trim())));
+    match told {
+        true => g.game.board_beside_report(),
+        false => g.board().to_string(),
+    }
 }
 
 /// The game as every template about a game sees it (`game.*`).
@@ -214,6 +233,11 @@ pub fn said(g: &Loaded, actor: Actor, text: &str) -> String {
     if let Some(Ok(_)) = crate::games::standing::read(actor, text, by_name) {
         return String::new();
     }
+    // A game whose reports tell each ply in words (its notation beside) is told by them:
+    // listing the ply as well would say it twice.
+    if g.game.reports_every_ply() {
+        return String::new();
+    }
     match actor {
         Actor::Seat(s) => format!("{} played {text}", g.game.seat_name(s)),
         Actor::Chance => {
@@ -223,9 +247,9 @@ pub fn said(g: &Loaded, actor: Actor, text: &str) -> String {
                 .collect();
             format!("The GM rolled {}.", values.join(" "))
         }
-        // A turn's adjudication: its report (which follows) says it all.
-        Actor::Gm if g.kind().facts().simultaneous => String::new(),
-        Actor::Gm => format!("The GM played {text}."),
+        // A turn's adjudication: its report (which follows) says it all; any other ply of the
+        // GM's (`game play --gm`) comes with its report "The GM played ..." (gm::play_as_gm).
+        Actor::Gm => String::new(),
     }
 }
 
@@ -271,6 +295,10 @@ impl Letter for TurnReport {
     fn headline(&self) -> Option<String> {
         self.headline.clone()
     }
+
+    fn told(&self) -> Vec<&str> {
+        self.reports.iter().map(String::as_str).collect()
+    }
 }
 
 /// `game_over`: the last plies and the whole record (with the revealed seed).
@@ -292,6 +320,10 @@ impl Letter for GameOver {
 
     fn awaited(&self) -> bool {
         true
+    }
+
+    fn told(&self) -> Vec<&str> {
+        self.reports.iter().map(String::as_str).collect()
     }
 }
 
@@ -384,6 +416,15 @@ impl Letter for Reply {
 
     fn headline(&self) -> Option<String> {
         self.headline.clone()
+    }
+
+    fn told(&self) -> Vec<&str> {
+        // The reply carries what the GM played on the mail among its other texts.
+        self.reports
+            .iter()
+            .map(String::as_str)
+            .chain([self.extra.as_str()])
+            .collect()
     }
 }
 

@@ -249,10 +249,13 @@ fn try_plan(
                     if let Some(cut) = r.find(". ") {
                         r.truncate(cut + 1);
                     }
-                    r.push_str(&format!(
-                        " The move planned for it, {}, is played.",
-                        outcome.ply
-                    ));
+                    // A game whose move reports itself says it next; others name it here.
+                    if !g.game.reports_every_ply() {
+                        r.push_str(&format!(
+                            " The move planned for it, {}, is played.",
+                            outcome.ply
+                        ));
+                    }
                 }
                 if !skipped.is_empty() {
                     let note = format!("Of your plan, not played:{skipped}");

@@ -352,7 +352,7 @@ fn the_gm_starts_a_rinoceronte_game_and_reveals_its_seed_to_everyone() {
     assert!(o.status.success(), "{}", text(&o));
     let out = text(&o);
     assert!(out.contains("chance: roll "), "{out}");
-    assert!(out.contains("The Rinocerontes face: WHITE "), "{out}");
+    assert!(out.contains("the Rinocerontes face WHITE "), "{out}");
     assert!(out.contains("WHITE to move"), "{out}");
     // A second start has nothing to do.
     let o = pbem(d, &["game", "start", "1"]);

@@ -42,7 +42,11 @@ fn a_roll_with_a_real_choice_is_mailed_and_the_choice_awaited() {
         assert!(reply.body.contains(outcome), "{}", reply.body);
     }
     let report = only_to(&mail, BLACK);
-    assert!(report.body.contains("roll 1"), "{}", report.body);
+    assert!(
+        says(&report.body, "The GM rolled 1 (d6)."),
+        "{}",
+        report.body
+    );
     send(&mut w, id, 0, "b6xc6", &[]);
     let g = w.load(id);
     assert_eq!(g.moves.last().unwrap().text, "b6xc6");
@@ -67,7 +71,8 @@ fn a_forced_outcome_is_played_without_asking() {
         assert!(
             says(
                 body,
-                "rolled 3 (d4) for the Cavalo on e5. The only legal move, e5xc7/S, is played."
+                "The GM rolled 3 (d4). One move is legal: the GM plays it. WHITE played e5xc7/S \
+                 (the Cavalo from e5 to c7, facing south, captures BLACK's Rato)."
             ),
             "{body}"
         );
@@ -91,7 +96,7 @@ fn a_conditional_turn_in_one_message() {
         assert!(!body.contains("Legal:"), "{body}");
         assert!(!body.contains("A special move may follow"), "{body}");
         assert!(
-            crate::common::says(body, "The move planned for it, d8xc7, is played."),
+            crate::common::says(body, "The GM rolled 2 (d4). WHITE played d8xc7"),
             "{body}"
         );
     }
@@ -222,7 +227,10 @@ fn a_plan_that_fails_is_told_to_its_author_only() {
     assert!(mine.contains("b6-a7 cannot be played"), "{mine}");
     let theirs = &only_to(&mail, BLACK).body;
     assert!(
-        says(theirs, "The move planned for it, b6xc6, is played."),
+        says(
+            theirs,
+            "WHITE played b6xc6 (the Formiga from b6 to c6, captures"
+        ),
         "{theirs}"
     );
     assert!(
@@ -321,4 +329,26 @@ fn a_second_move_after_a_command_is_refused_as_one_move_per_mail() {
     let reply = &only_to(&mail, WHITE).body;
     assert!(says(reply, "refused: b6xc6"), "{reply}");
     assert!(says(reply, "one move per mail"), "{reply}");
+}
+
+/// Issue 27, points 21 and 24: the turn report says the roll and the move once, in words
+/// beside the notation (the capture named), and the board beside it has no `Last:` line.
+#[test]
+fn a_turn_report_says_the_roll_and_the_move_once_in_words() {
+    let mut w = World::new();
+    let id = example_game(&mut w);
+    send(&mut w, id, 0, "Ca e5", &[3]);
+    let mail = w.new_mail();
+    let body = &only_to(&mail, BLACK).body;
+    assert_eq!(body.matches("rolled 3").count(), 1, "{body}");
+    assert_eq!(body.matches("e5xc7/S").count(), 1, "{body}");
+    assert!(!body.contains("Last:"), "{body}");
+    assert!(says(body, "captures BLACK's Rato"), "{body}");
+    assert!(
+        says(
+            body,
+            "WHITE declared Cae5 (the Cavalo on e5, rolling the d4)."
+        ),
+        "{body}"
+    );
 }

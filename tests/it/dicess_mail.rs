@@ -153,8 +153,9 @@ fn the_set_up_roll_is_mailed_to_both_players_and_each_places_its_own_numbers() {
     assert_eq!(to_dark.kind, "move_accepted");
     for body in [&to_light.body, &to_dark.body] {
         for needle in [
-            // The GM's roll, told in words (not as the record's `roll ...` ply).
-            &format!("The GM rolled {ROLL}.") as &str,
+            // The GM's roll, told once in words by the report (not as the record's
+            // `roll ...` ply, nor again as a line of its own or under the board).
+            "The set-up roll:",
             "the salts are fixed: light's pebble | 42",
             LIGHT_ROLLED,
             "(sorted: 1 1 2 2 3 4 5 5 5 5 6 6 6 6 6 6)",
@@ -165,6 +166,9 @@ fn the_set_up_roll_is_mailed_to_both_players_and_each_places_its_own_numbers() {
         ] {
             assert!(says(body, needle), "{needle}: {body}");
         }
+        // Issue 27, point 21: each fact once: the roll by the report alone.
+        assert_eq!(body.matches(LIGHT_ROLLED).count(), 1, "{body}");
+        assert!(!body.contains("The GM rolled"), "{body}");
     }
     assert!(says(&to_light.body, "It is your move"), "{}", to_light.body);
     assert!(!says(&to_dark.body, "It is your move"), "{}", to_dark.body);

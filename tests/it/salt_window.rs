@@ -118,13 +118,13 @@ fn a_rinoceronte_game_opens_with_its_roll_once_every_player_sent_start() {
     assert!(
         to_black
             .body
-            .contains("The Rinocerontes face: WHITE SE, BLACK NW."),
+            .contains("the Rinocerontes face WHITE southeast, BLACK northwest."),
         "{}",
         to_black.body
     );
     let to_white = only_to(&mail, WHITE);
     for needle in [
-        "roll 2 4",
+        "The GM rolled 2 4",
         "Every player is ready: the salts are fixed: white's lucky pebble | 42.",
         "Dice salts (fixed): white's lucky pebble | 42",
         "It is your move",
@@ -221,7 +221,11 @@ fn a_standard_games_first_declaration_waits_for_the_salts() {
     assert_eq!(g.row.deadline, g.row.salts_until);
     let mail = w.new_mail();
     let report = only_to(&mail, BLACK);
-    assert!(report.body.contains("WHITE played Fob6"), "{}", report.body);
+    assert!(
+        report.body.contains("WHITE declared Fob6"),
+        "{}",
+        report.body
+    );
     assert!(
         report.body.contains("still to come from BLACK"),
         "{}",

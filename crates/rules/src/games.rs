@@ -187,6 +187,13 @@ pub trait Rules: Clone + Sized {
     /// The board as plain text for mail, at most 72 columns.
     fn board(&self) -> String;
 
+    /// The board for a mail whose text has just told the last ply by its report: without the
+    /// board's own line for that ply (`Last: ...`), which would say it again. Where the board
+    /// is shown alone (`game show`, a welcome, a status) it keeps that line. Default `board`.
+    fn board_beside_report(&self) -> String {
+        self.board()
+    }
+
     /// The position as JSON for `pbem replay --json` and tools.
     fn position_json(&self) -> serde_json::Value;
 
@@ -240,6 +247,13 @@ pub trait Rules: Clone + Sized {
     /// the ply needs no more words than its notation.
     fn last_report(&self) -> Option<String> {
         None
+    }
+
+    /// Whether `last_report` tells every ply of the seats and the dice in words, its notation
+    /// beside: a mail then says each ply once, by its report, and not also as "RED played
+    /// ...". Default false: some plies have no report, so a mail lists every ply.
+    fn reports_every_ply(&self) -> bool {
+        false
     }
 
     /// A ply the GM may play at once without asking anybody, because it is the only legal one
@@ -696,6 +710,9 @@ impl AnyGame {
     pub fn board(&self) -> String {
         dispatch!(&self.engine, g => g.board())
     }
+    pub fn board_beside_report(&self) -> String {
+        dispatch!(&self.engine, g => g.board_beside_report())
+    }
     pub fn position_json(&self) -> serde_json::Value {
         let mut json = dispatch!(&self.engine, g => g.position_json());
         // A game ended by a shared ply has nobody to move, whatever its own rules say.
@@ -729,6 +746,9 @@ impl AnyGame {
             Some(r) => Some(r.to_string()),
             None => dispatch!(&self.engine, g => g.last_report()),
         }
+    }
+    pub fn reports_every_ply(&self) -> bool {
+        dispatch!(&self.engine, g => g.reports_every_ply())
     }
     pub fn auto_ply(&self) -> Option<String> {
         if self.standing.ended().is_some() {

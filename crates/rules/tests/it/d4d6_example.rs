@@ -66,7 +66,11 @@ fn forced_outcomes_are_played_by_the_gm() {
     g.play(Actor::Seat(0), "Ca e5").unwrap();
     g.play(Actor::Chance, "roll 3").unwrap();
     assert_eq!(g.auto_ply().as_deref(), Some("e5xc7/S"));
-    assert!(g.last_report().unwrap().contains("e5xc7/S"));
+    // The roll's report says the GM plays the one legal move; the move's own report names it.
+    assert!(g
+        .last_report()
+        .unwrap()
+        .contains("One move is legal: the GM plays it."));
     let mut h = example();
     h.play(Actor::Seat(0), "Fob6").unwrap();
     h.play(Actor::Chance, "roll 1").unwrap();
@@ -94,7 +98,7 @@ fn forced_ask_leaves_room_for_a_special_move_after_the_forced_one() {
     assert!(play
         .last_report()
         .unwrap()
-        .contains("The only legal move, e5xc7/S, is played."));
+        .contains("One move is legal: the GM plays it."));
     let ask = roll_3(&[("forced", "ask")]);
     assert_eq!(ask.auto_ply(), None);
     let legal = ask.legal_plies();

@@ -391,3 +391,28 @@ fn refusals_name_the_rule_then_a_short_list() {
          b6xc6"
     );
 }
+
+/// Issue 27, point 24: each ply's report says it in words beside its notation.
+#[test]
+fn each_ply_reports_itself_in_words() {
+    let mut g = D4d6::new(&Options::new()).unwrap();
+    g.play(Actor::Seat(0), "Ca e2").unwrap();
+    assert_eq!(
+        g.last_report().unwrap(),
+        "WHITE declared Cae2 (the Cavalo on e2, rolling the d4)."
+    );
+    g.play(Actor::Chance, "roll 1").unwrap();
+    assert!(g
+        .last_report()
+        .unwrap()
+        .starts_with("The GM rolled 1 (d4)."));
+    let only = g.auto_ply().unwrap();
+    g.play(Actor::Seat(0), &only).unwrap();
+    assert_eq!(
+        g.last_report().unwrap(),
+        "WHITE played e2-e3/N (the Cavalo from e2 to e3, facing north)."
+    );
+    assert!(g.reports_every_ply());
+    assert!(!g.board_beside_report().contains("Last:"));
+    assert!(g.board().contains("Last:"));
+}

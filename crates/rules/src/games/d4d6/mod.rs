@@ -13,6 +13,7 @@ pub mod notation;
 pub mod pieces;
 pub mod position;
 mod refusals;
+pub mod report;
 pub mod specials;
 pub mod tablebase;
 
@@ -314,10 +315,13 @@ impl D4d6 {
             ));
         }
         let mut canon = Vec::new();
+        let mut special = None;
+        let mut declared = None;
         for (i, part) in parts.iter().enumerate() {
             let last = i + 1 == parts.len();
             if !last || Self::looks_special(part) {
                 let s = self.parse_special(part)?;
+                special = Some((self.pos.clone(), s));
                 self.apply_special(&s);
                 canon.push(s.text());
                 if self.outcome.is_some() && !last {
@@ -327,9 +331,20 @@ impl D4d6 {
                 }
             } else {
                 canon.push(self.declare(part)?);
+                if let Phase::Roll { from, die } = self.phase {
+                    let kind = self.pos.at(from).expect("declared piece").kind;
+                    declared = Some((kind, from, die));
+                }
             }
         }
-        Ok(canon.join(";"))
+        let canon = canon.join(";");
+        self.report = Some(report::declared(
+            self.mover(),
+            special.as_ref().map(|(p, s)| (p, s)),
+            declared,
+            &canon,
+        ));
+        Ok(canon)
     }
 
     fn current_choices(&self) -> Vec<Choice> {
@@ -373,8 +388,11 @@ impl D4d6 {
                 }
                 self.phase = Phase::Declare;
                 self.report = Some(format!(
-                    "The Rinocerontes face: WHITE {}, BLACK {}.",
-                    facings[0], facings[1]
+                    "The GM rolled {} {}: the Rinocerontes face WHITE {}, BLACK {}.",
+                    values[0],
+                    values[1],
+                    report::facing_words(facings[0]),
+                    report::facing_words(facings[1])
                 ));
                 Ok(self.chance_ply(&values))
             }
@@ -391,25 +409,16 @@ impl D4d6 {
                     .iter()
                     .map(|c| c.text(&self.pos))
                     .collect();
-                let piece = self.pos.at(from).expect("declared piece").kind.name();
-                let rolled = format!(
-                    "{} rolled {roll} (d{die}) for the {piece} on {from}.",
-                    self.mover().name()
-                );
                 // One legal outcome is the GM's to play (`auto_ply`): the report says so
-                // rather than offering a choice that nobody will be asked for.
-                self.report = Some(match self.forced_outcome() {
-                    Some(only) => format!("{rolled} The only legal move, {only}, is played."),
-                    None => format!(
-                        "{rolled} Legal: {}.{}",
-                        texts.join(", "),
-                        if self.special_used {
-                            ""
-                        } else {
-                            " A special move may follow after ';'."
-                        }
-                    ),
-                });
+                // rather than offering a choice that nobody will be asked for (the move's
+                // own report then says what it did).
+                self.report = Some(report::rolled(
+                    roll,
+                    die,
+                    self.forced_outcome().is_some(),
+                    &texts,
+                    !self.special_used,
+                ));
                 Ok(self.chance_ply(&values))
             }
             _ => Err(not_your_turn("no roll is due")),
@@ -436,13 +445,18 @@ impl D4d6 {
         let mut canon = choice.text(&self.pos);
         let mover = self.pos.at(from).expect("declared piece");
         self.apply_choice(&choice);
+        let mut special = None;
         if let Some(st) = special_text {
             let s = self.parse_special(st)?;
+            special = Some((self.pos.clone(), s));
             specials::apply(&mut self.pos, &s);
             self.special_used = true;
             self.promoted |= s.is_promotion();
             canon = format!("{canon};{}", s.text());
         }
+        let color = self.mover();
+        let special = special.as_ref().map(|(p, s)| (p, s));
+        self.report = Some(report::moved(color, &pos, &choice, special, &canon));
         self.last_squares = vec![choice.mv.from, choice.mv.to];
         let resets = choice.mv.capture
             || (mover.kind == Kind::Cavalo && choice.mv.steps > 0)
@@ -539,6 +553,48 @@ impl D4d6 {
         }
         out
     }
+
+    /// The board as text; `last`: with the line of the turn's plies (`Last: ...`), left out
+    /// where the mail's report has just told them.
+    fn board_text(&self, last: bool) -> String {
+        let mut notes = Vec::new();
+        if last && !self.turn_plies.is_empty() {
+            notes.push(format!("Last: {}", self.turn_plies.join(" ")));
+        }
+        if let Some((_, Some(roll))) = self.gamble() {
+            notes.push(format!("Roll: {roll}"));
+        }
+        if self.phase == Phase::Facings {
+            notes.push(
+                "The GM rolls the Rinocerontes' facings first: a d4 each, WHITE's first \
+                 (1 NE, 2 SE, 3 SW, 4 NW)."
+                    .into(),
+            );
+        }
+        if self.outcome.is_some() {
+            // Over (by its own rules, or a resignation or draw): nobody is to act.
+            notes.push(format!("Move {}: the game is over.", self.pos.fullmove));
+            return ascii::render(&self.shown_position(), &self.last_squares, &notes);
+        }
+        notes.push(format!(
+            "Move {}, {} to {}; clock {}/{DRAW_CLOCK}{}",
+            self.pos.fullmove,
+            self.mover().name(),
+            match self.phase {
+                Phase::Facings => "move after them",
+                Phase::Declare => "declare",
+                Phase::Roll { .. } => "wait for the roll",
+                Phase::Choose { .. } => "choose",
+            },
+            self.pos.clock,
+            if self.special_used {
+                "; special move used"
+            } else {
+                ""
+            }
+        ));
+        ascii::render(&self.shown_position(), &self.last_squares, &notes)
+    }
 }
 
 impl Rules for D4d6 {
@@ -619,6 +675,9 @@ impl Rules for D4d6 {
         }
         let text = text.trim();
         let mut next = self.clone();
+        // Every ply says what it did (a declaration, a roll, a move); one refused keeps the
+        // last report with the position.
+        next.report = None;
         let canon = match actor {
             Actor::Gm => {
                 return Err(PlyError::Illegal(
@@ -649,9 +708,6 @@ impl Rules for D4d6 {
             next.turn_plies.clear();
         }
         next.turn_plies.push(canon.clone());
-        if !matches!(actor, Actor::Chance) {
-            next.report = None;
-        }
         *self = next;
         Ok(canon)
     }
@@ -679,43 +735,11 @@ impl Rules for D4d6 {
     }
 
     fn board(&self) -> String {
-        let mut notes = Vec::new();
-        if !self.turn_plies.is_empty() {
-            notes.push(format!("Last: {}", self.turn_plies.join(" ")));
-        }
-        if let Some((_, Some(roll))) = self.gamble() {
-            notes.push(format!("Roll: {roll}"));
-        }
-        if self.phase == Phase::Facings {
-            notes.push(
-                "The GM rolls the Rinocerontes' facings first: a d4 each, WHITE's first \
-                 (1 NE, 2 SE, 3 SW, 4 NW)."
-                    .into(),
-            );
-        }
-        if self.outcome.is_some() {
-            // Over (by its own rules, or a resignation or draw): nobody is to act.
-            notes.push(format!("Move {}: the game is over.", self.pos.fullmove));
-            return ascii::render(&self.shown_position(), &self.last_squares, &notes);
-        }
-        notes.push(format!(
-            "Move {}, {} to {}; clock {}/{DRAW_CLOCK}{}",
-            self.pos.fullmove,
-            self.mover().name(),
-            match self.phase {
-                Phase::Facings => "move after them",
-                Phase::Declare => "declare",
-                Phase::Roll { .. } => "wait for the roll",
-                Phase::Choose { .. } => "choose",
-            },
-            self.pos.clock,
-            if self.special_used {
-                "; special move used"
-            } else {
-                ""
-            }
-        ));
-        ascii::render(&self.shown_position(), &self.last_squares, &notes)
+        self.board_text(true)
+    }
+
+    fn board_beside_report(&self) -> String {
+        self.board_text(false)
     }
 
     fn position_json(&self) -> serde_json::Value {
@@ -766,6 +790,11 @@ impl Rules for D4d6 {
 
     fn last_report(&self) -> Option<String> {
         self.report.clone()
+    }
+
+    /// A declaration, a roll, a move or a pass: each says what it did in words.
+    fn reports_every_ply(&self) -> bool {
+        true
     }
 
     fn auto_ply(&self) -> Option<String> {

@@ -221,7 +221,9 @@ impl Dicess {
 
     /// The lines under the board: the phase, the rolls during the set-up, the last turn, the
     /// scores and the impasse count.
-    fn status_lines(&self) -> Vec<String> {
+    /// The lines under the board; `last`: with the lines of the last ply (the roll right after
+    /// it, the last turn), left out where the mail's report has just told it.
+    fn status_lines(&self, last: bool) -> Vec<String> {
         let mut lines = Vec::new();
         let head = match (&self.outcome, self.phase) {
             (Some(Outcome::Win { seat, reason }), _) => {
@@ -243,7 +245,9 @@ impl Dicess {
             ),
         };
         lines.push(head);
-        if let Some(rolled) = &self.rolled {
+        // Once LIGHT has placed, DARK still places from its roll: the roll's lines stay.
+        let just_rolled = self.phase == Phase::Place(LIGHT);
+        if let Some(rolled) = self.rolled.as_ref().filter(|_| last || !just_rolled) {
             for side in [LIGHT, DARK] {
                 lines.push(format!(
                     "{} rolled {}",
@@ -256,7 +260,7 @@ impl Dicess {
                 ));
             }
         }
-        if let Some((side, text)) = &self.last_turn {
+        if let Some((side, text)) = self.last_turn.as_ref().filter(|_| last) {
             lines.push(format!("Last turn, {}: {text}", SEAT_NAMES[*side]));
         }
         if matches!(self.phase, Phase::Turn(_)) {
@@ -384,7 +388,11 @@ impl Rules for Dicess {
     }
 
     fn board(&self) -> String {
-        board::render(&self.board, &self.last_path, &self.status_lines())
+        board::render(&self.board, &self.last_path, &self.status_lines(true))
+    }
+
+    fn board_beside_report(&self) -> String {
+        board::render(&self.board, &self.last_path, &self.status_lines(false))
     }
 
     fn position_json(&self) -> serde_json::Value {
@@ -411,6 +419,11 @@ impl Rules for Dicess {
 
     fn last_report(&self) -> Option<String> {
         self.report.clone()
+    }
+
+    /// The roll, a placement and a turn (or pass) each say what they did in words.
+    fn reports_every_ply(&self) -> bool {
+        true
     }
 
     fn auto_ply(&self) -> Option<String> {

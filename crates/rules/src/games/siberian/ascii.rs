@@ -205,8 +205,9 @@ pub fn wrap(line: &str) -> Vec<String> {
     crate::games::wrap_status(line, 72)
 }
 
-/// The whole board for mail, at most 72 columns wide.
-pub fn render(game: &Siberian) -> String {
+/// The whole board for mail, at most 72 columns wide; `last`: with the last placement's line,
+/// left out where the mail's report has just told it.
+pub fn render(game: &Siberian, last: bool) -> String {
     let mut text = vec![
         "  B:5 BLUE's 5   * perfect   [ ] last placed   ( ) being lifted".to_string(),
         format!(
@@ -218,7 +219,7 @@ pub fn render(game: &Siberian) -> String {
     ];
     text.extend(seat_lines(game));
     text.extend(purity_line(game));
-    text.extend(last_line(game));
+    text.extend(last_line(game).filter(|_| last));
     text.push(next_line(game));
     let mut out = String::new();
     for line in honeycomb(game)

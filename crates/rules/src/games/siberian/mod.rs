@@ -241,7 +241,11 @@ impl Rules for Siberian {
     }
 
     fn board(&self) -> String {
-        ascii::render(self)
+        ascii::render(self, true)
+    }
+
+    fn board_beside_report(&self) -> String {
+        ascii::render(self, false)
     }
 
     fn position_json(&self) -> serde_json::Value {
