@@ -129,7 +129,10 @@ fn within(path: &Path) -> bool {
             c => parts.push(c),
         }
     }
-    parts.iter().collect::<std::path::PathBuf>().starts_with(root())
+    parts
+        .iter()
+        .collect::<std::path::PathBuf>()
+        .starts_with(root())
 }
 
 /// Whether a file of this name is anywhere in the repository (the build output aside).

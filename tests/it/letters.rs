@@ -278,3 +278,34 @@ fn a_join_confirmation_names_the_game_without_empty_parentheses() {
     assert!(ask.contains("game #1"), "{ask}");
     assert!(!ask.contains("()"), "{ask}");
 }
+
+/// Each fact once per mail: Dice Rink's report says which die must move; the board beside it
+/// marks the die with its `!` and does not say it again.
+#[test]
+fn dice_rink_says_the_die_that_must_move_once() {
+    let mut w = World::new();
+    let id = w.game(GameKind::DiceRink, &[("A", A), ("B", B)], &[], None, None);
+    w.new_mail();
+    for (seat, from, line) in [
+        (0, A, "b1 5/4"),
+        (1, B, "c4 2/4"),
+        (0, A, "c1 3/2"),
+        (1, B, "b4 6/4"),
+        // A's die rolls to a1 and shows 6: B's 6 on b4 must move.
+        (0, A, "5W6"),
+    ] {
+        w.new_mail();
+        w.send_to_seat(from, id, seat, line).unwrap();
+    }
+    let mail = w.new_mail();
+    let report = &only_to(&mail, B).body;
+    let told = report.matches("must move the die on b4").count();
+    assert_eq!(told, 1, "{report}");
+    assert!(
+        report.contains("B 6!"),
+        "the board still marks it: {report}"
+    );
+    // The board shown alone keeps the line.
+    let board = w.load(id).game.board();
+    assert!(board.contains("B must move the die on b4"), "{board}");
+}

@@ -340,6 +340,14 @@ impl Rules for DiceRink {
         board::render(&self.pos, self.must_move(), &self.status_lines())
     }
 
+    /// The report just said what binds the side to move ("A must move the die on c1"): the
+    /// board beside it keeps its heading and its `!` mark, not that line again.
+    fn board_beside_report(&self) -> String {
+        let mut lines = self.status_lines();
+        lines.truncate(1);
+        board::render(&self.pos, self.must_move(), &lines)
+    }
+
     fn position_json(&self) -> serde_json::Value {
         let dice: Vec<serde_json::Value> = self
             .pos
