@@ -4,6 +4,7 @@ use crate::games::siberian::board::SEATS;
 use crate::games::siberian::hex::{Hex, COLUMN_LENGTHS};
 use crate::games::siberian::perfection::perfect_hexes;
 use crate::games::siberian::position::Source;
+use crate::games::siberian::variant::Variant;
 use crate::games::siberian::{Phase, Siberian};
 use crate::games::Rules;
 
@@ -29,13 +30,25 @@ const COLUMN: f32 = (BOARD_W + 2.0 * PAD) / 2.0;
 const SEAT_H: f32 = 58.0;
 const MARK_H: f32 = 28.0;
 const PURITY_H: f32 = 44.0;
-/// About 400 pixels wide, so a phone shows the board near its own size; as tall as the
-/// fullest panel (three seats on two rows, PURITY's numbers, four marks on two rows), so
-/// every position has the same size.
+/// About 400 pixels wide, so a phone shows the board near its own size; at most as tall as
+/// the fullest panel (three seats on two rows, PURITY's numbers, four marks on two rows).
 pub(super) const SIZE: (u32, u32) = (
     (BOARD_W + 2.0 * PAD) as u32,
     (PANEL + 2.0 * SEAT_H + PURITY_H + 2.0 * MARK_H + PAD) as u32,
 );
+
+/// A game's pictures' size: as tall as its panel can be (its seats' rows, PURITY's numbers
+/// in that variant, room for every mark), the same for each of its positions.
+fn size(game: &Siberian) -> (u32, u32) {
+    let cfg = game.config();
+    let purity = if cfg.variant == Variant::Purity {
+        PURITY_H
+    } else {
+        0.0
+    };
+    let seats = cfg.players.div_ceil(2) as f32 * SEAT_H;
+    (SIZE.0, (PANEL + seats + purity + 2.0 * MARK_H + PAD) as u32)
+}
 
 const HEX_FILL: Rgb = Rgb(232, 224, 206);
 const PERFECT_FILL: Rgb = Rgb(247, 205, 70);
@@ -43,7 +56,8 @@ const PERFECT_FILL: Rgb = Rgb(247, 205, 70);
 pub(super) fn svg(game: &Siberian) -> String {
     let board = &game.position().board;
     let perfect = perfect_hexes(board);
-    let mut svg = Svg::new(SIZE.0, SIZE.1, PAPER);
+    let (width, height) = size(game);
+    let mut svg = Svg::new(width, height, PAPER);
     for h in Hex::all() {
         let fill = if perfect.contains(&h) {
             PERFECT_FILL
