@@ -49,7 +49,8 @@ pub fn board_svg(game: &AnyGame) -> String {
     }
 }
 
-/// A game's pictures' size in pixels (width, height): the same for every position.
+/// A game's pictures' largest size in pixels (width, height): a game's pictures all have
+/// one size, this one but for Siberian Dice's height, which follows its players and variant.
 pub fn size(kind: GameKind) -> (u32, u32) {
     match kind {
         GameKind::DiceRink => dicerink::SIZE,

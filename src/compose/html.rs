@@ -5,10 +5,22 @@ use crate::mail::outbound::{Html, Picture};
 /// Inline styles only: Gmail and Outlook drop `<style>` blocks and external sheets.
 const PAGE: &str = "margin:0 auto;max-width:600px;padding:12px;\
      font-family:Helvetica,Arial,sans-serif;font-size:15px;line-height:1.45;color:#1d1d1f";
+/// The board's text: its columns must line up, so it never wraps (it scrolls inside its box).
 const PRE: &str = "font-family:Menlo,Consolas,'DejaVu Sans Mono','Courier New',monospace;\
      font-size:13px;line-height:1.25;white-space:pre;overflow-x:auto;background:#f6f6f4;\
      border:1px solid #ddd;border-radius:4px;padding:8px;margin:12px 0";
+/// Other indented text (a list, the settings, a record): monospace, its lines kept, but a
+/// line wider than a phone wraps rather than hiding its end.
+const LIST: &str = "font-family:Menlo,Consolas,'DejaVu Sans Mono','Courier New',monospace;\
+     font-size:13px;line-height:1.25;white-space:pre-wrap;overflow-wrap:anywhere;\
+     background:#f6f6f4;border:1px solid #ddd;border-radius:4px;padding:8px;margin:12px 0";
 const IMG: &str = "display:block;max-width:100%;height:auto;border:0;margin:12px 0";
+/// A long token on a line of its own (a 64-digit seed or commitment): monospace, and free to
+/// wrap between any two digits, so it never makes a phone's page wider than the screen.
+const TOKEN: &str = "font-family:Menlo,Consolas,'DejaVu Sans Mono','Courier New',monospace;\
+     font-size:13px;overflow-wrap:anywhere;word-break:break-all";
+/// The shortest indented word read as a token (a hash), not as a column of a table.
+const TOKEN_CHARS: usize = 32;
 
 /// The HTML alternative of a mail whose text is `text`. Where `board` (the ASCII board, as the
 /// text carries it) appears, the HTML shows `picture` (when there is one) and then the board
@@ -47,14 +59,16 @@ pub fn letter(text: &str, board: Option<&str>, picture: Option<Picture>) -> Html
 }
 
 /// Text as paragraphs (blank lines between them), their words reflowing (`reflowed`), and a
-/// paragraph of indented or column-aligned lines (a list, a record) stays monospace.
+/// paragraph of indented or column-aligned lines (a list, a record) stays monospace; a
+/// paragraph whose only indented lines are each one long token (the dice's seed and its
+/// commitment) is words, the token on a line of its own that may wrap.
 fn paragraphs(out: &mut String, text: &str) {
     for para in text.split("\n\n").map(|p| p.trim_matches('\n')) {
         if para.trim().is_empty() {
             continue;
         }
-        if looks_preformatted(para) {
-            out.push_str(&format!("<pre style=\"{PRE}\">{}</pre>\n", escape(para)));
+        if looks_preformatted(para) && !only_tokens_indented(para) {
+            out.push_str(&format!("<pre style=\"{LIST}\">{}</pre>\n", escape(para)));
             continue;
         }
         out.push_str(&format!(
@@ -66,18 +80,43 @@ fn paragraphs(out: &mut String, text: &str) {
 
 /// A paragraph's lines for a browser: a line the text was refilled at (it ran close to the
 /// text's width) flows into the next, so the words reflow at any screen width; a short line
-/// was ended on purpose (a list of lines, a signature) and keeps its break.
+/// was ended on purpose (a list of lines, a signature) and keeps its break; a token's line
+/// (`is_token`) stands alone, in a span that wraps anywhere.
 fn reflowed(para: &str) -> String {
     let filled = |l: &str| l.chars().count() > crate::template::WIDTH - 16;
+    let lines: Vec<&str> = para.lines().collect();
     let mut out = String::with_capacity(para.len() + 32);
-    let mut lines = para.lines().peekable();
-    while let Some(line) = lines.next() {
-        out.push_str(&escape(line));
-        if lines.peek().is_some() {
-            out.push_str(if filled(line) { " " } else { "<br>\n" });
+    for (i, line) in lines.iter().enumerate() {
+        let token = is_token(line);
+        if token {
+            out.push_str(&format!(
+                "<span style=\"{TOKEN}\">{}</span>",
+                escape(line.trim())
+            ));
+        } else {
+            out.push_str(&escape(line));
+        }
+        if let Some(next) = lines.get(i + 1) {
+            let joins = !token && !is_token(next) && filled(line);
+            out.push_str(if joins { " " } else { "<br>\n" });
         }
     }
     out
+}
+
+/// An indented line holding one long word and nothing else: a hash, a seed.
+fn is_token(line: &str) -> bool {
+    let word = line.trim();
+    line.starts_with("  ")
+        && word.chars().count() >= TOKEN_CHARS
+        && !word.contains(char::is_whitespace)
+}
+
+/// Every indented line is a token and no line is laid out in columns: the paragraph is
+/// words around a hash, not a table.
+fn only_tokens_indented(para: &str) -> bool {
+    para.lines()
+        .all(|l| !l.trim().contains("   ") && (!l.starts_with("  ") || is_token(l)))
 }
 
 /// Lines indented by two or more spaces or holding runs of spaces are laid out in columns:
@@ -136,6 +175,32 @@ mod tests {
             mime: "image/png".into(),
             bytes: vec![0x89, b'P', b'N', b'G'],
         }
+    }
+
+    /// The seed's paragraph of a welcome is words, its 64-digit commitment on its own line
+    /// in a span that may wrap between digits (a phone's page is not widened by it); a
+    /// paragraph of columns stays a `<pre>`.
+    #[test]
+    fn a_hash_on_its_own_line_wraps_and_its_paragraph_reflows() {
+        let hash = "4bb06f8e4e3a7715d201d573d0aa423762e55dabd61a2c02278fa56cc6d294e0";
+        let text = format!(
+            "Dice: the GM's secret seed for this game has SHA-256 commitment\n  {hash}\n\
+             It is revealed when the game ends, so that anybody can check every\n\
+             roll: the rolls follow from the seed.\n\nPlayers:\n  WHITE: w@example.org\n"
+        );
+        let html = letter(&text, None, None).body;
+        assert!(
+            html.contains(&format!(
+                "commitment<br>\n<span style=\"{TOKEN}\">{hash}</span><br>\nIt is revealed"
+            )),
+            "{html}"
+        );
+        assert!(html.contains("every roll: the rolls"), "{html}");
+        assert!(TOKEN.contains("overflow-wrap:anywhere"));
+        assert!(
+            html.contains(">Players:\n  WHITE: w@example.org</pre>"),
+            "{html}"
+        );
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! d4 d6 chess's picture: the 8x8 board with its areas tinted, pieces as discs of their side's colour with letters and facing, the last move, the declared piece and its roll.
+//! d4 d6 chess's picture: the 8x8 board with its areas tinted, pieces as discs of their side's colour with letters and facing, the last move, the declared piece and its roll; the legend says what the tinted squares, the corner rings and the noses mean.
 
 use crate::games::d4d6::board::{Dir, Sq};
 use crate::games::d4d6::pieces::{Color, Kind, Piece};
+use crate::games::d4d6::position::Position;
 use crate::games::d4d6::D4d6;
 
 use super::grid::{self, Grid};
@@ -15,7 +16,13 @@ const MARGIN: f32 = GRID.x;
 const DISC: f32 = 21.0;
 
 const BOARD: f32 = CELL * 8.0;
-pub(super) const SIZE: (u32, u32) = grid::CHESSBOARD_SIZE;
+/// The chessboard's picture and two more legend lines: the special squares, the facings.
+pub(super) const SIZE: (u32, u32) = (
+    grid::CHESSBOARD_SIZE.0,
+    grid::CHESSBOARD_SIZE.1 + 2 * legend::HEIGHT as u32,
+);
+/// The first legend line's middle.
+const LEGEND_Y: f32 = MARGIN * 2.0 + BOARD + legend::HEIGHT / 2.0;
 
 /// The waiting area (reddish) and the promotion area (yellowish), as the seed's diagram
 /// colours them, light and dark squares each.
@@ -33,13 +40,7 @@ pub(super) fn svg(game: &D4d6) -> String {
     GRID.coordinates(&mut svg, MARGIN, 14.0);
     for sq in Sq::all().filter(|s| s.is_teleportation()) {
         let (x, y) = GRID.corner(sq.file() as u8, sq.rank() as u8);
-        svg.circle(
-            x + CELL - 9.0,
-            y + CELL - 9.0,
-            5.0,
-            None,
-            Some(Stroke::solid(INK, 2.0)),
-        );
+        teleport_ring(&mut svg, x + CELL - 9.0, y + CELL - 9.0);
     }
     for &sq in game.last_squares() {
         outline(&mut svg, sq, Stroke::solid(LAST_MOVE, 5.0));
@@ -53,7 +54,7 @@ pub(super) fn svg(game: &D4d6) -> String {
             draw_piece(&mut svg, sq, piece);
         }
     }
-    let mut key = Legend::new(MARGIN, MARGIN * 2.0 + BOARD + legend::HEIGHT / 2.0);
+    let mut key = Legend::new(MARGIN, LEGEND_Y);
     for colour in [Color::White, Color::Black] {
         key.swatch(&mut svg, D4D6[colour.index()], colour.name());
     }
@@ -68,7 +69,57 @@ pub(super) fn svg(game: &D4d6) -> String {
         Some((from, None)) => key.text(&mut svg, &format!("{from} declared")),
         None => {}
     }
+    squares_key(&mut svg);
+    facings_key(&mut svg, &pos);
     svg.finish()
+}
+
+/// The special squares, as the seed names them: the waiting area (red), the promotion area
+/// (yellow) and the teleportation corners (a ring).
+fn squares_key(svg: &mut Svg) {
+    let mut key = Legend::new(MARGIN, LEGEND_Y + legend::HEIGHT);
+    key.swatch(svg, WAITING[0], "waiting area");
+    key.swatch(svg, PROMOTION[0], "promotion");
+    let (x, y) = key.skip(16.0);
+    svg.rect(
+        (x, y - 8.0),
+        (16.0, 16.0),
+        3.0,
+        Some(WAITING[0]),
+        Some(Stroke::solid(INK, 1.5)),
+    );
+    teleport_ring(svg, x + 8.0, y);
+    key.text(svg, "teleport corner");
+}
+
+/// What a nose means; and a Rinoceronte's `?`, only while one waits for its facing (a
+/// standard game has no Rinoceronte, so its legend does not mention one).
+fn facings_key(svg: &mut Svg, pos: &Position) {
+    let mut key = Legend::new(MARGIN, LEGEND_Y + 2.0 * legend::HEIGHT);
+    let (x, y) = key.skip(26.0);
+    let (cx, cy) = (x + 11.0, y + 3.0);
+    let small = 0.45;
+    svg.circle(
+        cx,
+        cy,
+        DISC * small,
+        Some(D4D6[0]),
+        Some(Stroke::solid(INK, 1.5)),
+    );
+    let tip = nose(cx, cy, Dir::N).map(|(px, py)| (cx + (px - cx) * small, cy + (py - cy) * small));
+    svg.polygon(&tip, Some(INK), None);
+    key.text(svg, "nose: the way a piece faces");
+    let unrolled = Sq::all()
+        .filter_map(|sq| pos.at(sq))
+        .any(|p| p.kind == Kind::Rinoceronte && p.facing.is_none());
+    if unrolled {
+        key.text(svg, "?: facing not rolled yet");
+    }
+}
+
+/// The ring that marks a teleportation corner.
+fn teleport_ring(svg: &mut Svg, cx: f32, cy: f32) {
+    svg.circle(cx, cy, 5.0, None, Some(Stroke::solid(INK, 2.0)));
 }
 
 fn square_colour(sq: Option<Sq>, light: bool) -> Rgb {

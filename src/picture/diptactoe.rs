@@ -1,30 +1,38 @@
-//! Dip-Tac-Toe's picture: the cube's four levels side by side, units in their owners' colours, the last turn's moves, placements and dislodged units.
+//! Dip-Tac-Toe's picture: the cube's four levels in a 2x2 grid (legible on a phone), units in their owners' colours, the last turn's moves, placements and dislodged units, and the winning line of a game won.
 
 use crate::games::diptactoe::adjudicate::Verdict;
+use crate::games::diptactoe::lines::find_line;
 use crate::games::diptactoe::order::Order;
 use crate::games::diptactoe::space::{Space, FILES, LEVELS};
 use crate::games::diptactoe::{DipTacToe, LastTurn, SEATS};
+use crate::games::{Outcome, Rules};
 
 use super::legend::{self, Legend};
 use super::palette::{ink_on, Rgb, DIPTACTOE, FAINT, INK, LAST_MOVE, PAPER};
 use super::svg::{Stroke, Svg};
 
 const PAD: f32 = 10.0;
-const CELL: f32 = 30.0;
+const CELL: f32 = 36.0;
 /// The column of row numbers left of each level.
-const LABELS: f32 = 14.0;
-const GAP: f32 = 12.0;
+const LABELS: f32 = 16.0;
+const GAP: f32 = 14.0;
 const TITLE: f32 = 22.0;
 const LETTERS: f32 = 18.0;
-const UNIT: f32 = 11.0;
+const UNIT: f32 = 13.0;
 
 const LEVEL: f32 = 4.0 * CELL;
 const BLOCK: f32 = LABELS + LEVEL;
-const TOP: f32 = PAD + TITLE + LETTERS;
-const LEGEND_TOP: f32 = TOP + LEVEL + 8.0;
+/// A level's height with its title and file letters.
+const BLOCK_H: f32 = TITLE + LETTERS + LEVEL;
+const LEGEND_TOP: f32 = PAD + 2.0 * BLOCK_H + GAP + 6.0;
+/// Legend lines: the reserves on two, the last turn's marks on two (always room for them,
+/// so every position has the same size).
+const LEGEND_LINES: f32 = 4.0;
+/// Two levels a row, two rows: about 350 pixels wide, so a phone (400 pixels, less the
+/// mail's margins) shows it at its own size; four in a row were shrunk to a strip.
 pub(super) const SIZE: (u32, u32) = (
-    (2.0 * PAD + 4.0 * BLOCK + 3.0 * GAP) as u32,
-    (LEGEND_TOP + 2.0 * legend::HEIGHT + 4.0) as u32,
+    (2.0 * PAD + 2.0 * BLOCK + GAP) as u32,
+    (LEGEND_TOP + LEGEND_LINES * legend::HEIGHT + 4.0) as u32,
 );
 
 /// Pale squares, so the four colours of the units stand out.
@@ -38,6 +46,10 @@ pub(super) fn svg(game: &DipTacToe) -> String {
     }
     if let Some(last) = game.last_turn() {
         mark_last_turn(&mut svg, last);
+    }
+    let won = winning_lines(game);
+    for line in &won {
+        mark_line(&mut svg, line);
     }
     for (&space, &owner) in &pos.units {
         let (cx, cy) = centre(space);
@@ -53,32 +65,83 @@ pub(super) fn svg(game: &DipTacToe) -> String {
         let (x, y) = corner(space);
         dislodged(&mut svg, x + CELL - 6.0, y + 6.0, owner);
     }
-    let mut key = Legend::new(PAD, LEGEND_TOP + legend::HEIGHT / 2.0);
-    key.text(&mut svg, "In reserve:");
-    for (seat, name) in SEATS.iter().enumerate() {
-        key.swatch(
-            &mut svg,
-            DIPTACTOE[seat],
-            &format!("{name} {}", pos.reserves[seat]),
-        );
-    }
+    reserves(&mut svg, game);
+    let mut key = Legend::new(PAD, LEGEND_TOP + 2.5 * legend::HEIGHT);
     if let Some(last) = game.last_turn() {
-        let mut key = Legend::new(PAD, LEGEND_TOP + 1.5 * legend::HEIGHT);
         if last.orders.iter().any(|o| moved(&o.1, o.2).is_some()) {
             key.last_move(&mut svg, "last turn (dashed: moved from)");
         }
-        if let Some(&(_, owner)) = last.dislodged.first() {
-            let (x, y) = key.skip(18.0);
-            dislodged(&mut svg, x + 9.0, y, owner);
-            key.text(&mut svg, "dislodged");
-        }
+    }
+    let mut key = Legend::new(PAD, LEGEND_TOP + 3.5 * legend::HEIGHT);
+    if let Some(&(_, owner)) = game.last_turn().and_then(|l| l.dislodged.first()) {
+        let (x, y) = key.skip(18.0);
+        dislodged(&mut svg, x + 9.0, y, owner);
+        key.text(&mut svg, "dislodged");
+    }
+    if !won.is_empty() {
+        let (x, y) = key.skip(18.0);
+        ring(&mut svg, x + 9.0, y, 8.0);
+        key.text(&mut svg, "winning line");
     }
     svg.finish()
 }
 
-/// The top-left corner of a level's grid.
+/// Each seat's reserve, two seats a line (four do not fit a phone's width on one).
+fn reserves(svg: &mut Svg, game: &DipTacToe) {
+    let pos = game.position();
+    let mut key = Legend::new(PAD, LEGEND_TOP + legend::HEIGHT / 2.0);
+    key.text(svg, "In reserve:");
+    let indent = key.skip(0.0).0 - 6.0;
+    for (seat, name) in SEATS.iter().enumerate() {
+        if seat == 2 {
+            key = Legend::new(indent, LEGEND_TOP + 1.5 * legend::HEIGHT);
+        }
+        let label = format!("{name} {}", pos.reserves[seat]);
+        key.swatch(svg, DIPTACTOE[seat], &label);
+    }
+}
+
+/// The lines that won the game: the winner's (or, in a draw of valid claims, each drawn
+/// seat's) four in a row as the board stands. A game won otherwise (every other seat
+/// resigned) has none.
+fn winning_lines(game: &DipTacToe) -> Vec<[Space; 4]> {
+    let seats = match game.outcome() {
+        Some(Outcome::Win { seat, .. }) => vec![seat],
+        Some(Outcome::Draw { seats, .. }) => seats,
+        None => Vec::new(),
+    };
+    let units = &game.position().units;
+    seats
+        .into_iter()
+        .filter_map(|seat| find_line(|s| units.get(&s) == Some(&seat)))
+        .collect()
+}
+
+/// A winning line: a ring around each of its units, and a line through them where they
+/// share a level (a line across levels is told by its rings alone).
+fn mark_line(svg: &mut Svg, line: &[Space; 4]) {
+    if line.iter().all(|s| s.level == line[0].level) {
+        let ends = [centre(line[0]), centre(line[3])];
+        svg.polyline(&ends, Stroke::solid(INK, 4.0));
+    }
+    for &space in line {
+        let (cx, cy) = centre(space);
+        ring(svg, cx, cy, UNIT + 3.5);
+    }
+}
+
+/// The ring that marks a unit of the winning line.
+fn ring(svg: &mut Svg, cx: f32, cy: f32, r: f32) {
+    svg.circle(cx, cy, r, None, Some(Stroke::solid(INK, 3.0)));
+}
+
+/// The top-left corner of a level's grid: levels I and II on top, III and IV under them.
 fn origin(level: u8) -> (f32, f32) {
-    (PAD + f32::from(level) * (BLOCK + GAP) + LABELS, TOP)
+    let (col, row) = (f32::from(level % 2), f32::from(level / 2));
+    (
+        PAD + col * (BLOCK + GAP) + LABELS,
+        PAD + row * (BLOCK_H + GAP) + TITLE + LETTERS,
+    )
 }
 
 /// A space's top-left corner: files left to right, row 1 at the top (as the text board).
@@ -120,7 +183,13 @@ fn draw_level(svg: &mut Svg, level: u8) {
         Some(Stroke::solid(INK, 1.5)),
     );
     let title = format!("Level {}", LEVELS[usize::from(level)]);
-    svg.label(x + LEVEL / 2.0, PAD + TITLE / 2.0, 15.0, INK, &title);
+    svg.label(
+        x + LEVEL / 2.0,
+        y - LETTERS - TITLE / 2.0,
+        15.0,
+        INK,
+        &title,
+    );
 }
 
 /// Outlines a space just inside its edge.

@@ -1,9 +1,10 @@
-//! Siberian Dice's picture: the 37 hexes lettered on the edges, dice in their owners' colours with pips, perfect dice on gold, the last placement; each seat's hand and count beside.
+//! Siberian Dice's picture: the 37 hexes lettered on the edges, dice in their owners' colours with pips, perfect dice on gold, the last placement; each seat's hand and count, and what the marks mean, under the board (so a phone does not shrink the board to make room beside it).
 
 use crate::games::siberian::board::SEATS;
 use crate::games::siberian::hex::{Hex, COLUMN_LENGTHS};
 use crate::games::siberian::perfection::perfect_hexes;
 use crate::games::siberian::position::Source;
+use crate::games::siberian::variant::Variant;
 use crate::games::siberian::{Phase, Siberian};
 use crate::games::Rules;
 
@@ -21,12 +22,33 @@ const DIE: f32 = 34.0;
 const BOARD_W: f32 = 6.0 * 1.5 * R + 2.0 * R;
 const BOARD_H: f32 = 14.0 * HALF;
 const TOP: f32 = PAD + LETTERS;
-/// Where the panel of seats starts.
-const PANEL: f32 = PAD + BOARD_W + 22.0;
+/// Where the panel of seats starts: under the board and its letters.
+const PANEL: f32 = TOP + BOARD_H + LETTERS + 8.0;
+/// The panel's two columns: seats side by side, then the marks.
+const COLUMN: f32 = (BOARD_W + 2.0 * PAD) / 2.0;
+/// A seat's rows: name, hand and count, its variant's dice off the board.
+const SEAT_H: f32 = 58.0;
+const MARK_H: f32 = 28.0;
+const PURITY_H: f32 = 44.0;
+/// About 400 pixels wide, so a phone shows the board near its own size; at most as tall as
+/// the fullest panel (three seats on two rows, PURITY's numbers, four marks on two rows).
 pub(super) const SIZE: (u32, u32) = (
-    (PANEL + 176.0 + PAD) as u32,
-    (TOP + BOARD_H + LETTERS + PAD) as u32,
+    (BOARD_W + 2.0 * PAD) as u32,
+    (PANEL + 2.0 * SEAT_H + PURITY_H + 2.0 * MARK_H + PAD) as u32,
 );
+
+/// A game's pictures' size: as tall as its panel can be (its seats' rows, PURITY's numbers
+/// in that variant, room for every mark), the same for each of its positions.
+fn size(game: &Siberian) -> (u32, u32) {
+    let cfg = game.config();
+    let purity = if cfg.variant == Variant::Purity {
+        PURITY_H
+    } else {
+        0.0
+    };
+    let seats = cfg.players.div_ceil(2) as f32 * SEAT_H;
+    (SIZE.0, (PANEL + seats + purity + 2.0 * MARK_H + PAD) as u32)
+}
 
 const HEX_FILL: Rgb = Rgb(232, 224, 206);
 const PERFECT_FILL: Rgb = Rgb(247, 205, 70);
@@ -34,7 +56,8 @@ const PERFECT_FILL: Rgb = Rgb(247, 205, 70);
 pub(super) fn svg(game: &Siberian) -> String {
     let board = &game.position().board;
     let perfect = perfect_hexes(board);
-    let mut svg = Svg::new(SIZE.0, SIZE.1, PAPER);
+    let (width, height) = size(game);
+    let mut svg = Svg::new(width, height, PAPER);
     for h in Hex::all() {
         let fill = if perfect.contains(&h) {
             PERFECT_FILL
@@ -120,19 +143,19 @@ fn mark_moves(svg: &mut Svg, game: &Siberian) {
     }
 }
 
-/// Beside the board: each seat's colour, name, hand and perfect dice (and its variant's
-/// dice off the board), then what the marks mean.
+/// Under the board: each seat's colour, name, hand and perfect dice (and its variant's
+/// dice off the board), two seats a row; PURITY's numbers; then what the marks mean.
 fn panel(svg: &mut Svg, game: &Siberian) {
     let cfg = game.config();
     let pos = game.position();
     let counts = game.perfect_counts();
     let over = game.outcome().is_some();
-    let x = PANEL + 32.0;
-    let mut y = TOP + 10.0;
     for seat in 0..cfg.players {
+        let x = PAD + (seat % 2) as f32 * COLUMN;
+        let y = PANEL + 10.0 + (seat / 2) as f32 * SEAT_H;
         let swatch = Some(Stroke::solid(INK, 1.5));
         svg.rect(
-            (PANEL + 4.0, y - 8.0),
+            (x, y - 8.0),
             (16.0, 16.0),
             3.0,
             Some(SIBERIAN[seat]),
@@ -144,26 +167,29 @@ fn panel(svg: &mut Svg, game: &Siberian) {
             (false, false) => "",
         };
         let name = format!("{}{state}", SEATS[seat]);
-        svg.text(x, y + 5.0, 15.0, INK, Anchor::Start, &name);
+        svg.text(x + 24.0, y + 5.0, 15.0, INK, Anchor::Start, &name);
         let hand = pos.hand(cfg, seat);
         let line = format!("hand {hand}, perfect {}/{}", counts[seat], cfg.target);
-        svg.text(x, y + 25.0, 13.0, INK, Anchor::Start, &line);
+        svg.text(x + 24.0, y + 23.0, 12.0, INK, Anchor::Start, &line);
         if let Some(extra) = off_board(game, seat) {
-            svg.text(x, y + 43.0, 13.0, INK, Anchor::Start, &extra);
+            svg.text(x + 24.0, y + 39.0, 12.0, INK, Anchor::Start, &extra);
         }
-        y += 66.0;
     }
+    let mut y = PANEL + cfg.players.div_ceil(2) as f32 * SEAT_H;
     if let Some(p) = &pos.purity {
         // The panel holds the next few of up to 9999; the count and the "..." say the list
         // goes on (the text board lists it all).
         let count = format!("numbers to come: {}", p.len());
-        svg.text(PANEL, y - 6.0, 13.0, INK, Anchor::Start, &count);
-        svg.text(PANEL, y + 12.0, 13.0, INK, Anchor::Start, &purity_next(p));
-        y += 44.0;
+        svg.text(PAD, y + 10.0, 13.0, INK, Anchor::Start, &count);
+        svg.text(PAD, y + 28.0, 13.0, INK, Anchor::Start, &purity_next(p));
+        y += PURITY_H;
     }
-    let edge = Some(Stroke::solid(FAINT, 2.0));
-    svg.polygon(&hexagon(PANEL + 12.0, y, 12.0), Some(PERFECT_FILL), edge);
-    svg.text(x, y + 5.0, 13.0, INK, Anchor::Start, "perfect die");
+    marks(svg, game, y);
+}
+
+/// What the marks mean, two a row from `top`: the perfect die's gold, and each mark the
+/// board shows now.
+fn marks(svg: &mut Svg, game: &Siberian, top: f32) {
     let lifted = game
         .last()
         .and_then(|l| l.source.lifted().filter(|&h| h != l.target));
@@ -184,10 +210,21 @@ fn panel(svg: &mut Svg, game: &Siberian) {
             "being lifted",
         ),
     ];
-    for (_, stroke, label) in marks.into_iter().filter(|m| m.0) {
-        y += 30.0;
-        svg.polygon(&hexagon(PANEL + 12.0, y, 11.0), None, Some(stroke));
-        svg.text(x, y + 5.0, 13.0, INK, Anchor::Start, label);
+    let at = |i: usize| {
+        (
+            PAD + (i % 2) as f32 * COLUMN,
+            top + MARK_H / 2.0 + (i / 2) as f32 * MARK_H,
+        )
+    };
+    let (x, y) = at(0);
+    let edge = Some(Stroke::solid(FAINT, 2.0));
+    svg.polygon(&hexagon(x + 10.0, y, 11.0), Some(PERFECT_FILL), edge);
+    svg.text(x + 28.0, y + 5.0, 13.0, INK, Anchor::Start, "perfect die");
+    let shown = marks.into_iter().filter(|m| m.0);
+    for (i, (_, stroke, label)) in shown.enumerate() {
+        let (x, y) = at(i + 1);
+        svg.polygon(&hexagon(x + 10.0, y, 10.0), None, Some(stroke));
+        svg.text(x + 28.0, y + 5.0, 13.0, INK, Anchor::Start, label);
     }
 }
 
@@ -199,7 +236,8 @@ fn lifting(game: &Siberian) -> Option<Hex> {
     }
 }
 
-/// The most digits a panel line holds after its words (176 pixels at 13 points).
+/// The most digits a panel line holds after its words (kept from the panel beside the
+/// board: the text board lists them all).
 const PANEL_DIGITS: usize = 13;
 
 /// PURITY's next numbers as digits (as the text board writes them), "..." when more follow.

@@ -1,4 +1,4 @@
-//! The HTML part in a real browser (Debian's headless Chromium): each game's turn report (`html_mail::TURN_REPORTS`, a game of the registry each), its picture by file instead of `cid:`, shows the picture at its own width and lays the board's `<pre>` out in aligned columns (measured per character with DOM Ranges; a proportional font, forced, fails that check); a screenshot per game goes to `target/screenshots/<game>.png` for people to look at. Without Chromium the test says it is skipped, and fails instead when `PBEM_REQUIRE_BROWSER` is set (as `scripts/test.sh` does once it installed it).
+//! The HTML part in a real browser (Debian's headless Chromium): each game's turn report (`html_mail::TURN_REPORTS`, a game of the registry each), its picture by file instead of `cid:`, shows the picture at its own width and lays the board's `<pre>` out in aligned columns (measured per character with DOM Ranges; a proportional font, forced, fails that check); at a phone's 400 px the page does not scroll sideways, the picture is shown near its size and a welcome's 64-digit seed wraps; screenshots per game at 640 and 400 px go to `target/screenshots/<game>.png` and `<game>-400.png` for people to look at. Without Chromium the test says it is skipped, and fails instead when `PBEM_REQUIRE_BROWSER` is set (as `scripts/test.sh` does once it installed it).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 
 use pbem::games::GameKind;
 
-use crate::html_mail::{illustrated, parts, png_size, turn_report, Parts, Play, TURN_REPORTS};
+use crate::html_mail::{
+    illustrated, parts, png_size, turn_report, welcome, Parts, Play, TURN_REPORTS,
+};
 use crate::per_game;
 
 /// The most one Chromium run may take (it usually takes a second or two).
@@ -20,7 +22,18 @@ const TOLERANCE: f64 = 0.5;
 /// get that font first.
 const MEASURE: &str = r#"<script>
 window.addEventListener('load', function () {
-  var out = {img: 0, shown: 0, pres: 0, columns: 0, worst: 0, aligned: false};
+  var out = {img: 0, shown: 0, pres: 0, columns: 0, worst: 0, aligned: false,
+             inner: window.innerWidth, scroll: document.documentElement.scrollWidth,
+             tokens: 0, token_right: 0, cut: 0};
+  // Text boxes other than the board (which scrolls so its columns line up) that hide a
+  // line's end.
+  document.querySelectorAll('pre[style*="pre-wrap"]').forEach(function (p) {
+    if (p.scrollWidth > p.clientWidth) out.cut++;
+  });
+  document.querySelectorAll('span[style*="overflow-wrap:anywhere"]').forEach(function (t) {
+    out.tokens++;
+    out.token_right = Math.max(out.token_right, t.getBoundingClientRect().right);
+  });
   var img = document.querySelector('img');
   if (img && img.complete) {
     out.img = img.naturalWidth;
@@ -51,6 +64,9 @@ window.addEventListener('load', function () {
   });
   out.aligned = plain && out.pres > 0 && out.worst <= TOLERANCE;
   document.title = JSON.stringify(out);
+  // In a frame (a phone's width, narrower than Chromium's least window), the page around
+  // it takes the measure as its title.
+  if (window.parent !== window) window.parent.postMessage(document.title, '*');
 });
 </script>
 "#;
@@ -133,11 +149,23 @@ struct Measured {
     columns: f64,
     worst: f64,
     aligned: bool,
+    /// The viewport's width and the page's (wider: it scrolls sideways).
+    inner: f64,
+    scroll: f64,
+    /// The wrapping spans of long tokens (a seed), and the rightmost edge of any.
+    tokens: f64,
+    token_right: f64,
+    /// Text boxes (not the board's) that hide the end of a line.
+    cut: f64,
 }
 
+/// A desktop client's width, and a phone's (CSS pixels).
+const DESKTOP: u32 = 640;
+const PHONE: u32 = 400;
+
 /// Writes `html` with the measuring script (and the forced font, if any) beside the picture,
-/// loads it and reads the measure from the title.
-fn measure(exe: &Path, dir: &Path, html: &str, font: Option<&str>) -> Measured {
+/// loads it in a window `width` pixels wide and reads the measure from the title.
+fn measure(exe: &Path, dir: &Path, html: &str, font: Option<&str>, width: u32) -> Measured {
     let mut script = format!("<script>var TOLERANCE = {TOLERANCE};</script>\n");
     if let Some(f) = font {
         script.push_str(&format!("<script>var FORCE_FONT = {f:?};</script>\n"));
@@ -150,7 +178,9 @@ fn measure(exe: &Path, dir: &Path, html: &str, font: Option<&str>) -> Measured {
         "measure.html"
     });
     std::fs::write(&page, format!("{}{script}{}", &html[..at], &html[at..])).unwrap();
-    let dom = headless(exe, &page, &["--dump-dom".to_string()]);
+    let (page, window) = framed(dir, &page, width);
+    let args = ["--dump-dom".to_string(), window];
+    let dom = headless(exe, &page, &args);
     let json: serde_json::Value = serde_json::from_str(&title(&dom))
         .unwrap_or_else(|e| panic!("no measure in the title ({e}):\n{dom}"));
     let n = |k: &str| json[k].as_f64().unwrap_or_else(|| panic!("{k} in {json}"));
@@ -161,7 +191,60 @@ fn measure(exe: &Path, dir: &Path, html: &str, font: Option<&str>) -> Measured {
         columns: n("columns"),
         worst: n("worst"),
         aligned: json["aligned"].as_bool().expect("aligned"),
+        inner: n("inner"),
+        scroll: n("scroll"),
+        tokens: n("tokens"),
+        token_right: n("token_right"),
+        cut: n("cut"),
     }
+}
+
+/// Chromium's narrowest window: a narrower page is shown in a frame of its width.
+const LEAST_WINDOW: u32 = 500;
+
+/// The page to load to show `page` at `width` pixels, and the window size for it: the page
+/// itself, or, narrower than Chromium's least window, a page holding it in a frame of that
+/// width (top left) that takes the frame's measure as its title.
+fn framed(dir: &Path, page: &Path, width: u32) -> (PathBuf, String) {
+    if width >= LEAST_WINDOW {
+        return (page.to_path_buf(), format!("--window-size={width},1400"));
+    }
+    let name = page.file_name().unwrap().to_string_lossy();
+    let host = dir.join(format!("frame-{name}"));
+    let html = format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>-</title></head>\
+         <body style=\"margin:0\"><iframe src=\"{name}\" \
+         style=\"display:block;width:{width}px;height:1400px;border:0\"></iframe>\
+         <script>window.addEventListener('message', function (e) {{ \
+         document.title = e.data; }});</script></body></html>\n"
+    );
+    std::fs::write(&host, html).unwrap();
+    (host, format!("--window-size={LEAST_WINDOW},1400"))
+}
+
+/// The left `width` columns of a PNG (a frame's part of its page's screenshot).
+fn cropped(bytes: &[u8], width: u32) -> Vec<u8> {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
+    decoder.set_transformations(png::Transformations::EXPAND);
+    let mut reader = decoder.read_info().expect("a PNG header");
+    let mut buf = vec![0; reader.output_buffer_size().expect("a sane size")];
+    let info = reader.next_frame(&mut buf).expect("the PNG's pixels");
+    let channels = info.color_type.samples();
+    let row = info.width as usize * channels;
+    let keep = width as usize * channels;
+    let pixels: Vec<u8> = buf[..info.buffer_size()]
+        .chunks(row)
+        .flat_map(|r| &r[..keep])
+        .copied()
+        .collect();
+    let mut out = Vec::new();
+    let mut encoder = png::Encoder::new(&mut out, width, info.height);
+    encoder.set_color(info.color_type);
+    encoder.set_depth(png::BitDepth::Eight);
+    let mut writer = encoder.write_header().unwrap();
+    writer.write_image_data(&pixels).unwrap();
+    writer.finish().unwrap();
+    out
 }
 
 /// Where the screenshots go: `target/screenshots/` of the workspace (or of
@@ -208,7 +291,7 @@ fn check(exe: &Path, game: GameKind, play: Play) {
     let dir = tempfile::tempdir().unwrap();
     let html = page(dir.path(), &p);
 
-    let m = measure(exe, dir.path(), &html, None);
+    let m = measure(exe, dir.path(), &html, None, DESKTOP);
     eprintln!("{game}, monospace: {m:?}");
     assert_eq!(
         m.img,
@@ -225,24 +308,88 @@ fn check(exe: &Path, game: GameKind, play: Play) {
         "{game}: the board's columns do not line up: {m:?}"
     );
 
-    let m = measure(exe, dir.path(), &html, Some(PROPORTIONAL));
+    let m = measure(exe, dir.path(), &html, Some(PROPORTIONAL), DESKTOP);
     eprintln!("{game}, proportional: {m:?}");
     assert!(
         !m.aligned && m.worst > TOLERANCE,
         "{game}: a proportional font should break the columns: {m:?}"
     );
 
+    let m = measure(exe, dir.path(), &html, None, PHONE);
+    eprintln!("{game}, at {PHONE} px: {m:?}");
+    fits_a_phone(game, &m);
+    assert!(
+        m.shown >= LEGIBLE * m.img,
+        "{game}: the picture is shrunk to {:.0} of its {} pixels at {PHONE} px",
+        m.shown,
+        m.img
+    );
+    screenshot(exe, dir.path(), &html, &game.to_string(), DESKTOP);
+    screenshot(exe, dir.path(), &html, &format!("{game}-{PHONE}"), PHONE);
+}
+
+/// The least a phone may shrink a picture (shown width over its own) and it still reads:
+/// the chessboards' 500 pixels shown at 376 keep squares of 42. Four Dip-Tac-Toe levels in
+/// a row, or Siberian's panel beside its board, were shrunk to 0.64.
+const LEGIBLE: f64 = 0.7;
+
+/// At a phone's width the page does not scroll sideways, and no text box but the board's
+/// hides the end of a line.
+fn fits_a_phone(what: impl std::fmt::Display, m: &Measured) {
+    assert_eq!(m.cut, 0.0, "{what}: a text box hides a line's end: {m:?}");
+    assert_eq!(m.inner, f64::from(PHONE), "{what}: the window: {m:?}");
+    assert!(
+        m.scroll <= m.inner,
+        "{what}: the page is {} pixels wide at {PHONE}: {m:?}",
+        m.scroll
+    );
+}
+
+/// A screenshot of the page `html` in a window `width` pixels wide, to
+/// `target/screenshots/<name>.png`.
+fn screenshot(exe: &Path, dir: &Path, html: &str, name: &str, width: u32) {
     let shots = screenshots();
     std::fs::create_dir_all(&shots).unwrap();
-    let shot = shots.join(format!("{game}.png"));
+    let shot = shots.join(format!("{name}.png"));
     let _ = std::fs::remove_file(&shot);
-    let plain = dir.path().join("mail.html");
-    std::fs::write(&plain, &html).unwrap();
-    let args = [
-        format!("--screenshot={}", shot.display()),
-        "--window-size=640,1400".to_string(),
-    ];
-    headless(exe, &plain, &args);
-    let bytes = std::fs::read(&shot).unwrap_or_else(|e| panic!("{}: {e}", shot.display()));
-    assert_eq!(png_size(&bytes).0, 640, "{}", shot.display());
+    let plain = dir.join("mail.html");
+    std::fs::write(&plain, html).unwrap();
+    let (page, window) = framed(dir, &plain, width);
+    let args = [format!("--screenshot={}", shot.display()), window];
+    headless(exe, &page, &args);
+    let mut bytes = std::fs::read(&shot).unwrap_or_else(|e| panic!("{}: {e}", shot.display()));
+    if png_size(&bytes).0 > width {
+        bytes = cropped(&bytes, width);
+        std::fs::write(&shot, &bytes).unwrap();
+    }
+    assert_eq!(png_size(&bytes).0, width, "{}", shot.display());
+}
+
+/// A welcome with the dice's 64-digit commitment (d4 d6 chess) at a phone's width: the
+/// commitment is in its wrapping span, inside the screen, and the page does not scroll
+/// sideways (the commitment in a `<pre>` ran off it).
+#[test]
+fn a_welcome_s_seed_wraps_at_a_phone_s_width() {
+    let Some(exe) = chromium() else {
+        assert!(
+            std::env::var_os("PBEM_REQUIRE_BROWSER").is_none(),
+            "PBEM_REQUIRE_BROWSER is set but there is no chromium (or PBEM_CHROMIUM)"
+        );
+        eprintln!("browser test skipped: no chromium");
+        return;
+    };
+    let (mut w, row) = welcome();
+    let p = parts(&illustrated(&mut w, row.id));
+    assert!(p.text.contains("SHA-256 commitment"), "{}", p.text);
+    let dir = tempfile::tempdir().unwrap();
+    let html = page(dir.path(), &p);
+    let m = measure(&exe, dir.path(), &html, None, PHONE);
+    eprintln!("welcome at {PHONE} px: {m:?}");
+    fits_a_phone("the welcome", &m);
+    assert!(m.tokens >= 1.0, "the seed is not in a wrapping span: {m:?}");
+    assert!(
+        m.token_right <= m.inner,
+        "the seed runs off the screen: {m:?}"
+    );
+    screenshot(&exe, dir.path(), &html, &format!("welcome-{PHONE}"), PHONE);
 }

@@ -49,6 +49,21 @@ pub fn turn_report(play: Play) -> (World, OutboxRow) {
     (w, row)
 }
 
+/// A d4 d6 chess welcome (it carries the dice's 64-digit commitment), in a fresh world: the
+/// world and WHITE's welcome's row.
+pub fn welcome() -> (World, OutboxRow) {
+    let mut w = World::new();
+    let players = [
+        ("WHITE", "white@example.org"),
+        ("BLACK", "black@example.org"),
+    ];
+    w.game(GameKind::D4D6, &players, &[], None, None);
+    let mail = w.new_mail();
+    let row = only_to(&mail, players[0].1).clone();
+    assert_eq!(row.kind, "welcome", "{}", row.body);
+    (w, row)
+}
+
 /// The finished bytes of outbox row `id` once every waiting mail got its HTML part.
 pub fn illustrated(w: &mut World, id: i64) -> Vec<u8> {
     pbem::compose::illustrate::run(&mut w.store, &w.cfg).unwrap();

@@ -80,7 +80,17 @@ fn draw(game: &AnyGame) -> Decoded {
     );
     let decoded = decode(&bytes);
     let (w, h) = picture::size(game.kind());
-    assert_eq!((decoded.width, decoded.height), (w, h), "{:?}", game.kind());
+    assert_eq!(decoded.width, w, "{:?}", game.kind());
+    // Siberian's height follows its players and variant; the others' is the size's.
+    if game.kind() == GameKind::Siberian {
+        assert!(
+            decoded.height <= h && decoded.height > h / 2,
+            "{}",
+            decoded.height
+        );
+    } else {
+        assert_eq!(decoded.height, h, "{:?}", game.kind());
+    }
     assert!(w <= 600, "{:?} is {w} pixels wide", game.kind());
     decoded
 }
@@ -337,4 +347,109 @@ fn siberian_draws_whole_sequences_and_says_where_the_published_list_is_cut() {
     draw(&game);
     let few = siberian("purity", "BLUE:e5=4 RED:- move=RED purity=365");
     assert!(picture::board_svg(&few).contains(">next 365<"));
+}
+
+/// The widest picture a phone shows at about its own size: 400 CSS pixels less the mail's
+/// margins (24) leave 376; a picture a little wider is shrunk by at most a twentieth.
+const PHONE: u32 = 400;
+
+/// Where the SVG writes the text `label` (its `x` and `y`), the first time.
+fn text_at(svg: &str, label: &str) -> (f32, f32) {
+    let end = svg
+        .find(&format!(">{label}</text>"))
+        .unwrap_or_else(|| panic!("no {label:?} in {svg}"));
+    let start = svg[..end].rfind("<text ").expect("its element");
+    let attr = |name: &str| -> f32 {
+        let from = start + svg[start..].find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        let to = from + svg[from..].find('"').unwrap();
+        svg[from..to].parse().unwrap()
+    };
+    (attr("x"), attr("y"))
+}
+
+/// Dip-Tac-Toe's four levels are a 2x2 grid (I and II on top, III and IV under them, each
+/// column aligned), so the picture is narrow enough for a phone; four in a row were a strip
+/// shrunk to two thirds.
+#[test]
+fn diptactoe_draws_its_levels_as_a_two_by_two_grid_a_phone_shows_whole() {
+    let svg = picture::board_svg(&AnyGame::new(GameKind::DipTacToe, &Options::new()).unwrap());
+    let at = ["I", "II", "III", "IV"].map(|l| text_at(&svg, &format!("Level {l}")));
+    assert_eq!(at[0].1, at[1].1, "I and II side by side");
+    assert_eq!(at[2].1, at[3].1, "III and IV side by side");
+    assert!(at[2].1 > at[0].1 + 100.0, "III under I: {at:?}");
+    assert_eq!((at[0].0, at[1].0), (at[2].0, at[3].0), "columns: {at:?}");
+    let (width, _) = picture::size(GameKind::DipTacToe);
+    assert!(width <= PHONE, "{width} pixels wide");
+}
+
+/// Siberian Dice's seats and marks are under the board, not beside it: the picture is the
+/// board's width, so a phone does not shrink the board to make room for the panel.
+#[test]
+fn siberian_draws_its_legend_under_the_board() {
+    let game = after("siberian/games/three-basic.pgn", 30);
+    let svg = picture::board_svg(&game);
+    // "d" is the lowest letter under the board (column d reaches lowest); d1 its lowest hex.
+    let board_bottom = text_at(&svg, "d1").1;
+    for label in ["BLUE", "GREEN", "perfect die", "last placed"] {
+        let (_, y) = text_at(&svg, label);
+        assert!(
+            y > board_bottom + 30.0,
+            "{label} at {y}, the board ends at {board_bottom}"
+        );
+    }
+    let (width, _) = picture::size(GameKind::Siberian);
+    assert!(width <= PHONE, "{width} pixels wide");
+    draw(&game);
+}
+
+/// d4 d6's legend says what the special squares are (the waiting area, the promotion area,
+/// the teleportation corners) and what a nose means; a standard game (no Rinoceronte) says
+/// nothing of a Rinoceronte's facing roll, which the Rinoceronte variant explains while its
+/// Rinocerontes wait for it.
+#[test]
+fn d4d6_legend_explains_its_squares_and_names_the_rinoceronte_only_in_its_variant() {
+    let standard = picture::board_svg(&AnyGame::new(GameKind::D4D6, &Options::new()).unwrap());
+    for words in [
+        "waiting area",
+        "promotion",
+        "teleport corner",
+        "nose: the way a piece faces",
+    ] {
+        assert!(
+            standard.contains(&format!(">{words}<")),
+            "{words} in {standard}"
+        );
+    }
+    for words in ["Rinoceronte", "Ri", "not rolled"] {
+        assert!(!standard.contains(words), "{words} in {standard}");
+    }
+    let mut options = Options::new();
+    options.insert("variant".into(), "rinoceronte".into());
+    let rino = AnyGame::new(GameKind::D4D6, &options).unwrap();
+    let svg = picture::board_svg(&rino);
+    assert!(svg.contains(">?: facing not rolled yet<"), "{svg}");
+    draw(&rino);
+}
+
+/// The ring around each unit of Dip-Tac-Toe's winning line (`r` of 16.5: a unit's 13 and
+/// 3.5 of room) and the legend naming it.
+const RING: &str = "r=\"16.5\" fill=\"none\"";
+
+/// Dip-Tac-Toe's final picture of a game won by a line marks the line's four units and
+/// says so in its legend; no picture before the end has the mark.
+#[test]
+fn diptactoe_final_picture_marks_the_winning_line() {
+    let won = after("diptactoe/row-claim.pgn", 3);
+    assert!(won.outcome().is_some(), "row-claim ends won");
+    let svg = picture::board_svg(&won);
+    assert_eq!(svg.matches(RING).count(), 4, "{svg}");
+    assert!(svg.contains(">winning line<"), "{svg}");
+    draw(&won);
+    for plies in 0..3 {
+        let svg = picture::board_svg(&after("diptactoe/row-claim.pgn", plies));
+        assert!(
+            !svg.contains(RING) && !svg.contains("winning line"),
+            "{svg}"
+        );
+    }
 }

@@ -46,11 +46,48 @@ pub fn render(pos: &Position, marked: &[Sq], notes: &[String]) -> String {
     }
     out.push_str(files);
     out.push_str("WHITE in capitals, black in small letters; ~ waiting area, @ teleport\n");
-    out.push_str("Ra Rato Ca Cavalo Fo Formiga Ga Gata Go Gato Gu Guarda Ri Rinoceronte\n");
-    out.push_str("N E S W: facing (? not rolled yet); * last move\n");
+    out.push_str(&key(pos));
     for n in notes {
         out.push_str(n);
         out.push('\n');
     }
     out
+}
+
+/// The pieces' letters and what follows them: a Rinoceronte (and its facing roll) only
+/// where one is on the board, so a standard game's key names none.
+fn key(pos: &Position) -> String {
+    let pieces = Sq::all().filter_map(|sq| pos.at(sq));
+    let (mut rino, mut unrolled) = (false, false);
+    for p in pieces.filter(|p| p.kind == Kind::Rinoceronte) {
+        rino = true;
+        unrolled |= p.facing.is_none();
+    }
+    format!(
+        "Ra Rato Ca Cavalo Fo Formiga Ga Gata Go Gato Gu Guarda{}\n\
+         N E S W: facing{}; * last move\n",
+        if rino { " Ri Rinoceronte" } else { "" },
+        if unrolled { " (? not rolled yet)" } else { "" },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::d4d6::board::Dir;
+
+    #[test]
+    fn the_key_names_a_rinoceronte_only_where_one_stands() {
+        let standard = render(&Position::start(None), &[], &[]);
+        assert!(
+            !standard.contains("Ri") && !standard.contains("rolled"),
+            "{standard}"
+        );
+        assert!(standard.contains("Gu Guarda\nN E S W: facing; * last move\n"));
+        let variant = render(&Position::start(Some((Dir::NE, Dir::SW))), &[], &[]);
+        assert!(
+            variant.contains("Gu Guarda Ri Rinoceronte\nN E S W: facing; *"),
+            "{variant}"
+        );
+    }
 }
