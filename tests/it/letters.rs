@@ -309,3 +309,26 @@ fn dice_rink_says_the_die_that_must_move_once() {
     let board = w.load(id).game.board();
     assert!(board.contains("B must move the die on b4"), "{board}");
 }
+
+/// Each fact once per mail: a Siberian move (declaration, the GM's roll, the placement) is told
+/// by its reports alone, each once, not again as "BLUE played d4" or "the move planned for it".
+#[test]
+fn a_siberian_move_is_told_once() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::Siberian,
+        &[("BLUE", A), ("RED", B)],
+        &[("salt_window", "0")],
+        None,
+        None,
+    );
+    w.new_mail();
+    w.send_scripted(A, id, 0, "H d4", &[1]);
+    let mail = w.new_mail();
+    let report = &only_to(&mail, B).body;
+    assert_eq!(report.matches("placed a 1 on d4").count(), 1, "{report}");
+    assert_eq!(report.matches("rolled 1").count(), 1, "{report}");
+    assert!(report.contains("BLUE declared H"), "{report}");
+    assert!(!report.contains("played d4"), "{report}");
+    assert!(!report.contains("The move planned for it"), "{report}");
+}

@@ -102,7 +102,12 @@ fn first_round(w: &mut World, id: i64) {
     let mail = fresh(w);
     has(
         &only_to(&mail, BLUE).body,
-        &["ok: H d4", "The GM rolled 1.", "BLUE played d4"],
+        &[
+            "ok: H d4",
+            "BLUE declared H (a die from the hand); the GM rolls it.",
+            "The GM rolled 1 for BLUE's die from the hand.",
+            "BLUE placed a 1 on d4",
+        ],
     );
     for to in [RED, GREEN] {
         has(
@@ -131,7 +136,7 @@ fn first_round(w: &mut World, id: i64) {
     let mail = fresh(w);
     has(
         &only_to(&mail, GREEN).body,
-        &["GREEN rolled 6 for the die from the hand. GREEN places it, a 6, on any vacant hex."],
+        &["The GM rolled 6 for GREEN's die from the hand. GREEN places it, a 6, on any vacant hex."],
     );
     has(
         &only_to(&mail, BLUE).body,
@@ -193,7 +198,7 @@ fn second_round(w: &mut World, id: i64) {
     has(
         &reply_to(w, GREEN),
         &[
-            "GREEN rolled 5 for the die lifted from c2",
+            "The GM rolled 5 for GREEN's die lifted from c2",
             "None of the outcomes you planned can be played: reply with your choice.",
         ],
     );
@@ -322,7 +327,7 @@ fn a_lift_in_one_mail_or_in_two_with_moves_between() {
     let mail = fresh(&mut w);
     has(
         &only_to(&mail, BLUE).body,
-        &["BLUE rolled 1 for the die lifted from c3. BLUE places it, a 1, on any vacant hex (or back on c3)."],
+        &["The GM rolled 1 for BLUE's die lifted from c3. BLUE places it, a 1, on any vacant hex (or back on c3)."],
     );
     for to in [RED, GREEN] {
         has(&only_to(&mail, to).body, &["BLUE declared c3: place the 1"]);
@@ -455,7 +460,7 @@ fn a_grossmeister_game_by_mail_waits_for_the_salts_then_places_the_head() {
     has(
         &reply_to(&mut w, BLUE),
         &[
-            "BLUE places the head of the sequence, a 1, on any vacant hex.",
+            "BLUE declared H and places the head of the sequence, a 1, on any vacant hex.",
             "BLUE placed a 1 on d4 (from the hand).",
             "sequence 234561234561",
         ],

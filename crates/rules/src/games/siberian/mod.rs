@@ -265,6 +265,11 @@ impl Rules for Siberian {
         self.report.clone()
     }
 
+    /// A declaration, the roll and the placement each say what they did in words.
+    fn reports_every_ply(&self) -> bool {
+        true
+    }
+
     /// A one-message move (`H d4`, `c3 d4`, `c3: 1>a1 3-5>d4 *>e5`): the declaration, then for
     /// each roll the hexes in the order written. Where nothing is rolled (PURITY; `H` in
     /// GROSSMEISTER) the value to place is known: the entries for it are listed with an empty

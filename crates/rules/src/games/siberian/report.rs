@@ -73,7 +73,10 @@ pub fn rolled(game: &Siberian, source: Source, roll: u8) -> String {
         .position()
         .placed_pips(game.config(), seat, Some(roll))
         .unwrap_or(roll);
-    let head = format!("{who} rolled {roll} for {}", die_of(source));
+    let head = format!(
+        "The GM rolled {roll} for {who}'s {}",
+        die_of(source).trim_start_matches("the ")
+    );
     let then = match game.config().variant {
         Variant::Strategic => format!(
             ": it is {who}'s new indicator. {who} places the old indicator, a {pips}, {}.",
@@ -86,6 +89,19 @@ pub fn rolled(game: &Siberian, source: Source, roll: u8) -> String {
         _ => format!(". {who} places it, a {pips}, {}.", where_to(source)),
     };
     format!("{head}{then} MOVES shows which hexes make dice perfect.")
+}
+
+/// A declaration whose die the GM rolls next, in words beside its notation.
+pub fn declared(game: &Siberian, source: Source) -> String {
+    let who = SEATS[game.position().to_move];
+    let what = match source {
+        Source::Hand => "a die from the hand".to_string(),
+        Source::Lift(h) => format!("lifting the die on {h}"),
+    };
+    format!(
+        "{who} declared {} ({what}); the GM rolls it.",
+        source.text()
+    )
 }
 
 /// A declaration with nothing rolled: the known die to place.
@@ -105,7 +121,8 @@ pub fn to_place(game: &Siberian, source: Source) -> String {
         Source::Lift(h) => format!(" (the die on {h} is lifted)"),
     };
     format!(
-        "{who} places {what}, a {pips}{lifted}, {}.",
+        "{who} declared {} and places {what}, a {pips}{lifted}, {}.",
+        source.text(),
         where_to(source)
     )
 }

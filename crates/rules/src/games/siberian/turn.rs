@@ -93,6 +93,7 @@ impl Siberian {
         self.check_source(source)?;
         if self.cfg.rolls_after(source == Source::Hand) {
             self.phase = Phase::Roll(source);
+            self.report = Some(report::declared(self, source));
         } else {
             self.phase = Phase::Place { source, roll: None };
             self.report = Some(report::to_place(self, source));
