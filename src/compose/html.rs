@@ -83,7 +83,12 @@ fn paragraphs(out: &mut String, text: &str) {
 /// was ended on purpose (a list of lines, a signature) and keeps its break; a token's line
 /// (`is_token`) stands alone, in a span that wraps anywhere.
 fn reflowed(para: &str) -> String {
-    let filled = |l: &str| l.chars().count() > crate::template::WIDTH - 16;
+    // Refilled: close to the width, or the next line's first unit (a word, or a date with
+    // its time, which wrapping keeps whole) would not have fitted after it.
+    let filled = |l: &str, next: &str| {
+        let len = l.chars().count();
+        len > crate::template::WIDTH - 16 || len + 1 + first_unit(next) > crate::template::WIDTH
+    };
     let lines: Vec<&str> = para.lines().collect();
     let mut out = String::with_capacity(para.len() + 32);
     for (i, line) in lines.iter().enumerate() {
@@ -97,11 +102,25 @@ fn reflowed(para: &str) -> String {
             out.push_str(&escape(line));
         }
         if let Some(next) = lines.get(i + 1) {
-            let joins = !token && !is_token(next) && filled(line);
+            let joins = !token && !is_token(next) && filled(line, next);
             out.push_str(if joins { " " } else { "<br>\n" });
         }
     }
     out
+}
+
+/// The width of what wrapping moves to a line's start as one: its first word, or a date with
+/// its time and zone (`2026-03-05 12:00 UTC`).
+fn first_unit(line: &str) -> usize {
+    let words: Vec<&str> = line.split_whitespace().take(3).collect();
+    let Some(first) = words.first() else {
+        return 0;
+    };
+    let is_date = first.len() == 10 && first.chars().all(|c| c.is_ascii_digit() || c == '-');
+    match is_date {
+        true => words.join(" ").chars().count(),
+        false => first.chars().count(),
+    }
 }
 
 /// An indented line holding one long word and nothing else: a hash, a seed.
@@ -147,6 +166,15 @@ mod tests {
 
     /// Words refilled at 76 columns flow as one paragraph in a browser (no hard break at a
     /// phone's width); a short line ended on purpose keeps its break.
+    #[test]
+    fn a_line_wrapped_before_a_date_reflows() {
+        // Wrapped at 55 columns: the date and its time (22) would not have fitted.
+        let text = "orders awaited from BLUE, RED, GREEN, YELLOW (deadline\n2026-03-05 12:00 UTC).";
+        let html = reflowed(text);
+        assert!(!html.contains("<br>"), "{html}");
+        assert!(reflowed("Players:\n  A: ann").contains("<br>"));
+    }
+
     #[test]
     fn refilled_lines_reflow_and_short_lines_keep_their_breaks() {
         let long = "word ".repeat(14);
