@@ -10,9 +10,10 @@ pub const COMMON_OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "timeout",
         default: "notify",
-        values: &["notify", "forfeit"],
+        values: &["notify", "forfeit", "robot"],
         duration: None,
-        help: "when a player's move time runs out: tell the GM, or the player forfeits",
+        help: "when a player's move time runs out: tell the GM, the player forfeits, or the \
+               robot plays that turn for them (the seat stays theirs)",
     },
     OptionSpec {
         name: "grace",
@@ -49,6 +50,8 @@ pub enum TimeoutAction {
     Notify,
     /// The player forfeits the game.
     Forfeit,
+    /// The robot plays the late seat's move or orders, for that turn only.
+    Robot,
 }
 
 /// The common options of a game, read once into typed values (durations as seconds, checked
@@ -82,6 +85,7 @@ impl CommonOptions {
         Ok(CommonOptions {
             timeout: match text("timeout") {
                 "forfeit" => TimeoutAction::Forfeit,
+                "robot" => TimeoutAction::Robot,
                 _ => TimeoutAction::Notify,
             },
             grace_secs: secs("grace")?,
