@@ -220,3 +220,50 @@ pub(super) fn orders_mark(g: &Loaded, seats: &[usize], stood_in: &[usize]) -> Op
     }
     (!parts.is_empty()).then(|| parts.join("; "))
 }
+
+/// The GM hands `seat` to the robot for the rest of the game (`pbem game eject ID --seat S
+/// --robot`, `pbem game replace ID --seat S robot`): its player, if any, is taken out and
+/// told; what the seat ordered or planned this turn goes; the others hear who plays it now.
+/// Given back to a player the same way (`pbem game replace ID --seat S ADDRESS`). What was
+/// done, in words.
+pub fn hand_to_robot(
+    gm: &Gm,
+    g: &mut Loaded,
+    seat: usize,
+    level: Level,
+) -> anyhow::Result<Result<String, super::Refusal>> {
+    let (tx, id) = (gm.tx, g.row.id);
+    if g.row.status == GameStatus::Finished {
+        return Ok(Err(super::Refusal::NotActive(g.row.status)));
+    }
+    let name = g.game.seat_name(seat).to_string();
+    let robot = robot_words(level.name());
+    let before = g.clone();
+    let left = g.seat(seat).and_then(|s| s.email.clone());
+    tx.clear_pending_of(id, seat)?;
+    tx.seat_robot(id, seat, level.name())?;
+    tx.log_event(Some(id), gm.now, &format!("seat {name} given to the {robot}"))?;
+    *g = gamelog::load(tx, id)?;
+    if left.is_some() {
+        let text = format!(
+            "The GM has handed {name} to the robot: it plays the seat from now on, and you no \
+             longer play in this game."
+        );
+        gm.tell(News::TakenOut {
+            g: &before,
+            seat,
+            text: &text,
+        })?;
+    }
+    let others: Vec<usize> = g.seats.iter().map(|x| x.seat).filter(|x| *x != seat).collect();
+    let news = format!("{name} is now played by the {robot}.");
+    gm.tell(News::Said {
+        g,
+        seats: &others,
+        text: &news,
+    })?;
+    Ok(Ok(match left {
+        Some(email) => format!("{email} is out of {name}, now played by the {robot}"),
+        None => format!("{name} is now played by the {robot}"),
+    }))
+}
