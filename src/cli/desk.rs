@@ -178,7 +178,11 @@ pub(super) fn to_robot(
     let level = match gm::robots::robot_named(robot) {
         Some(Ok(level)) => level,
         Some(Err(why)) => return Err(crate::cli::exit::refuse(why)),
-        None => return Err(crate::cli::exit::refuse(format_args!("'{robot}' is no robot"))),
+        None => {
+            return Err(crate::cli::exit::refuse(format_args!(
+                "'{robot}' is no robot"
+            )))
+        }
     };
     run(store, ctx, id, |gm, g| {
         let s = seat_of(g, seat)?;

@@ -223,11 +223,15 @@ pub(super) fn game_moves(store: &mut Store, id: i64) -> anyhow::Result<Exit> {
     let g = store.tx(|tx| gamelog::load(tx, id))?;
     for m in &g.moves {
         println!(
-            "{:>4}  {:<7} {:<24} {}",
+            "{:>4}  {:<7} {:<24} {}{}",
             m.ply,
             m.actor,
             m.text,
-            m.at.format("%Y-%m-%d %H:%M:%S")
+            m.at.format("%Y-%m-%d %H:%M:%S"),
+            m.robot
+                .as_deref()
+                .map(|r| format!("  {{{r}}}"))
+                .unwrap_or_default()
         );
     }
     if g.moves.is_empty() {

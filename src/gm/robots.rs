@@ -165,7 +165,11 @@ pub(super) fn stand_in_move(gm: &mut Gm, g: &mut Loaded, seat: usize) -> anyhow:
 /// The deadline of a turn of orders passed under `timeout=robot`: the robot gives the orders
 /// of each seat that sent none (each player is told what was ordered for them); the turn is
 /// then adjudicated as usual. The seats it ordered for.
-pub(super) fn stand_in_orders(gm: &mut Gm, g: &mut Loaded, seats: &[usize]) -> anyhow::Result<Vec<usize>> {
+pub(super) fn stand_in_orders(
+    gm: &mut Gm,
+    g: &mut Loaded,
+    seats: &[usize],
+) -> anyhow::Result<Vec<usize>> {
     let id = g.row.id;
     let late: Vec<usize> = seats
         .iter()
@@ -175,8 +179,7 @@ pub(super) fn stand_in_orders(gm: &mut Gm, g: &mut Loaded, seats: &[usize]) -> a
     let mut done = Vec::new();
     for seat in late {
         let mut fresh = gamelog::load(gm.tx, id)?;
-        let Some(decision) = robot::decide(&View::new(&fresh.game, id), seat, Level::Strong)
-        else {
+        let Some(decision) = robot::decide(&View::new(&fresh.game, id), seat, Level::Strong) else {
             continue;
         };
         let by = match g.seat(seat).is_some_and(|r| r.robot.is_some()) {
@@ -242,7 +245,11 @@ pub fn hand_to_robot(
     let left = g.seat(seat).and_then(|s| s.email.clone());
     tx.clear_pending_of(id, seat)?;
     tx.seat_robot(id, seat, level.name())?;
-    tx.log_event(Some(id), gm.now, &format!("seat {name} given to the {robot}"))?;
+    tx.log_event(
+        Some(id),
+        gm.now,
+        &format!("seat {name} given to the {robot}"),
+    )?;
     *g = gamelog::load(tx, id)?;
     if left.is_some() {
         let text = format!(
@@ -255,7 +262,12 @@ pub fn hand_to_robot(
             text: &text,
         })?;
     }
-    let others: Vec<usize> = g.seats.iter().map(|x| x.seat).filter(|x| *x != seat).collect();
+    let others: Vec<usize> = g
+        .seats
+        .iter()
+        .map(|x| x.seat)
+        .filter(|x| *x != seat)
+        .collect();
     let news = format!("{name} is now played by the {robot}.");
     gm.tell(News::Said {
         g,

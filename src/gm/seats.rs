@@ -2,11 +2,11 @@
 
 use super::ops::Refusal;
 use super::robots::robot_named;
-use crate::robot::Level;
 use super::{begin, create_game, GameSpec, Gm, News, Secrets};
 use crate::edge;
 use crate::gamelog;
 use crate::games::{AnyGame, GameKind, Options};
+use crate::robot::Level;
 use crate::store::{GameStatus, Tx};
 
 /// A seat taken.
@@ -40,7 +40,11 @@ pub fn open_new(
     let mut players = vec![(seat_name.to_string(), email.to_string())];
     if let Some(level) = robot {
         let robot = format!("robot:{}", level.name());
-        players.extend(probe.seat_names()[1..].iter().map(|s| (s.to_string(), robot.clone())));
+        players.extend(
+            probe.seat_names()[1..]
+                .iter()
+                .map(|s| (s.to_string(), robot.clone())),
+        );
     }
     let spec = GameSpec {
         kind: Some(kind),

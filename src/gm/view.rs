@@ -35,7 +35,10 @@ pub fn status(g: &Loaded, seat: Option<usize>) -> Status {
             .seats
             .iter()
             .map(|x| {
-                let who = x.email.clone().or_else(|| x.robot.as_deref().map(super::robots::robot_words));
+                let who = x
+                    .email
+                    .clone()
+                    .or_else(|| x.robot.as_deref().map(super::robots::robot_words));
                 (g.game.seat_name(x.seat), who)
             })
             .collect(),

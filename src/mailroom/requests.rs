@@ -29,7 +29,10 @@ pub(super) enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         robot: Option<String>,
     },
-    Join { game: i64, seat: Option<String> },
+    Join {
+        game: i64,
+        seat: Option<String>,
+    },
 }
 
 impl Request {
