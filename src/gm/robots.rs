@@ -80,11 +80,15 @@ pub fn play_robots(gm: &mut Gm, id: i64, early: Duration) -> anyhow::Result<usiz
         for (seat, level) in due {
             let mut g = gamelog::load(gm.tx, id)?;
             let decision = robot::decide(&View::new(&g.game, id), seat, level);
-            let Some(decision) = decision else {
-                anyhow::bail!(
+            let decision = match decision {
+                None => anyhow::bail!(
                     "game {id}: the robot has no move for {}",
                     g.game.seat_name(seat)
-                );
+                ),
+                // No orders to give: the seat's units hold at the deadline, as a player's
+                // who sent none; the robots of this game wait for the next turn.
+                Some(Decision::Orders(o)) if o.is_empty() => return Ok(made),
+                Some(d) => d,
             };
             robot_turn(gm, &mut g, seat, decision, By::Robot, early)?;
             made += 1;
@@ -179,7 +183,8 @@ pub(super) fn stand_in_orders(
     let mut done = Vec::new();
     for seat in late {
         let mut fresh = gamelog::load(gm.tx, id)?;
-        let Some(decision) = robot::decide(&View::new(&fresh.game, id), seat, Level::Strong) else {
+        let decision = robot::decide(&View::new(&fresh.game, id), seat, Level::Strong);
+        let Some(decision) = decision.filter(|d| *d != Decision::Orders(Vec::new())) else {
             continue;
         };
         let by = match g.seat(seat).is_some_and(|r| r.robot.is_some()) {
@@ -278,4 +283,23 @@ pub fn hand_to_robot(
         Some(email) => format!("{email} is out of {name}, now played by the {robot}"),
         None => format!("{name} is now played by the {robot}"),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_robot_is_named_with_its_level_and_an_address_is_no_robot() {
+        assert_eq!(robot_named("robot"), Some(Ok(Level::Strong)));
+        assert_eq!(robot_named("Robot:Easy"), Some(Ok(Level::Easy)));
+        assert_eq!(robot_named(" robot:normal "), Some(Ok(Level::Normal)));
+        assert!(robot_named("robot:best")
+            .unwrap()
+            .unwrap_err()
+            .contains("robot:easy"));
+        assert_eq!(robot_named("robot@example.org"), None);
+        assert_eq!(robot_named("robots"), None);
+        assert_eq!(robot_words("strong"), "robot (strong)");
+    }
 }

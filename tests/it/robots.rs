@@ -361,3 +361,52 @@ fn a_gm_seats_a_robot_hands_a_seat_to_it_and_back() {
         "{show}"
     );
 }
+
+#[test]
+fn the_ingest_worker_plays_the_robot_after_it_answered_the_mail() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    assert_eq!(run(d, &["init"]).0, 0);
+    let new = [
+        "game",
+        "new",
+        "dicerink",
+        "--player",
+        "A=alice@example.org",
+        "--player",
+        "B=robot",
+    ];
+    assert_eq!(run(d, &new).0, 0);
+    let welcome = crate::common::out_files(d);
+    assert_eq!(welcome.len(), 1, "the robot gets no mail");
+    let reply_to = welcome[0]
+        .lines()
+        .find_map(|l| l.strip_prefix("Reply-To: "))
+        .expect("a Reply-To")
+        .trim()
+        .to_string();
+    let (_, legal) = run(d, &["game", "legal", "1", "--seat", "A"]);
+    let words: Vec<&str> = legal.lines().nth(1).unwrap().split_whitespace().collect();
+    let mail = format!(
+        "From: alice@example.org\r\nTo: {reply_to}\r\nSubject: Re: move\r\n\
+         Message-ID: <robots-ingest-1@example.org>\r\n\r\n{} {}\r\n",
+        words[0], words[1]
+    );
+    let mut child = crate::common::pbem_command(d, "g.sqlite")
+        .arg("ingest")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), mail.as_bytes()).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    crate::common::wait_for_workers(&d.join("g.sqlite"));
+    let (_, moves) = run(d, &["game", "moves", "1"]);
+    assert_eq!(moves.lines().count(), 2, "{moves}");
+    assert!(moves.lines().nth(1).unwrap().contains("{robot}"), "{moves}");
+    // Alice got her reply and the report of the robot's move.
+    let to_alice = crate::common::out_files(d)
+        .into_iter()
+        .filter(|m| m.contains("To: alice@example.org"))
+        .count();
+    assert_eq!(to_alice, 3, "the welcome, her reply, the robot's move");
+}
