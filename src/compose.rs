@@ -448,7 +448,10 @@ fn welcome(
             .iter()
             .map(|s| PlayerVars {
                 seat: g.game.seat_name(s.seat),
-                email: s.email.clone(),
+                email: s
+                    .email
+                    .clone()
+                    .or_else(|| s.robot.as_deref().map(crate::gm::robots::robot_words)),
             })
             .collect(),
         rules: crate::help::summary(g.kind()).to_string(),

@@ -282,6 +282,9 @@ impl Daemon {
         if !failed.store_down {
             let timers = unwind::catch(|| timers::run(&mut self.store, &ctx));
             pass.timers = failed.note("timers", timers).unwrap_or(0);
+            // The robots play after the mail and the deadlines, each game in its own transaction.
+            let robots = unwind::catch(|| timers::robots(&mut self.store, &ctx));
+            pass.timers += failed.note("robots", robots).unwrap_or(0);
         }
         // Once an hour: the tables of the hostile-mail limits keep only what still counts.
         if !failed.store_down && self.pruned.is_none_or(|t| t.elapsed().as_secs() >= 3600) {

@@ -16,6 +16,7 @@ mod ops;
 pub mod options;
 mod play;
 mod record;
+pub mod robots;
 mod salts;
 mod seats;
 mod submit;
@@ -47,7 +48,8 @@ pub use turn::{start, Started};
 pub struct GameSpec {
     pub kind: Option<GameKind>,
     pub options: Options,
-    /// (seat name, player address) for the seats filled at creation.
+    /// (seat name, player address) for the seats filled at creation; `robot` (or
+    /// `robot:easy`, `robot:normal`, `robot:strong`) seats the robot there.
     pub players: Vec<(String, String)>,
     pub event: Option<String>,
     /// Per-move (or per-turn) time limit.
@@ -81,6 +83,7 @@ impl Secrets {
 pub fn refused_player(spec: &GameSpec, cfg: &Config) -> Option<String> {
     spec.players
         .iter()
+        .filter(|(_, who)| robots::robot_named(who).is_none())
         .find_map(|(seat, email)| refused_address(email, &format!("seat {seat}"), cfg))
 }
 
@@ -100,6 +103,13 @@ pub fn refused_address(email: &str, what: &str, cfg: &Config) -> Option<String> 
              address of their own"
         )
     })
+}
+
+/// Who takes a seat when a game is made: a player (their address) or the robot.
+#[derive(Clone)]
+enum Sitter {
+    Player(String),
+    Robot(crate::robot::Level),
 }
 
 /// Creates a game and its seats; seats without a player stay open for `JOIN`.
@@ -126,10 +136,13 @@ pub fn create_game(gm: &mut Gm, spec: &GameSpec, secrets: &Secrets) -> anyhow::R
         if filled[s].is_some() {
             anyhow::bail!("seat {} is given twice", names[s]);
         }
-        let Some(email) = crate::mail::address(email) else {
-            anyhow::bail!("'{email}' is not a mail address");
-        };
-        filled[s] = Some(email);
+        filled[s] = Some(match robots::robot_named(email) {
+            Some(level) => Sitter::Robot(level.map_err(|e| anyhow!("{e}"))?),
+            None => match crate::mail::address(email) {
+                Some(email) => Sitter::Player(email),
+                None => anyhow::bail!("'{email}' is not a mail address"),
+            },
+        });
     }
     if secrets.tokens.len() < names.len() {
         anyhow::bail!("not enough reply tokens for {} seats", names.len());
@@ -157,10 +170,18 @@ pub fn create_game(gm: &mut Gm, spec: &GameSpec, secrets: &Secrets) -> anyhow::R
         },
         now,
     )?;
-    for (s, email) in filled.iter().enumerate() {
-        let player = email.as_deref().map(|e| tx.player_id(e)).transpose()?;
-        let token = email.as_ref().map(|_| secrets.tokens[s].as_str());
-        tx.insert_seat(id, s, player, token)?;
+    for (s, sitter) in filled.iter().enumerate() {
+        match sitter {
+            Some(Sitter::Player(email)) => {
+                let player = tx.player_id(email)?;
+                tx.insert_seat(id, s, Some(player), Some(secrets.tokens[s].as_str()))?;
+            }
+            Some(Sitter::Robot(level)) => {
+                tx.insert_seat(id, s, None, None)?;
+                tx.seat_robot(id, s, level.name())?;
+            }
+            None => tx.insert_seat(id, s, None, None)?,
+        }
     }
     if all_filled {
         let mut g = gamelog::load(tx, id)?;

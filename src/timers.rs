@@ -7,6 +7,10 @@ use crate::gm;
 use crate::store::Store;
 
 mod digest;
+mod robots;
+
+/// The robots' pass (`serve`'s loop, the ingest worker, `serve --once`).
+pub use robots::run as robots;
 
 /// Runs every due reminder and deadline, each game in its own transaction. A game whose
 /// timer fails (an error or a panic: a bug in its rules, a corrupt log) is quarantined and

@@ -208,7 +208,9 @@ pub enum GameCmd {
         /// The ply in the game's notation.
         ply: String,
     },
-    /// Put another player in a seat (e.g. after missed turns); they get a welcome.
+    /// Put another player in a seat (e.g. after missed turns); they get a welcome. `robot`
+    /// (or robot:easy, robot:normal, robot:strong) hands the seat to the robot for the rest
+    /// of the game; an address gives a robot's seat back to a player.
     Replace {
         id: i64,
         #[arg(long)]
@@ -251,13 +253,16 @@ pub enum GameCmd {
         reason: String,
     },
     /// Take a player out of their seat (the game pauses until one is seated), or give the
-    /// seat to another at once with --replace.
+    /// seat to another at once with --replace, or to the robot with --robot (a level may
+    /// follow: easy, normal, strong; the strongest by default).
     Eject {
         id: i64,
         #[arg(long)]
         seat: String,
-        #[arg(long)]
+        #[arg(long, conflicts_with = "robot")]
         replace: Option<String>,
+        #[arg(long, value_name = "LEVEL", num_args = 0..=1, default_missing_value = "strong")]
+        robot: Option<String>,
     },
     /// A message from the GM to every player of a game.
     Message { id: i64, text: String },
@@ -292,8 +297,8 @@ pub enum GameCmd {
         #[arg(required = true)]
         lines: Vec<String>,
     },
-    /// Seat a player in an open game (as a confirmed JOIN by mail); the game begins when the
-    /// last seat is taken.
+    /// Seat a player in an open game (as a confirmed JOIN by mail), or the robot (`robot`,
+    /// robot:easy, ...); the game begins when the last seat is taken.
     Join {
         id: i64,
         email: String,
@@ -418,7 +423,8 @@ impl GameCmd {
 pub struct NewArgs {
     /// The game: one of those `pbem --help` lists (dicerink, d4d6, diptactoe, ...).
     pub kind: String,
-    /// SEAT=ADDRESS, once per seat (A=alice@example.org).
+    /// SEAT=ADDRESS, once per seat (A=alice@example.org); SEAT=robot seats the robot
+    /// (robot:easy, robot:normal, robot:strong; robot is the strongest).
     #[arg(long = "player", value_name = "SEAT=ADDRESS")]
     pub players: Vec<String>,
     /// NAME=VALUE, a game option (see `notation/<game>.md`).

@@ -166,6 +166,30 @@ pub(super) fn eject(
     })
 }
 
+/// `game eject ID --seat S --robot [LEVEL]`, `game replace ID --seat S robot[:LEVEL]`: the
+/// robot plays the seat for the rest of the game (its player, if any, is taken out).
+pub(super) fn to_robot(
+    store: &mut Store,
+    ctx: &Ctx,
+    id: i64,
+    seat: &str,
+    robot: &str,
+) -> anyhow::Result<Exit> {
+    let level = match gm::robots::robot_named(robot) {
+        Some(Ok(level)) => level,
+        Some(Err(why)) => return Err(crate::cli::exit::refuse(why)),
+        None => {
+            return Err(crate::cli::exit::refuse(format_args!(
+                "'{robot}' is no robot"
+            )))
+        }
+    };
+    run(store, ctx, id, |gm, g| {
+        let s = seat_of(g, seat)?;
+        gm::robots::hand_to_robot(gm, g, s, level)
+    })
+}
+
 /// `game message ID TEXT`: a message from the GM to every player.
 pub(super) fn message(store: &mut Store, ctx: &Ctx, id: i64, text: &str) -> anyhow::Result<Exit> {
     let res = store.tx(|tx| {

@@ -70,9 +70,15 @@ pub(super) fn run(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> 
             desk::rollback(&mut store, &ctx, id, how)
         }
         GameCmd::Cancel { id, reason } => desk::cancel(&mut store, &ctx, id, &reason),
-        GameCmd::Eject { id, seat, replace } => {
-            desk::eject(&mut store, &ctx, id, &seat, replace.as_deref())
-        }
+        GameCmd::Eject {
+            id,
+            seat,
+            robot: Some(level),
+            ..
+        } => desk::to_robot(&mut store, &ctx, id, &seat, &format!("robot:{level}")),
+        GameCmd::Eject {
+            id, seat, replace, ..
+        } => desk::eject(&mut store, &ctx, id, &seat, replace.as_deref()),
         GameCmd::Message { id, text } => desk::message(&mut store, &ctx, id, &text),
         GameCmd::Resend { id, seat } => desk::resend(&mut store, &ctx, id, &seat),
     }
@@ -129,7 +135,9 @@ fn check_spec(spec: &GameSpec) -> anyhow::Result<()> {
             )));
         }
         seen.push(s);
-        if crate::mail::address(email).is_none() {
+        if let Some(robot) = gm::robots::robot_named(email) {
+            robot.map_err(refuse)?;
+        } else if crate::mail::address(email).is_none() {
             return Err(refuse(format_args!("'{email}' is not a mail address")));
         }
     }
@@ -143,7 +151,7 @@ fn open_seats(store: &mut Store, ctx: &Ctx, id: i64) -> anyhow::Result<()> {
     let open: Vec<&str> = g
         .seats
         .iter()
-        .filter(|s| s.email.is_none())
+        .filter(|s| s.is_open())
         .map(|s| g.game.seat_name(s.seat))
         .collect();
     let Some(first) = open.first() else {
@@ -184,7 +192,11 @@ pub(super) fn game_list(store: &mut Store, status: Option<GameStatus>) -> anyhow
                 format!(
                     "{}={}",
                     g.game.seat_name(s.seat),
-                    s.email.as_deref().unwrap_or("(open)")
+                    match (&s.email, &s.robot) {
+                        (Some(email), _) => email.clone(),
+                        (None, Some(level)) => format!("robot:{level}"),
+                        (None, None) => "(open)".into(),
+                    }
                 )
             })
             .collect();
@@ -211,11 +223,15 @@ pub(super) fn game_moves(store: &mut Store, id: i64) -> anyhow::Result<Exit> {
     let g = store.tx(|tx| gamelog::load(tx, id))?;
     for m in &g.moves {
         println!(
-            "{:>4}  {:<7} {:<24} {}",
+            "{:>4}  {:<7} {:<24} {}{}",
             m.ply,
             m.actor,
             m.text,
-            m.at.format("%Y-%m-%d %H:%M:%S")
+            m.at.format("%Y-%m-%d %H:%M:%S"),
+            m.robot
+                .as_deref()
+                .map(|r| format!("  {{{r}}}"))
+                .unwrap_or_default()
         );
     }
     if g.moves.is_empty() {
@@ -312,6 +328,9 @@ pub(super) fn game_replace(
     seat: &str,
     email: &str,
 ) -> anyhow::Result<Exit> {
+    if gm::robots::robot_named(email).is_some() {
+        return super::desk::to_robot(store, ctx, id, seat, email);
+    }
     let email = crate::mail::address(email)
         .ok_or_else(|| refuse(format_args!("'{email}' is not a mail address")))?;
     let email = email.as_str();

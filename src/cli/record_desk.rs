@@ -95,7 +95,10 @@ pub(super) fn export_json(g: &gamelog::Loaded) -> anyhow::Result<serde_json::Val
         .map(|s| {
             (
                 g.game.seat_name(s.seat).to_string(),
-                serde_json::json!(s.email),
+                match &s.robot {
+                    Some(level) if s.email.is_none() => serde_json::json!(format!("robot:{level}")),
+                    _ => serde_json::json!(s.email),
+                },
             )
         })
         .collect();

@@ -145,7 +145,11 @@ pub(super) fn join(
     match res {
         Ok(seated) => {
             send_now(store, ctx.cfg);
-            println!("game {id}: {email} plays {}", seated.seat_name);
+            let who = match gm::robots::robot_named(&email) {
+                Some(Ok(level)) => format!("the {}", gm::robots::robot_words(level.name())),
+                _ => email.clone(),
+            };
+            println!("game {id}: {who} plays {}", seated.seat_name);
             if seated.started {
                 println!("game {id}: every seat is taken; the game has begun");
             }

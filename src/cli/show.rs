@@ -85,7 +85,7 @@ fn seats(g: &Loaded, ordered: &[usize], plans: &[(usize, Vec<PlannedOutcome>)]) 
         println!(
             "  {:<7} {:<28} {}",
             g.game.seat_name(s.seat),
-            s.email.as_deref().unwrap_or("(open seat)"),
+            gm::robots::seat_holder(s),
             notes.join(", ")
         );
     }
@@ -131,6 +131,7 @@ fn next_timer(g: &Loaded, ctx: &Ctx) -> String {
             match gm::options::of(g).timeout {
                 TimeoutAction::Forfeit => format!("{name} forfeits"),
                 TimeoutAction::Notify => format!("the GM is told {name} did not move"),
+                TimeoutAction::Robot => format!("the robot plays this move for {name}"),
             }
         }
         ToAct::Chance(_) => "the salt window closes and the dice roll".into(),

@@ -122,5 +122,10 @@ fn answer_stored(daemon: &mut Daemon) -> super::Pass {
     if let Err(e) = unwind::catch(|| daemon.process_stored()) {
         tracing::error!(error = %format!("{e:#}"), "processing failed; the messages stay new");
     }
+    // A robot to act after the mail (the player's move came) plays now, before the sending.
+    let ctx = crate::compose::Ctx::new(&daemon.cfg, &daemon.templates, edge::now());
+    if let Err(e) = unwind::catch(|| crate::timers::robots(&mut daemon.store, &ctx)) {
+        tracing::error!(error = %format!("{e:#}"), "the robots' pass failed; the next tries again");
+    }
     pass
 }

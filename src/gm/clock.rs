@@ -7,7 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::options::{self, TimeoutAction};
 use super::salts::roll_if_due;
-use super::{play, play_with, turn_orders, waiting_for_salts, Gm, News};
+use super::{play, play_with, robots, turn_orders, waiting_for_salts, Gm, News};
 use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, ToAct};
 use crate::store::{GameStatus, PendingKind};
@@ -51,7 +51,12 @@ pub fn on_time(gm: &mut Gm, id: i64, lead_secs: i64) -> anyhow::Result<Option<St
     }
     match g.game.to_act() {
         ToAct::Orders(seats) => {
-            adjudicate(gm, &mut g, &seats)?;
+            // Under `timeout=robot` the robot orders for each seat that sent none.
+            let stood_in = match options::of(&g).timeout {
+                TimeoutAction::Robot => robots::stand_in_orders(gm, &mut g, &seats)?,
+                _ => Vec::new(),
+            };
+            adjudicate_with(gm, &mut g, &seats, &stood_in)?;
             Ok(Some("deadline: the turn was adjudicated".into()))
         }
         ToAct::Seat(seat) => late_move(gm, &mut g, seat),
@@ -84,6 +89,9 @@ pub fn on_time(gm: &mut Gm, id: i64, lead_secs: i64) -> anyhow::Result<Option<St
 fn late_move(gm: &mut Gm, g: &mut Loaded, seat: usize) -> anyhow::Result<Option<String>> {
     let id = g.row.id;
     let name = g.game.seat_name(seat).to_string();
+    if options::of(g).timeout == TimeoutAction::Robot {
+        return robots::stand_in_move(gm, g, seat).map(Some);
+    }
     if options::of(g).timeout == TimeoutAction::Forfeit {
         // The GM's clock plays `SEAT:timeout`: the seat leaves as by resigning, and the
         // report, the outcome and the record say it ran out of time.
@@ -205,6 +213,18 @@ fn owing(g: &Loaded) -> (Vec<usize>, bool) {
 /// The deadline of a simultaneous turn: adjudicate what was ordered; seats that sent nothing
 /// hold, and a seat at the game's limit of missed turns in a row is reported to the GM.
 pub fn adjudicate(gm: &mut Gm, g: &mut Loaded, seats: &[usize]) -> anyhow::Result<()> {
+    adjudicate_with(gm, g, seats, &[])
+}
+
+/// `adjudicate`, the robot having ordered for the late seats `stood_in` (`timeout=robot`):
+/// the turn's ply is marked in the record with the robot's part in it, and every report
+/// says whom the robot played for.
+fn adjudicate_with(
+    gm: &mut Gm,
+    g: &mut Loaded,
+    seats: &[usize],
+    stood_in: &[usize],
+) -> anyhow::Result<()> {
     let tx = gm.tx;
     let orders = turn_orders(tx, g.row.id)?;
     let ply = g
@@ -212,8 +232,18 @@ pub fn adjudicate(gm: &mut Gm, g: &mut Loaded, seats: &[usize]) -> anyhow::Resul
         .turn_ply(&orders)
         .map_err(|e| anyhow!("game {}: cannot build the turn: {e}", g.row.id))?;
     tx.clear_pending(g.row.id, PendingKind::Orders)?;
-    let played = play(gm, g, Actor::Gm, &ply, None)?
+    let at = g.moves.len() as i64 + 1;
+    let mark = robots::orders_mark(g, seats, stood_in);
+    let mut played = play(gm, g, Actor::Gm, &ply, None)?
         .map_err(|e| anyhow!("game {}: the turn does not adjudicate: {e}", g.row.id))?;
+    if let Some(mark) = mark {
+        tx.mark_robot_ply(g.row.id, at, &mark)?;
+    }
+    if !stood_in.is_empty() {
+        let names: Vec<&str> = stood_in.iter().map(|s| g.game.seat_name(*s)).collect();
+        let said = format!("The robot played for {} (out of time).", names.join(", "));
+        played.reports.insert(0, said);
+    }
     // The GM hears of missing players first, as before the turn's reports.
     tell_missed(gm, g, seats, &orders)?;
     gm.tell(News::Played {

@@ -98,7 +98,7 @@ pub fn resume(gm: &Gm, g: &mut Loaded) -> anyhow::Result<Result<(), Refusal>> {
     if g.row.status != GameStatus::Paused {
         return Ok(Err(Refusal::NotPaused(g.row.status)));
     }
-    if let Some(empty) = g.seats.iter().find(|s| s.email.is_none()) {
+    if let Some(empty) = g.seats.iter().find(|s| s.is_open()) {
         return Ok(Err(Refusal::SeatEmpty(
             g.game.seat_name(empty.seat).to_string(),
         )));

@@ -10,9 +10,10 @@ pub const COMMON_OPTIONS: &[OptionSpec] = &[
     OptionSpec {
         name: "timeout",
         default: "notify",
-        values: &["notify", "forfeit"],
+        values: &["notify", "forfeit", "robot"],
         duration: None,
-        help: "when a player's move time runs out: tell the GM, or the player forfeits",
+        help: "when a player's move time runs out: tell the GM, the player forfeits, or the \
+               robot plays that turn for them (the seat stays theirs)",
     },
     OptionSpec {
         name: "grace",
@@ -49,6 +50,8 @@ pub enum TimeoutAction {
     Notify,
     /// The player forfeits the game.
     Forfeit,
+    /// The robot plays the late seat's move or orders, for that turn only.
+    Robot,
 }
 
 /// The common options of a game, read once into typed values (durations as seconds, checked
@@ -82,6 +85,7 @@ impl CommonOptions {
         Ok(CommonOptions {
             timeout: match text("timeout") {
                 "forfeit" => TimeoutAction::Forfeit,
+                "robot" => TimeoutAction::Robot,
                 _ => TimeoutAction::Notify,
             },
             grace_secs: secs("grace")?,
@@ -142,13 +146,12 @@ fn deadline_settings(
             in_words(lead)
         ),
     };
-    let then = if simultaneous {
-        "the turn is resolved with the orders sent"
-    } else {
-        match common.timeout {
-            TimeoutAction::Notify => "the GM is told and decides",
-            TimeoutAction::Forfeit => "the late player forfeits",
-        }
+    let then = match (common.timeout, simultaneous) {
+        (TimeoutAction::Robot, false) => "the robot plays for the late player, that turn only",
+        (TimeoutAction::Robot, true) => "the robot gives the late players' orders, that turn only",
+        (_, true) => "the turn is resolved with the orders sent",
+        (TimeoutAction::Notify, false) => "the GM is told and decides",
+        (TimeoutAction::Forfeit, false) => "the late player forfeits",
     };
     let missed = match common.grace_secs {
         0 => format!("A missed deadline: {then}"),

@@ -140,6 +140,7 @@ fn log_ply(
         actor: name,
         text: canonical.to_string(),
         at: gm.now,
+        robot: None,
     });
     if let (Actor::Chance, ToAct::Chance(sides)) = (actor, g.game.to_act()) {
         g.rolls

@@ -32,7 +32,11 @@ pub fn export(g: &Loaded) -> anyhow::Result<String> {
     for s in &g.seats {
         tags.push((
             g.game.seat_name(s.seat).to_string(),
-            s.email.clone().unwrap_or_else(|| "?".into()),
+            match (&s.email, &s.robot) {
+                (Some(email), _) => email.clone(),
+                (None, Some(level)) => super::robots::robot_words(level),
+                (None, None) => "?".into(),
+            },
         ));
     }
     tags.push(("Result".into(), records::result_tag(&g.game)));
@@ -55,7 +59,9 @@ pub fn export(g: &Loaded) -> anyhow::Result<String> {
             }
         }
     }
-    records::write_with_dice(&tags, &g.start, &g.plies()?).map_err(|e| anyhow!(e))
+    // The robot's plies are marked (`{robot}`) after them.
+    let marks: Vec<Option<String>> = g.moves.iter().map(|m| m.robot.clone()).collect();
+    records::write_with_dice_marked(&tags, &g.start, &g.plies()?, &marks).map_err(|e| anyhow!(e))
 }
 
 /// The orders each seat sent this turn, for adjudication.

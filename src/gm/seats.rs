@@ -1,10 +1,12 @@
 //! Taking seats as GM operations: a new game with its first seat (NEW), a seat in an open game (JOIN), and the start once every seat is taken; the mail path (after confirmation) and the command line both call them.
 
 use super::ops::Refusal;
+use super::robots::robot_named;
 use super::{begin, create_game, GameSpec, Gm, News, Secrets};
 use crate::edge;
 use crate::gamelog;
 use crate::games::{AnyGame, GameKind, Options};
+use crate::robot::Level;
 use crate::store::{GameStatus, Tx};
 
 /// A seat taken.
@@ -17,13 +19,15 @@ pub struct Seated {
     pub started: bool,
 }
 
-/// A new game of `kind` whose first seat is `email`'s; the other seats wait for JOIN.
+/// A new game of `kind` whose first seat is `email`'s; the other seats wait for JOIN, or are
+/// the robot's at once (`robot`: `NEW dicerink robot`), and the game begins.
 pub fn open_new(
     gm: &mut Gm,
     kind: &str,
     options: Options,
     email: &str,
     move_secs: Option<i64>,
+    robot: Option<Level>,
 ) -> anyhow::Result<Result<Seated, Refusal>> {
     let Some(kind) = GameKind::parse(kind) else {
         return Ok(Err(Refusal::NotOffered));
@@ -33,18 +37,27 @@ pub fn open_new(
         Err(e) => return Ok(Err(Refusal::BadOptions(e))),
     };
     let seat_name = probe.seat_name(0);
+    let mut players = vec![(seat_name.to_string(), email.to_string())];
+    if let Some(level) = robot {
+        let robot = format!("robot:{}", level.name());
+        players.extend(
+            probe.seat_names()[1..]
+                .iter()
+                .map(|s| (s.to_string(), robot.clone())),
+        );
+    }
     let spec = GameSpec {
         kind: Some(kind),
         options,
-        players: vec![(seat_name.to_string(), email.to_string())],
+        players,
         event: None,
         move_secs,
         position: None,
     };
     let secrets = Secrets::generate(probe.seat_names().len())?;
     let game = create_game(gm, &spec, &secrets)?;
-    // A game of one seat is full at once; `create_game` began it.
-    let started = probe.seat_names().len() == 1;
+    // A game of one seat, or against the robot, is full at once; `create_game` began it.
+    let started = probe.seat_names().len() == 1 || robot.is_some();
     Ok(Ok(Seated {
         game,
         seat: 0,
@@ -54,7 +67,8 @@ pub fn open_new(
 }
 
 /// `email` takes `seat` (or the first open seat) of an open game; the game begins when that
-/// was the last open seat, and its players get their welcome.
+/// was the last open seat, and its players get their welcome. `robot` (or `robot:easy`, ...)
+/// for `email` seats the robot there (the GM's `pbem game join ID robot --seat S`).
 pub fn join(
     gm: &mut Gm,
     game: i64,
@@ -62,12 +76,22 @@ pub fn join(
     email: &str,
 ) -> anyhow::Result<Result<Seated, Refusal>> {
     let tx = gm.tx;
+    let robot = match robot_named(email) {
+        Some(Ok(level)) => Some(level),
+        Some(Err(why)) => return Ok(Err(Refusal::BadAddress(why))),
+        None => None,
+    };
     let target = match seat_open_to(tx, game, seat, email)? {
         Ok(t) => t,
         Err(why) => return Ok(Err(why)),
     };
-    let player = tx.player_id(email)?;
-    tx.fill_seat(game, target, player, &edge::new_token()?)?;
+    match robot {
+        Some(level) => tx.seat_robot(game, target, level.name())?,
+        None => {
+            let player = tx.player_id(email)?;
+            tx.fill_seat(game, target, player, &edge::new_token()?)?;
+        }
+    }
     let started = begin_when_full(gm, game)?;
     let g = gamelog::load(tx, game)?;
     Ok(Ok(Seated {
@@ -92,13 +116,14 @@ pub fn seat_open_to(
         return Ok(Err(Refusal::NotOpen(game, row.status)));
     }
     let g = gamelog::load(tx, game)?;
-    if g.seats.iter().any(|x| x.email.as_deref() == Some(email)) {
+    let robot = robot_named(email).is_some();
+    if !robot && g.seats.iter().any(|x| x.email.as_deref() == Some(email)) {
         return Ok(Err(Refusal::AlreadySeated(game)));
     }
     let open: Vec<usize> = g
         .seats
         .iter()
-        .filter(|x| x.email.is_none())
+        .filter(|x| x.is_open())
         .map(|x| x.seat)
         .collect();
     Ok(match seat {
@@ -115,7 +140,7 @@ pub fn seat_open_to(
 fn begin_when_full(gm: &mut Gm, game: i64) -> anyhow::Result<bool> {
     let (tx, now) = (gm.tx, gm.now);
     let g = gamelog::load(tx, game)?;
-    if g.row.status != GameStatus::Open || g.seats.iter().any(|s| s.email.is_none()) {
+    if g.row.status != GameStatus::Open || g.seats.iter().any(|s| s.is_open()) {
         return Ok(false);
     }
     tx.set_game_status(game, GameStatus::Active, None, now)?;

@@ -9,11 +9,15 @@ use crate::games::{Actor, Conditional, PlyError, ToAct};
 use crate::store::GameStatus;
 
 /// Who sends a seat's lines: the seat's own mail (its reply tells it what happened, so the
-/// other seats are told and it is not), or the GM for the seat (every seat is told).
+/// other seats are told and it is not), the GM for the seat (every seat is told), the robot
+/// playing its own seat (told like any opponent's move), or the robot standing in for a late
+/// player (`timeout=robot`: every seat is told, the late one too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum By {
     Mail(i64),
     Gm,
+    Robot,
+    StandIn,
 }
 
 /// What the sender says the lines are: a mail's lines are whatever the turn allows; the GM's
@@ -382,7 +386,7 @@ fn first_move(
 fn message(turn: &Turn) -> Option<i64> {
     match turn.by {
         By::Mail(id) => Some(id),
-        By::Gm => None,
+        By::Gm | By::Robot | By::StandIn => None,
     }
 }
 
@@ -395,6 +399,15 @@ fn tell_played(gm: &Gm, g: &Loaded, turn: &Turn, played: &mut Played) -> anyhow:
             // Said first, to the players and to the GM who reads what was played.
             let line = turn.lines.first().map(String::as_str).unwrap_or_default();
             let said = format!("The GM played {line} for {}.", g.game.seat_name(turn.seat));
+            played.reports.insert(0, said);
+            None
+        }
+        // A robot seat has no address: every player hears of its move as of anyone's.
+        By::Robot => None,
+        By::StandIn => {
+            let line = turn.lines.join(", ");
+            let name = g.game.seat_name(turn.seat);
+            let said = format!("The robot played for {name} (out of time): {line}.");
             played.reports.insert(0, said);
             None
         }

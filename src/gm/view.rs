@@ -34,7 +34,13 @@ pub fn status(g: &Loaded, seat: Option<usize>) -> Status {
         seats: g
             .seats
             .iter()
-            .map(|x| (g.game.seat_name(x.seat), x.email.clone()))
+            .map(|x| {
+                let who = x
+                    .email
+                    .clone()
+                    .or_else(|| x.robot.as_deref().map(super::robots::robot_words));
+                (g.game.seat_name(x.seat), who)
+            })
             .collect(),
     }
 }

@@ -22,8 +22,17 @@ const PREFIX: &str = "confirm-";
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub(super) enum Request {
-    New { game: String, options: Options },
-    Join { game: i64, seat: Option<String> },
+    New {
+        game: String,
+        options: Options,
+        /// Against the robot (its level's name): every other seat is the robot's.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        robot: Option<String>,
+    },
+    Join {
+        game: i64,
+        seat: Option<String>,
+    },
 }
 
 impl Request {
@@ -65,7 +74,20 @@ pub(super) fn ask_new(
         return Ok(());
     };
     let mut opts = Options::new();
+    let mut robot = None;
     for o in options {
+        // `NEW dicerink robot` (or `robot:easy`): a game against the robot.
+        match gm::robots::robot_named(o) {
+            Some(Ok(level)) => {
+                robot = Some(level.name().to_string());
+                continue;
+            }
+            Some(Err(why)) => {
+                s.lines.push(Line::no(text, why));
+                return Ok(());
+            }
+            None => {}
+        }
         let Some((k, v)) = o.split_once('=') else {
             s.lines
                 .push(Line::no(text, "options are written name=value"));
@@ -81,6 +103,7 @@ pub(super) fn ask_new(
     let request = Request::New {
         game: kind.name().to_string(),
         options: opts,
+        robot,
     };
     file(tx, ctx, s, text, from, &request)
 }
@@ -166,11 +189,16 @@ fn file(
 /// The game's title and, for NEW, its options in one line.
 fn describe(request: &Request) -> (String, String) {
     match request {
-        Request::New { game, options } => (
+        Request::New {
+            game,
+            options,
+            robot,
+        } => (
             GameKind::parse(game).map_or(game.clone(), |k| k.title().to_string()),
             options
                 .iter()
                 .map(|(k, v)| format!("{k}={v}"))
+                .chain(robot.iter().map(|l| format!("against the robot ({l})")))
                 .collect::<Vec<_>>()
                 .join(", "),
         ),
@@ -222,7 +250,14 @@ pub(super) fn confirm(
         return Ok(Ok(()));
     }
     match serde_json::from_str::<Request>(&row.payload)? {
-        Request::New { game, options } => create(ctx, s, &text, from, &game, options, gm)?,
+        Request::New {
+            game,
+            options,
+            robot,
+        } => {
+            let robot = robot.as_deref().and_then(crate::robot::Level::parse);
+            create(ctx, s, &text, from, (&game, options, robot), gm)?
+        }
         Request::Join { game, seat } => join(s, &text, from, game, seat, gm)?,
     }
     Ok(Ok(()))
@@ -234,11 +269,10 @@ fn create(
     s: &mut Session,
     text: &str,
     from: &str,
-    game: &str,
-    options: Options,
+    (game, options, robot): (&str, Options, Option<crate::robot::Level>),
     gm: &mut Gm,
 ) -> anyhow::Result<()> {
-    let seated = match gm::open_new(gm, game, options, from, ctx.cfg.move_secs)? {
+    let seated = match gm::open_new(gm, game, options, from, ctx.cfg.move_secs, robot)? {
         Ok(seated) => seated,
         Err(why) => {
             s.lines.push(Line::no(text, why.to_string()));
@@ -251,10 +285,17 @@ fn create(
         text,
         Some(format!("game #{id} created; you play {}", seated.seat_name)),
     ));
-    s.extra.push(format!(
-        "Game #{id} waits for players: they send JOIN {id}. Everybody gets a welcome mail \
-         with their secret reply address when the seats are full."
-    ));
+    s.extra.push(match robot {
+        Some(level) => format!(
+            "Your opponent is the robot ({}): the game has begun, and your welcome mail with \
+             your secret reply address follows.",
+            level.name()
+        ),
+        None => format!(
+            "Game #{id} waits for players: they send JOIN {id}. Everybody gets a welcome mail \
+             with their secret reply address when the seats are full."
+        ),
+    });
     Ok(())
 }
 

@@ -258,7 +258,8 @@ impl Tx<'_> {
     /// Empties a seat (`pbem game eject`): no player, no secret address, nothing offered.
     pub fn empty_seat(&self, game: i64, seat: usize) -> anyhow::Result<()> {
         self.exec(
-            "UPDATE seats SET player_id = NULL, token = NULL, draw_offer = 0, missed_before = 0 \
+            "UPDATE seats SET player_id = NULL, token = NULL, draw_offer = 0, missed_before = 0, \
+             robot = NULL \
              WHERE game_id = ?1 AND seat = ?2",
             params![game, seat as i64],
         )?;

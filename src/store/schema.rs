@@ -335,6 +335,14 @@ const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE outbox ADD COLUMN cause TEXT;
     "#,
+    // 16: robots at the table. A seat may be played by the robot (`robot` names its level;
+    // such a seat has no player, no address and gets no mail), and a ply the robot played
+    // (for a robot seat, or for a late player under `timeout=robot`) is marked as such
+    // (`moves.robot`: the record's comment after it, e.g. `robot for B, out of time`).
+    r#"
+    ALTER TABLE seats ADD COLUMN robot TEXT CHECK (robot IN ('easy', 'normal', 'strong'));
+    ALTER TABLE moves ADD COLUMN robot TEXT;
+    "#,
 ];
 
 /// The schema version this build writes.

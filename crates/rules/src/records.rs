@@ -373,7 +373,7 @@ pub fn write(
     start: &AnyGame,
     plies: &[(Actor, String)],
 ) -> Result<String, String> {
-    write_plies(tags, start, plies, false)
+    write_plies(tags, start, plies, false, &[])
 }
 
 /// [`write`], with each chance ply followed by a comment naming its dice (`roll 3 {d6}`,
@@ -384,7 +384,19 @@ pub fn write_with_dice(
     start: &AnyGame,
     plies: &[(Actor, String)],
 ) -> Result<String, String> {
-    write_plies(tags, start, plies, true)
+    write_plies(tags, start, plies, true, &[])
+}
+
+/// [`write_with_dice`], with a comment after each ply that has a mark (`marks[i]` for ply
+/// `i`): the robot's plies (`e4 {robot}`, `{robot for B, out of time}`). Comments are
+/// ignored on reading, so it replays the same.
+pub fn write_with_dice_marked(
+    tags: &[(String, String)],
+    start: &AnyGame,
+    plies: &[(Actor, String)],
+    marks: &[Option<String>],
+) -> Result<String, String> {
+    write_plies(tags, start, plies, true, marks)
 }
 
 fn write_plies(
@@ -392,6 +404,7 @@ fn write_plies(
     start: &AnyGame,
     plies: &[(Actor, String)],
     name_dice: bool,
+    marks: &[Option<String>],
 ) -> Result<String, String> {
     let mut out = String::new();
     for (name, value) in tags {
@@ -403,7 +416,7 @@ fn write_plies(
     let mut lines = Lines::default();
     let mut numbered_move: Option<u32> = None;
     let mut last_word = String::new();
-    for (actor, text) in plies {
+    for (i, (actor, text)) in plies.iter().enumerate() {
         // The first numbered move after unnumbered plies ending in a digit (a set-up's row,
         // a roll) starts a line: `... 3 1 1 1. d2-d3` reads as one more number of the row.
         let first_numbered =
@@ -455,6 +468,12 @@ fn write_plies(
                 lines.push(&unit, new_line);
                 last_word = word;
             }
+        }
+        // A mark is a comment of its own after the ply (no brace inside: it would end it).
+        if let Some(Some(mark)) = marks.get(i) {
+            let comment = format!("{{{}}}", mark.replace(['{', '}'], ""));
+            lines.push(&comment, false);
+            last_word = comment;
         }
     }
     out.push_str(&lines.finish());

@@ -39,12 +39,15 @@ pub struct MoveRow {
     pub actor: String,
     pub text: String,
     pub at: DateTime<Utc>,
+    /// The robot played it: the record's comment after it (`robot`, `robot for B, out of
+    /// time`); `None` for a ply a player or the GM made.
+    pub robot: Option<String>,
 }
 
 impl Tx<'_> {
     pub fn moves(&self, game: i64) -> anyhow::Result<Vec<MoveRow>> {
         let mut st = self.conn().prepare_cached(
-            "SELECT ply, actor, text, at FROM moves WHERE game_id = ?1 ORDER BY ply",
+            "SELECT ply, actor, text, at, robot FROM moves WHERE game_id = ?1 ORDER BY ply",
         )?;
         let rows = st.query_map([game], |r| {
             let at: String = r.get(3)?;
@@ -53,6 +56,7 @@ impl Tx<'_> {
                 actor: r.get(1)?,
                 text: r.get(2)?,
                 at: parse_ts(&at).unwrap_or_default(),
+                robot: r.get(4)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -82,6 +86,15 @@ impl Tx<'_> {
             params![game, ts(now)],
         )?;
         Ok(ply)
+    }
+
+    /// Marks a logged ply as the robot's (`what`: the record's comment after it).
+    pub fn mark_robot_ply(&self, game: i64, ply: i64, what: &str) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE moves SET robot = ?3 WHERE game_id = ?1 AND ply = ?2",
+            params![game, ply, what],
+        )?;
+        Ok(())
     }
 
     /// A seat's outcomes planned per roll, kept until the roll (replacing any before).

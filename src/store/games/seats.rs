@@ -20,6 +20,16 @@ pub struct SeatRow {
     pub ready: bool,
     /// The player takes their turn reports as one daily digest (`DIGEST ON`).
     pub digest: bool,
+    /// The robot plays this seat, at this level (`easy`, `normal`, `strong`): no player, no
+    /// address, no mail.
+    pub robot: Option<String>,
+}
+
+impl SeatRow {
+    /// Nobody sits here, player or robot: the seat is open to JOIN.
+    pub fn is_open(&self) -> bool {
+        self.email.is_none() && self.robot.is_none()
+    }
 }
 
 impl Tx<'_> {
@@ -46,17 +56,40 @@ impl Tx<'_> {
     ) -> anyhow::Result<()> {
         // A new player starts clean: the old one's draw offer stays with them.
         self.exec(
-            "UPDATE seats SET player_id = ?3, token = ?4, draw_offer = 0, missed_before = 0 \
+            "UPDATE seats SET player_id = ?3, token = ?4, draw_offer = 0, missed_before = 0, \
+             robot = NULL \
              WHERE game_id = ?1 AND seat = ?2",
             params![game, seat as i64, player, token],
         )?;
         Ok(())
     }
 
+    /// The robot takes a seat (at `level`) for the rest of the game: no player, no secret
+    /// address, nothing offered; it is ready for the dice at once.
+    pub fn seat_robot(&self, game: i64, seat: usize, level: &str) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE seats SET player_id = NULL, token = NULL, draw_offer = 0, missed_before = 0, \
+             robot = ?3, ready = 1 WHERE game_id = ?1 AND seat = ?2",
+            params![game, seat as i64, level],
+        )?;
+        Ok(())
+    }
+
+    /// Active games with a robot seat, oldest first (the robots' pass looks for their turn).
+    pub fn games_with_robots(&self) -> anyhow::Result<Vec<i64>> {
+        let mut st = self.conn().prepare_cached(
+            "SELECT DISTINCT g.id FROM games g JOIN seats s ON s.game_id = g.id \
+             WHERE g.status = 'active' AND g.quarantined IS NULL AND s.robot IS NOT NULL \
+             ORDER BY g.id",
+        )?;
+        let rows = st.query_map([], |r| r.get(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     pub fn seats(&self, game: i64) -> anyhow::Result<Vec<SeatRow>> {
         let mut st = self.conn().prepare_cached(
             "SELECT s.seat, s.player_id, p.email, s.token, s.draw_offer, \
-             p.vacation_until, s.ready, COALESCE(p.digest, 0), s.missed_before FROM seats s \
+             p.vacation_until, s.ready, COALESCE(p.digest, 0), s.missed_before, s.robot FROM seats s \
              LEFT JOIN players p ON p.id = s.player_id \
              WHERE s.game_id = ?1 ORDER BY s.seat",
         )?;
@@ -72,6 +105,7 @@ impl Tx<'_> {
                 ready: r.get(6)?,
                 digest: r.get(7)?,
                 missed_before: r.get(8)?,
+                robot: r.get(9)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
