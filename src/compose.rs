@@ -353,10 +353,12 @@ fn press(
                     to_text.join(", ")
                 },
                 text: body,
+                // The others who read press: a robot seat reads none.
                 others: names
                     .iter()
                     .enumerate()
                     .filter(|(s, _)| s != x && *s != seat)
+                    .filter(|(s, _)| g.seat(*s).is_none_or(|r| r.robot.is_none()))
                     .map(|(_, n)| *n)
                     .collect::<Vec<_>>()
                     .join(", "),

@@ -28,6 +28,8 @@ pub enum Refusal {
     SaltsFull(usize),
     #[error("no player {0} (players: {1})")]
     NoSuchPlayer(String, String),
+    #[error("{0} is played by the robot, which reads no press")]
+    RobotReadsNoPress(String),
     #[error("the game starts when every seat is taken")]
     NotStarted,
     #[error("the game is over")]
@@ -179,12 +181,17 @@ pub fn add_salt(
 /// named (by seat name, any case; the sender itself is skipped).
 pub fn press_targets(g: &Loaded, seat: usize, to: &[String]) -> Result<Vec<usize>, Refusal> {
     let names = g.game.seat_names();
+    let robot = |x: usize| g.seat(x).is_some_and(|s| s.robot.is_some());
     if to.iter().any(|t| t.eq_ignore_ascii_case("ALL")) {
-        return Ok((0..names.len()).filter(|x| *x != seat).collect());
+        // Every other player who reads mail: a robot seat reads none.
+        return Ok((0..names.len())
+            .filter(|x| *x != seat && !robot(*x))
+            .collect());
     }
     let mut targets = Vec::new();
     for t in to {
         match g.game.seat_by_name(t) {
+            Some(x) if robot(x) => return Err(Refusal::RobotReadsNoPress(names[x].to_string())),
             Some(x) if x != seat && !targets.contains(&x) => targets.push(x),
             Some(_) => {}
             None => return Err(Refusal::NoSuchPlayer(t.clone(), names.join(", "))),

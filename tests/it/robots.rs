@@ -410,3 +410,35 @@ fn the_ingest_worker_plays_the_robot_after_it_answered_the_mail() {
         .count();
     assert_eq!(to_alice, 3, "the welcome, her reply, the robot's move");
 }
+
+/// Press goes to the players who read it: ALL skips a robot seat, naming one is refused in
+/// words, and no footer offers a robot as someone to write to.
+#[test]
+fn press_skips_robot_seats_and_a_robot_named_is_refused() {
+    let mut w = World::new();
+    let players = [
+        ("BLUE", ALICE),
+        ("RED", BOB),
+        ("GREEN", "robot"),
+        ("YELLOW", "carol@example.org"),
+    ];
+    let id = w.game(GameKind::DipTacToe, &players, &[], None, None);
+    w.new_mail();
+    w.send_to_seat(ALICE, id, 0, "PRESS TO ALL: shall we share the centre?")
+        .unwrap();
+    let mail = w.new_mail();
+    let press: Vec<_> = mail.iter().filter(|m| m.kind == "press").collect();
+    assert_eq!(press.len(), 2, "RED and YELLOW read it: {mail:#?}");
+    for m in &press {
+        assert!(!m.body.contains("GREEN"), "{}", m.body);
+    }
+    w.send_to_seat(ALICE, id, 0, "PRESS TO GREEN: hello?")
+        .unwrap();
+    let mail = w.new_mail();
+    let reply = &only_to(&mail, ALICE).body;
+    assert!(
+        says(reply, "GREEN is played by the robot, which reads no press"),
+        "{reply}"
+    );
+    assert!(mail.iter().all(|m| m.kind != "press"));
+}
