@@ -15,6 +15,7 @@ use crate::store::Store;
 
 mod analyze;
 mod args;
+mod collection;
 mod config_check;
 mod desk;
 mod exit;
@@ -27,6 +28,7 @@ mod record_desk;
 mod seat_ops;
 mod seat_turns;
 mod show;
+mod stats;
 pub use analyze::{d4d6_query, D4d6Args};
 pub use args::{Cli, Command, GameCmd, NewArgs, PlayerCmd};
 use game::adjudicate;
@@ -88,7 +90,16 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             Ok(0)
         }
         Command::Game(cmd) => game::run(&db, cmd, cfg),
-        Command::Export { id, format } => {
+        Command::Stats { game } => stats::run_stats(&db, game.as_deref()),
+        Command::Ratings { game } => stats::run_ratings(&db, &game),
+        Command::Export {
+            all: true,
+            game,
+            finished,
+            ..
+        } => collection::export_all(&db, game.as_deref(), finished),
+        Command::Export { id, format, .. } => {
+            let id = id.expect("clap requires an id without --all");
             let mut store = Store::open(&db, false)?;
             game_exists(&mut store, id)?;
             let g = store.tx(|tx| gamelog::load(tx, id))?;

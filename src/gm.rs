@@ -7,6 +7,7 @@ use crate::dice::Seed;
 use crate::edge;
 use crate::gamelog;
 use crate::games::{AnyGame, GameKind, Options};
+use crate::records;
 use crate::store::{GameStatus, NewGame};
 
 pub mod clock;
@@ -15,10 +16,12 @@ pub mod life;
 mod ops;
 pub mod options;
 mod play;
+pub mod ratings;
 mod record;
 pub mod robots;
 mod salts;
 mod seats;
+pub mod stats;
 mod submit;
 mod to_act;
 mod turn;
@@ -114,6 +117,18 @@ enum Sitter {
 
 /// Creates a game and its seats; seats without a player stay open for `JOIN`.
 pub fn create_game(gm: &mut Gm, spec: &GameSpec, secrets: &Secrets) -> anyhow::Result<i64> {
+    create_game_from(gm, spec, secrets, &[])
+}
+
+/// Creates a game at the end of plies already played (a game brought in from a record,
+/// replayed by the caller): they are its move log's first plies, and play goes on from
+/// there; a game they end is finished at once, with nobody told (no play is left to tell).
+pub fn create_game_from(
+    gm: &mut Gm,
+    spec: &GameSpec,
+    secrets: &Secrets,
+    plies: &[(crate::games::Actor, String)],
+) -> anyhow::Result<i64> {
     let (tx, now) = (gm.tx, gm.now);
     let kind = spec.kind.ok_or_else(|| anyhow!("which game?"))?;
     options::check(&spec.options).map_err(|e| anyhow!("{e}"))?;
@@ -183,8 +198,13 @@ pub fn create_game(gm: &mut Gm, spec: &GameSpec, secrets: &Secrets) -> anyhow::R
             None => tx.insert_seat(id, s, None, None)?,
         }
     }
-    if all_filled {
-        let mut g = gamelog::load(tx, id)?;
+    for (actor, text) in plies {
+        tx.append_move(id, &records::actor_name(&game, *actor), text, now, None)?;
+    }
+    let mut g = gamelog::load(tx, id)?;
+    if let Some(outcome) = g.game.outcome() {
+        play::finish(tx, &mut g, &outcome, now)?;
+    } else if all_filled {
         begin(gm, &mut g)?;
         gm.tell(News::Began { g: &g })?;
     }

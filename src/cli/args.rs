@@ -70,13 +70,32 @@ pub enum Command {
     /// Create, list, show and play games.
     #[command(subcommand)]
     Game(GameCmd),
-    /// Write a game's record.
+    /// Write a game's record, or with --all every game as one collection (records one
+    /// after another; --game and --finished choose which).
     Export {
-        id: i64,
+        #[arg(required_unless_present = "all", conflicts_with = "all")]
+        id: Option<i64>,
         #[arg(long, default_value = "record", value_parser = ["record", "json"])]
         format: String,
+        /// Every game (that --game and --finished leave), as one collection.
+        #[arg(long)]
+        all: bool,
+        /// With --all: only games of this kind.
+        #[arg(long, requires = "all")]
+        game: Option<String>,
+        /// With --all: only finished games.
+        #[arg(long, requires = "all")]
+        finished: bool,
     },
-    /// Replay a record file without touching the database.
+    /// Per game kind and variant: the games on record, the results by seat, their length
+    /// and how they ended (as STATS by mail).
+    Stats {
+        /// Only this game (dicerink, d4d6, ...).
+        game: Option<String>,
+    },
+    /// The players' Glicko-2 ratings in a game, from its finished games (as RATINGS by mail).
+    Ratings { game: String },
+    /// Replay a record file (or each game of a collection) without touching the database.
     Replay {
         file: PathBuf,
         /// Print the result as JSON.
@@ -137,7 +156,8 @@ pub enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-    /// Recompute every dice roll of an exported record from its revealed seed.
+    /// Recompute every dice roll of an exported record (or of each game of a collection)
+    /// from its revealed seed.
     Verify { file: PathBuf },
     /// Measure the mail path (see README).
     #[command(subcommand)]
@@ -437,8 +457,12 @@ pub struct NewArgs {
     #[arg(long)]
     pub move_time: Option<String>,
     /// Start from this position (the game's `[Position]` tag format).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from_record")]
     pub position: Option<String>,
+    /// Start at the end of this record (a game begun on paper): its plies are replayed and
+    /// kept in the game's move log; a record that does not replay is refused.
+    #[arg(long, value_name = "FILE")]
+    pub from_record: Option<PathBuf>,
 }
 
 /// `--status` of `game list`: a game status by its name.

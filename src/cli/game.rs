@@ -86,14 +86,23 @@ pub(super) fn run(db: &Path, cmd: GameCmd, cfg: Config) -> anyhow::Result<Exit> 
 
 /// `game new`: creates the game (mailing each seat its welcome) and prints its id.
 pub(super) fn game_new(store: &mut Store, ctx: &Ctx, args: &NewArgs) -> anyhow::Result<Exit> {
-    let spec = spec_from_args(args)?;
+    let mut spec = spec_from_args(args)?;
     let kind = spec.kind.expect("set by spec_from_args");
+    let plies = match &args.from_record {
+        Some(file) => match super::collection::brought_in(file, &mut spec)? {
+            Ok(plies) => plies,
+            Err(why) => {
+                say(&why);
+                return Ok(1);
+            }
+        },
+        None => Vec::new(),
+    };
     check_spec(&spec)?;
     let seats = crate::games::AnyGame::new(kind, &spec.options)
         .map(|g| g.seat_names().len())
         .unwrap_or(8);
     let secrets = Secrets::generate(seats)?;
-    let mut spec = spec;
     if spec.move_secs.is_none() {
         spec.move_secs = ctx.cfg.move_secs;
     }
@@ -101,7 +110,7 @@ pub(super) fn game_new(store: &mut Store, ctx: &Ctx, args: &NewArgs) -> anyhow::
         say(&format!("refused: {why}"));
         return Ok(1);
     }
-    let id = store.tx(|tx| gm::create_game(&mut ctx.gm(tx), &spec, &secrets))?;
+    let id = store.tx(|tx| gm::create_game_from(&mut ctx.gm(tx), &spec, &secrets, &plies))?;
     println!("{id}");
     send_now(store, ctx.cfg);
     open_seats(store, ctx, id)?;

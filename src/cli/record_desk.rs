@@ -22,6 +22,13 @@ pub(super) fn record_text(file: &Path) -> anyhow::Result<Result<String, String>>
     }))
 }
 
+/// The records of a file that holds a collection (more than one record), else None.
+fn collection(file: &Path) -> anyhow::Result<Option<Vec<String>>> {
+    Ok(record_text(file)?
+        .ok()
+        .and_then(|t| super::collection::records_of(&t)))
+}
+
 /// A record file read and parsed, or the line that says why not (exit 1). A JSON export
 /// (`pbem export ID --format json`) is read for the record it carries.
 pub(super) fn record_file(file: &Path) -> anyhow::Result<Result<Record, String>> {
@@ -46,6 +53,9 @@ fn exported_record(text: String) -> Result<String, String> {
 }
 
 pub(super) fn replay(file: &Path, json: bool) -> anyhow::Result<Exit> {
+    if let Some(records) = collection(file)? {
+        return super::collection::replay_all(&records, json);
+    }
     let record = match record_file(file)? {
         Ok(r) => r,
         Err(why) => {
@@ -117,6 +127,9 @@ pub(super) fn export_json(g: &gamelog::Loaded) -> anyhow::Result<serde_json::Val
 /// A bad record (one that does not parse, replay or list its salts) exits 1 with the reason,
 /// as `replay` does; only a file that cannot be read at all is an error (2).
 pub(super) fn verify(file: &Path) -> anyhow::Result<Exit> {
+    if let Some(records) = collection(file)? {
+        return super::collection::verify_all(&records);
+    }
     let record = match record_file(file)? {
         Ok(r) => r,
         Err(why) => {

@@ -336,6 +336,46 @@ fn strip_comments(text: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// A collection's text cut into its records: a tag line (`[...]`, outside any `{}` comment)
+/// after move text begins the next record, as in a PGN file of many games. A text with one
+/// record is one piece; blank space between records is dropped.
+pub fn split_collection(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let (mut in_comment, mut in_moves, mut named) = (false, false, false);
+    for line in text.lines() {
+        let t = line.trim();
+        let tag = !in_comment && t.starts_with('[');
+        // A second `[Game]` begins a record too: the one before may have no move text.
+        let game_tag = tag
+            && t.get(..5).is_some_and(|n| n.eq_ignore_ascii_case("[Game"))
+            && t[5..].starts_with(char::is_whitespace);
+        if tag && (in_moves || (game_tag && named)) {
+            out.push(std::mem::take(&mut current));
+            (in_moves, named) = (false, false);
+        }
+        named |= game_tag;
+        if !in_comment && !t.is_empty() && !t.starts_with('[') {
+            in_moves = true;
+        }
+        for c in line.chars() {
+            match c {
+                '{' => in_comment = true,
+                '}' => in_comment = false,
+                _ => {}
+            }
+        }
+        if in_comment {
+            in_moves = true;
+        }
+        current.push_str(line);
+        current.push('\n');
+    }
+    out.push(current);
+    out.retain(|r| !r.trim().is_empty());
+    out
+}
+
 /// Reads `a=1, b=2` (or space separated) into options.
 pub fn parse_options(text: &str) -> Result<Options, String> {
     let mut out = BTreeMap::new();
@@ -618,6 +658,19 @@ fn check_word(game: &AnyGame, word: &str, implied: bool) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_collection_splits_at_each_records_tags() {
+        let text = "[Game \"dicerink\"]\n[Result \"A\"]\n\n1. 5W6 {a\n[not a tag]} 6S3\n\n\
+                    [Game \"d4d6\"]\n[Result \"*\"]\n\n1. e2\n";
+        let parts = split_collection(text);
+        assert_eq!(parts.len(), 2, "{parts:?}");
+        assert!(parts[0].contains("[not a tag]"));
+        assert!(parts[1].starts_with("[Game \"d4d6\"]"));
+        assert_eq!(split_collection("[Game \"x\"]\n1. a\n").len(), 1);
+        let no_moves = "[Game \"x\"]\n[GameId \"5\"]\n\n[Game \"x\"]\n1. a\n";
+        assert_eq!(split_collection(no_moves).len(), 2);
+    }
 
     #[test]
     fn reads_tags_numbers_and_comments() {

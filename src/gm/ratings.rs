@@ -1,0 +1,156 @@
+//! Glicko-2 ratings per game kind from the finished games in the order they ended (`pbem ratings`, `RATINGS` by mail).
+
+use std::collections::BTreeMap;
+
+use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
+use skillratings::Outcomes;
+
+use super::stats::GameFacts;
+use crate::games::{GameKind, Outcome};
+
+/// One player's rating in one game kind.
+#[derive(Debug, Clone)]
+pub struct Rated {
+    /// The player: an address, or `robot:LEVEL` (a robot at a level is one player).
+    pub player: String,
+    pub rating: f64,
+    pub deviation: f64,
+    pub games: usize,
+}
+
+/// The name shown for a player: for now the address's local part (`ann` for
+/// `ann@example.org`), a robot as `robot (strong)`.
+pub fn display_name(player: &str) -> String {
+    if let Some(level) = player.strip_prefix("robot:") {
+        return format!("robot ({level})");
+    }
+    player.split('@').next().unwrap_or(player).to_string()
+}
+
+/// Each player's result against each other player of one finished game, seen from the
+/// first: the winner beats everyone; seats sharing a draw draw each other and beat those
+/// left out of it; losers of a multi-player game have no result among themselves
+/// (Glicko-2 rates pairwise results, so a game of N seats is its pairs, all in one rating
+/// period so that the order of the pairs does not matter).
+fn pairs(outcome: &Outcome, seats: usize) -> Vec<(usize, usize, Outcomes)> {
+    let mut out = Vec::new();
+    for a in 0..seats {
+        for b in 0..seats {
+            if a == b {
+                continue;
+            }
+            let result = match outcome {
+                Outcome::Win { seat, .. } if *seat == a => Some(Outcomes::WIN),
+                Outcome::Win { seat, .. } if *seat == b => Some(Outcomes::LOSS),
+                Outcome::Win { .. } => None,
+                Outcome::Draw { seats, .. } => match (seats.contains(&a), seats.contains(&b)) {
+                    (true, true) => Some(Outcomes::DRAW),
+                    (true, false) => Some(Outcomes::WIN),
+                    (false, true) => Some(Outcomes::LOSS),
+                    (false, false) => None,
+                },
+            };
+            if let Some(r) = result {
+                out.push((a, b, r));
+            }
+        }
+    }
+    out
+}
+
+/// The ratings of one game kind, best first: every finished game of the kind with a
+/// result and every seat played, in the order of `games` (the order they ended).
+pub fn ratings(games: &[GameFacts], kind: GameKind) -> Vec<Rated> {
+    let config = Glicko2Config::new();
+    let mut table: BTreeMap<String, (Glicko2Rating, usize)> = BTreeMap::new();
+    for f in games.iter().filter(|f| f.kind == kind) {
+        let Some(outcome) = &f.outcome else { continue };
+        let Some(players) = f.players.iter().cloned().collect::<Option<Vec<String>>>() else {
+            continue;
+        };
+        let before: Vec<Glicko2Rating> = players
+            .iter()
+            .map(|p| table.get(p).map_or_else(Glicko2Rating::new, |(r, _)| *r))
+            .collect();
+        let mut results: Vec<Vec<(Glicko2Rating, Outcomes)>> = vec![Vec::new(); players.len()];
+        for (a, b, r) in pairs(outcome, players.len()) {
+            // One player in two seats plays no game against themself.
+            if players[a] != players[b] {
+                results[a].push((before[b], r));
+            }
+        }
+        for (i, p) in players.iter().enumerate() {
+            if results[i].is_empty() {
+                continue;
+            }
+            let after = glicko2_rating_period(&before[i], &results[i], &config);
+            let entry = table.entry(p.clone()).or_insert((after, 0));
+            *entry = (after, entry.1 + 1);
+        }
+    }
+    let mut out: Vec<Rated> = table
+        .into_iter()
+        .map(|(player, (r, games))| Rated {
+            player,
+            rating: r.rating,
+            deviation: r.deviation,
+            games,
+        })
+        .collect();
+    out.sort_by(|a, b| b.rating.total_cmp(&a.rating).then(a.player.cmp(&b.player)));
+    out
+}
+
+/// The ratings as a table, for the GM's terminal and the player's mail.
+pub fn report(games: &[GameFacts], kind: GameKind) -> String {
+    let rated = ratings(games, kind);
+    if rated.is_empty() {
+        return format!(
+            "No finished {} game is on record yet: nobody is rated.\n",
+            kind.title()
+        );
+    }
+    let mut out = format!(
+        "{} ratings (Glicko-2, from {} finished games):\n",
+        kind.title(),
+        games
+            .iter()
+            .filter(|f| f.kind == kind && f.outcome.is_some())
+            .count()
+    );
+    for (i, r) in rated.iter().enumerate() {
+        out.push_str(&format!(
+            "{:>3}. {:<24} {:>5.0} (±{:.0}) {} {}\n",
+            i + 1,
+            display_name(&r.player),
+            r.rating,
+            2.0 * r.deviation,
+            r.games,
+            if r.games == 1 { "game" } else { "games" }
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_local_parts_for_now() {
+        assert_eq!(display_name("ann@example.org"), "ann");
+        assert_eq!(display_name("robot:strong"), "robot (strong)");
+    }
+
+    #[test]
+    fn a_draw_among_some_seats_beats_the_rest() {
+        let o = Outcome::Draw {
+            seats: vec![0, 1],
+            reason: String::new(),
+        };
+        let p = pairs(&o, 3);
+        assert!(p.contains(&(0, 1, Outcomes::DRAW)));
+        assert!(p.contains(&(0, 2, Outcomes::WIN)));
+        assert!(p.contains(&(2, 1, Outcomes::LOSS)));
+    }
+}

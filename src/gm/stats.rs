@@ -1,0 +1,368 @@
+//! The statistics of the games on record (`pbem stats`, `STATS` by mail): counted from the games as the store has them, written as a postal group's GM would.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use chrono::{DateTime, Utc};
+
+use crate::gamelog::{self, Loaded};
+use crate::games::{Actor, GameKind, Outcome};
+use crate::store::{GameStatus, Tx};
+
+/// How a game came to an end, read from its outcome's reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Ending {
+    /// The game's own goal reached (both dice home, the star square, a line of four, ...).
+    WinCondition,
+    Resignation,
+    /// A player ran out of time (or left).
+    Time,
+    /// The players agreed a draw.
+    Agreement,
+    /// The GM declared the game drawn.
+    Declared,
+    /// No way on: a move cap, a sequence used up, a position nobody can win.
+    Impasse,
+}
+
+impl Ending {
+    /// Reads an outcome's reason in words.
+    pub fn of(outcome: &Outcome) -> Ending {
+        let (reason, draw) = match outcome {
+            Outcome::Win { reason, .. } => (reason.to_ascii_lowercase(), false),
+            Outcome::Draw { reason, .. } => (reason.to_ascii_lowercase(), true),
+        };
+        if reason.contains("resign") {
+            Ending::Resignation
+        } else if reason.contains("out of time") || reason.contains("left the game") {
+            Ending::Time
+        } else if reason.contains("agreed") {
+            Ending::Agreement
+        } else if reason.contains("declared by the gm") {
+            Ending::Declared
+        } else if draw {
+            Ending::Impasse
+        } else {
+            Ending::WinCondition
+        }
+    }
+
+    fn words(self) -> &'static str {
+        match self {
+            Ending::WinCondition => "by the win condition",
+            Ending::Resignation => "by resignation",
+            Ending::Time => "on time",
+            Ending::Agreement => "by agreement",
+            Ending::Declared => "declared by the GM",
+            Ending::Impasse => "at an impasse",
+        }
+    }
+}
+
+/// Where one game stands, for counting.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Standing {
+    InPlay,
+    Won { seat: usize, ending: Ending },
+    Drawn { ending: Ending },
+    Cancelled,
+}
+
+/// One game on record, as the statistics and the ratings need it.
+#[derive(Debug, Clone)]
+pub struct GameFacts {
+    pub id: i64,
+    pub kind: GameKind,
+    /// The `variant` option, when the game has one.
+    pub variant: Option<String>,
+    pub seat_names: Vec<String>,
+    pub standing: Standing,
+    /// The outcome itself (for the ratings: a draw among some seats only).
+    pub outcome: Option<Outcome>,
+    /// Full moves: the seats' plies over the number of seats, rounded up.
+    pub moves: usize,
+    /// Whole days from the game's creation to its last ply.
+    pub days: i64,
+    /// When the game was last played (its order for the ratings).
+    pub last: DateTime<Utc>,
+    /// Each seat's player: an address, `robot:LEVEL`, or None for an empty seat.
+    pub players: Vec<Option<String>>,
+}
+
+/// Every game that has begun (open games wait for players and are on no record yet), in the
+/// order they were last played.
+pub fn games_on_record(tx: &Tx) -> anyhow::Result<Vec<GameFacts>> {
+    let mut out = Vec::new();
+    for row in tx.games(None)? {
+        if row.status == GameStatus::Open {
+            continue;
+        }
+        out.push(facts(&gamelog::load(tx, row.id)?)?);
+    }
+    out.sort_by_key(|f| (f.last, f.id));
+    Ok(out)
+}
+
+/// One loaded game's facts.
+pub fn facts(g: &Loaded) -> anyhow::Result<GameFacts> {
+    let outcome = g.game.outcome();
+    let standing = match (&outcome, g.row.status) {
+        (Some(o @ Outcome::Win { seat, .. }), _) => Standing::Won {
+            seat: *seat,
+            ending: Ending::of(o),
+        },
+        (Some(o @ Outcome::Draw { .. }), _) => Standing::Drawn {
+            ending: Ending::of(o),
+        },
+        (None, GameStatus::Finished) => Standing::Cancelled,
+        (None, _) => Standing::InPlay,
+    };
+    let seats = g.game.seat_names().len().max(1);
+    let seat_plies = g
+        .plies()?
+        .iter()
+        .filter(|(a, _)| matches!(a, Actor::Seat(_)))
+        .count();
+    let last = g.moves.last().map_or(g.row.created_at, |m| m.at);
+    let mut players = vec![None; seats];
+    for s in &g.seats {
+        if let Some(p) = players.get_mut(s.seat) {
+            *p = match (&s.email, &s.robot) {
+                (Some(email), _) => Some(email.to_ascii_lowercase()),
+                (None, Some(level)) => Some(format!("robot:{level}")),
+                (None, None) => None,
+            };
+        }
+    }
+    Ok(GameFacts {
+        id: g.row.id,
+        kind: g.kind(),
+        variant: gamelog::options_of(&g.row)?.get("variant").cloned(),
+        seat_names: g.game.seat_names().iter().map(|s| s.to_string()).collect(),
+        standing,
+        outcome,
+        moves: seat_plies.div_ceil(seats),
+        days: (last - g.row.created_at).num_days(),
+        last,
+        players,
+    })
+}
+
+/// The statistics of every kind and variant among `games` (only `kind` when given), one
+/// paragraph each; a line saying so when there is none.
+pub fn report(games: &[GameFacts], kind: Option<GameKind>) -> String {
+    let mut groups: BTreeMap<(&str, Option<&str>), Vec<&GameFacts>> = BTreeMap::new();
+    for f in games.iter().filter(|f| kind.is_none_or(|k| f.kind == k)) {
+        groups
+            .entry((f.kind.name(), f.variant.as_deref()))
+            .or_default()
+            .push(f);
+    }
+    if groups.is_empty() {
+        return match kind {
+            Some(k) => format!("No {} game is on record yet.\n", k.title()),
+            None => "No game is on record yet.\n".into(),
+        };
+    }
+    let paragraphs: Vec<String> = groups.values().map(|g| paragraph(g)).collect();
+    paragraphs.join("\n")
+}
+
+/// `n thing` or `n things`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// One kind's (and variant's) paragraph.
+fn paragraph(games: &[&GameFacts]) -> String {
+    let first = games[0];
+    let title = match &first.variant {
+        Some(v) => format!("{} ({v})", first.kind.title()),
+        None => first.kind.title().to_string(),
+    };
+    let seats = &first.seat_names;
+    let mut wins = vec![0usize; seats.len()];
+    let (mut drawn, mut cancelled, mut in_play) = (0, 0, 0);
+    let mut endings: BTreeMap<Ending, usize> = BTreeMap::new();
+    let mut draw_endings: BTreeMap<Ending, usize> = BTreeMap::new();
+    for f in games {
+        match &f.standing {
+            Standing::Won { seat, ending } => {
+                if let Some(w) = wins.get_mut(*seat) {
+                    *w += 1;
+                }
+                *endings.entry(*ending).or_default() += 1;
+            }
+            Standing::Drawn { ending } => {
+                drawn += 1;
+                *endings.entry(*ending).or_default() += 1;
+                *draw_endings.entry(*ending).or_default() += 1;
+            }
+            Standing::Cancelled => cancelled += 1,
+            Standing::InPlay => in_play += 1,
+        }
+    }
+    let won: usize = wins.iter().sum();
+    let decided = won + drawn;
+    let mut out = format!(
+        "{title}: {} on record: {} won, {drawn} drawn, {cancelled} cancelled, {in_play} in play.\n",
+        count(games.len(), "game", "games"),
+        won
+    );
+    if decided > 0 {
+        out.push_str(&results_sentence(
+            seats,
+            &wins,
+            drawn,
+            &draw_endings,
+            decided,
+        ));
+        let finished: Vec<&&GameFacts> = games
+            .iter()
+            .filter(|f| matches!(f.standing, Standing::Won { .. } | Standing::Drawn { .. }))
+            .collect();
+        let moves: Vec<i64> = finished.iter().map(|f| f.moves as i64).collect();
+        let days: Vec<i64> = finished.iter().map(|f| f.days).collect();
+        let _ = writeln!(
+            out,
+            "Length: {}, {}.",
+            spread(&moves, "move", "moves"),
+            spread(&days, "day", "days")
+        );
+        let how: Vec<String> = endings
+            .iter()
+            .map(|(e, n)| format!("{n} {}", e.words()))
+            .collect();
+        let _ = writeln!(out, "How they ended: {}.", how.join(", "));
+    }
+    out
+}
+
+/// "Of the 30 games on record 15 have been wins for the first player (A), 2 draws (agreed)
+/// and 13 are wins by the second player (B)." (the seed's sentence); for more seats, the
+/// wins of each.
+fn results_sentence(
+    seats: &[String],
+    wins: &[usize],
+    drawn: usize,
+    draw_endings: &BTreeMap<Ending, usize>,
+    decided: usize,
+) -> String {
+    let draws = match drawn {
+        0 => "no draws".to_string(),
+        _ => {
+            let how: Vec<String> = draw_endings
+                .iter()
+                .map(|(e, n)| format!("{n} {}", e.words()))
+                .collect();
+            format!("{} ({})", count(drawn, "draw", "draws"), how.join(", "))
+        }
+    };
+    let lead = format!(
+        "Of the {decided} finished {}",
+        if decided == 1 { "game" } else { "games" }
+    );
+    if let ([first, second], [w1, w2]) = (seats, wins) {
+        return format!(
+            "{lead} {} {} been {} for the first player ({first}), {draws} and {} {} by the second \
+             player ({second}).\n",
+            w1,
+            match *w1 {
+                1 => "has",
+                _ => "have",
+            },
+            if *w1 == 1 { "a win" } else { "wins" },
+            w2,
+            match *w2 {
+                1 => "is a win",
+                _ => "are wins",
+            }
+        );
+    }
+    let per_seat: Vec<String> = seats
+        .iter()
+        .zip(wins)
+        .map(|(s, w)| format!("{s} {w}"))
+        .collect();
+    format!("{lead}, wins by seat: {}; {draws}.\n", per_seat.join(", "))
+}
+
+/// "12 to 51 moves (median 25)", or the one figure when all agree.
+fn spread(values: &[i64], one: &str, many: &str) -> String {
+    let mut v = values.to_vec();
+    v.sort_unstable();
+    let (lo, hi) = (v[0], v[v.len() - 1]);
+    let median = v[v.len() / 2];
+    if lo == hi {
+        count(lo as usize, one, many)
+    } else {
+        format!("{lo} to {hi} {many} (median {median})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn won(seat: usize, ending: Ending) -> GameFacts {
+        GameFacts {
+            id: 1,
+            kind: GameKind::DiceRink,
+            variant: None,
+            seat_names: vec!["A".into(), "B".into()],
+            standing: Standing::Won { seat, ending },
+            outcome: None,
+            moves: 20,
+            days: 3,
+            last: DateTime::<Utc>::MIN_UTC,
+            players: vec![],
+        }
+    }
+
+    #[test]
+    fn the_seeds_sentence() {
+        let mut games: Vec<GameFacts> = (0..15).map(|_| won(0, Ending::WinCondition)).collect();
+        games.extend((0..13).map(|_| won(1, Ending::WinCondition)));
+        for _ in 0..2 {
+            let mut d = won(0, Ending::Agreement);
+            d.standing = Standing::Drawn {
+                ending: Ending::Agreement,
+            };
+            games.push(d);
+        }
+        let text = report(&games, Some(GameKind::DiceRink));
+        assert!(
+            text.contains(
+                "Of the 30 finished games 15 have been wins for the first player (A), 2 draws \
+                 (2 by agreement) and 13 are wins by the second player (B)."
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn endings_read_from_reasons() {
+        let win = |r: &str| Outcome::Win {
+            seat: 0,
+            reason: r.into(),
+        };
+        assert_eq!(Ending::of(&win("B resigned")), Ending::Resignation);
+        assert_eq!(Ending::of(&win("B ran out of time")), Ending::Time);
+        assert_eq!(
+            Ending::of(&win("both dice on rank 4")),
+            Ending::WinCondition
+        );
+        let draw = |r: &str| Outcome::Draw {
+            seats: vec![0, 1],
+            reason: r.into(),
+        };
+        assert_eq!(
+            Ending::of(&draw("agreed by all players")),
+            Ending::Agreement
+        );
+        assert_eq!(
+            Ending::of(&draw("the move cap of 60 full moves was reached")),
+            Ending::Impasse
+        );
+    }
+}
