@@ -21,6 +21,10 @@ pub enum Command {
     DrawDecline,
     Help(HelpTopic),
     List,
+    /// `STATS [game]`: the games on record, counted (a game's name, lower-cased).
+    Stats(Option<String>),
+    /// `RATINGS game`: the players' ratings in a game.
+    Ratings(String),
     New {
         game: String,
         options: Vec<String>,
@@ -82,6 +86,8 @@ impl Command {
             self,
             Command::Help(_)
                 | Command::List
+                | Command::Stats(_)
+                | Command::Ratings(_)
                 | Command::New { .. }
                 | Command::Join { .. }
                 | Command::UseGame(_)
@@ -151,6 +157,21 @@ fn parse_line(line: &str) -> Vec<Command> {
         "LIST" => one(Command::List),
         "START" | "READY" => one(Command::Start),
         "HELP" => vec![Command::Help(HelpTopic::read(&args))],
+        "STATS" => match args.as_slice() {
+            [] => vec![Command::Stats(None)],
+            [game] => vec![Command::Stats(Some(game.to_ascii_lowercase()))],
+            _ => vec![bad(
+                line,
+                "STATS takes one game's name at most, e.g. STATS dicerink",
+            )],
+        },
+        "RATINGS" => match args.as_slice() {
+            [game] => vec![Command::Ratings(game.to_ascii_lowercase())],
+            _ => vec![bad(
+                line,
+                "RATINGS needs one game's name, e.g. RATINGS dicerink",
+            )],
+        },
         "SALT" => match rest {
             "" => vec![bad(line, "SALT needs some text after it")],
             s => vec![Command::Salt(s.to_string())],
@@ -339,6 +360,13 @@ mod tests {
         assert!(matches!(p(&["BOARD please"])[0], Command::Bad { .. }));
         assert!(matches!(p(&["VACATION 400"])[0], Command::Bad { .. }));
         assert_eq!(p(&["vacation off"]), vec![Command::Vacation(None)]);
+        assert_eq!(p(&["stats"]), vec![Command::Stats(None)]);
+        assert_eq!(
+            p(&["Stats DiceRink"]),
+            vec![Command::Stats(Some("dicerink".into()))]
+        );
+        assert_eq!(p(&["RATINGS d4d6"]), vec![Command::Ratings("d4d6".into())]);
+        assert!(matches!(p(&["RATINGS"])[..], [Command::Bad { .. }]));
         assert_eq!(p(&["help"]), vec![Command::Help(HelpTopic::Commands)]);
         assert_eq!(p(&["Help Rules"]), vec![Command::Help(HelpTopic::Rules)]);
         assert_eq!(

@@ -147,6 +147,8 @@ pub(super) fn run_command(
             | Command::Moves
             | Command::Help(_)
             | Command::List
+            | Command::Stats(_)
+            | Command::Ratings(_)
             | Command::Guard(_)
             | Command::Password(_)
             | Command::Bad { .. }
@@ -161,6 +163,8 @@ pub(super) fn run_command(
         Command::Bad { line, reason } => s.lines.push(Line::no(line, reason.clone())),
         Command::Help(topic) => cmd_help(tx, ctx, s, &text, topic, current)?,
         Command::List => cmd_list(tx, s, from)?,
+        Command::Stats(game) => cmd_records(tx, s, &text, game.as_deref(), false)?,
+        Command::Ratings(game) => cmd_records(tx, s, &text, Some(game), true)?,
         Command::New { game, options } => {
             requests::ask_new(tx, ctx, s, &text, from, game, options)?;
         }
@@ -207,6 +211,38 @@ pub(super) fn load_seat(
 /// `LIST`: the sender's games, and games with open seats.
 pub(super) fn cmd_list(tx: &Tx, s: &mut Session, from: &str) -> anyhow::Result<()> {
     s.extra.push(gm::view::games_of(tx, from)?.to_string());
+    Ok(())
+}
+
+/// `STATS [game]` and `RATINGS game`: the games on record counted, or the players rated
+/// (public: no seat needed); a game's name pbem does not know is refused with the names.
+pub(super) fn cmd_records(
+    tx: &Tx,
+    s: &mut Session,
+    text: &str,
+    game: Option<&str>,
+    ratings: bool,
+) -> anyhow::Result<()> {
+    let kind = match game.map(|g| (g, crate::games::GameKind::parse(g))) {
+        Some((_, Some(k))) => Some(k),
+        Some((g, None)) => {
+            let names: Vec<&str> = crate::games::GameKind::ALL
+                .iter()
+                .map(|k| k.name())
+                .collect();
+            s.lines.push(Line::no(
+                text,
+                format!("no game is called '{g}' here (games: {})", names.join(", ")),
+            ));
+            return Ok(());
+        }
+        None => None,
+    };
+    let games = gm::stats::games_on_record(tx)?;
+    s.extra.push(match (kind, ratings) {
+        (Some(k), true) => gm::ratings::report(&games, k),
+        _ => gm::stats::report(&games, kind),
+    });
     Ok(())
 }
 

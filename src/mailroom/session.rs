@@ -98,6 +98,8 @@ impl Session {
             Command::History => "history",
             Command::Moves => "moves",
             Command::List => "list",
+            Command::Stats(_) => "stats",
+            Command::Ratings(_) => "ratings",
             Command::Help(_) => "help",
             Command::Resign => "resign",
             Command::DrawOffer | Command::DrawAccept | Command::DrawDecline => "draw",
@@ -182,6 +184,9 @@ pub(super) fn command_text(cmd: &Command) -> String {
         Command::Help(HelpTopic::Rules) => "HELP RULES".into(),
         Command::Help(HelpTopic::Game(g)) => format!("HELP {g}"),
         Command::List => "LIST".into(),
+        Command::Stats(None) => "STATS".into(),
+        Command::Stats(Some(g)) => format!("STATS {g}"),
+        Command::Ratings(g) => format!("RATINGS {g}"),
         Command::Start => "START".into(),
         Command::UseGame(id) => format!("GAME {id}"),
         Command::New { game, options } => std::iter::once(format!("NEW {game}"))

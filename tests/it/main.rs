@@ -59,6 +59,7 @@ mod serve;
 mod siberian_mail;
 mod smtp_stack;
 mod spool_quarantine;
+mod stats;
 mod tidy;
 mod wake;
 mod wal;

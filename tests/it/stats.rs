@@ -1,0 +1,278 @@
+//! The postal group's records: `pbem stats` and `STATS` over played and imported games, the ratings, collections exported, replayed and verified, and a record brought in and continued by mail.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::{output_text, pbem_command, says, World};
+use pbem::games::GameKind;
+
+const ANN: &str = "ann@example.org";
+const BOB: &str = "bob@example.org";
+const CARL: &str = "carl@example.org";
+
+/// A seed record of Dice Rink kept with the tests.
+fn seed_record(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/dicerink/{name}.pgn"))
+}
+
+/// `pbem ARGS` on the World's own database; its output and exit code.
+fn pbem(w: &World, args: &[&str]) -> (String, i32) {
+    let o = pbem_command(w.dir.path(), "pbem.sqlite")
+        .args(args)
+        .output()
+        .unwrap();
+    (output_text(&o), o.status.code().unwrap_or(-1))
+}
+
+/// Brings a seed record in as a game between ANN (A) and BOB (B); its id.
+fn bring_in(w: &World, name: &str) -> i64 {
+    let file = seed_record(name);
+    let (out, code) = pbem(
+        w,
+        &[
+            "game",
+            "new",
+            "dicerink",
+            "--from-record",
+            file.to_str().unwrap(),
+            "--player",
+            &format!("A={ANN}"),
+            "--player",
+            &format!("B={BOB}"),
+        ],
+    );
+    assert_eq!(code, 0, "{out}");
+    out.lines().next().unwrap().trim().parse().unwrap()
+}
+
+/// The seed's four recorded Dice Rink games (3 won by A, 1 by B) brought in, and two played
+/// by mail: one B resigns (A wins), one agreed drawn.
+fn postal_group() -> World {
+    let mut w = World::new();
+    for name in ["game1", "game2", "endgame", "figure4"] {
+        bring_in(&w, name);
+    }
+    let resigned = w.game(
+        GameKind::DiceRink,
+        &[("A", ANN), ("B", CARL)],
+        &[],
+        None,
+        None,
+    );
+    assert_eq!(
+        w.send_to_seat(CARL, resigned, 1, "RESIGN").unwrap().status,
+        "done"
+    );
+    let drawn = w.game(
+        GameKind::DiceRink,
+        &[("A", CARL), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
+    w.send_to_seat(CARL, drawn, 0, "DRAW OFFER").unwrap();
+    w.send_to_seat(BOB, drawn, 1, "DRAW ACCEPT").unwrap();
+    w.game(
+        GameKind::DiceRink,
+        &[("A", ANN), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
+    w
+}
+
+#[test]
+fn stats_read_like_the_seeds_sentence() {
+    let w = postal_group();
+    let (out, code) = pbem(&w, &["stats", "dicerink"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        says(
+            &out,
+            "Dice Rink: 7 games on record: 5 won, 1 drawn, 0 cancelled, 1 in play."
+        ),
+        "{out}"
+    );
+    assert!(
+        says(
+            &out,
+            "Of the 6 finished games 4 have been wins for the first player (A), 1 draw \
+             (1 by agreement) and 1 is a win by the second player (B)."
+        ),
+        "{out}"
+    );
+    assert!(
+        says(
+            &out,
+            "How they ended: 3 by the win condition, 2 by resignation, 1 by agreement."
+        ),
+        "{out}"
+    );
+    let (other, code) = pbem(&w, &["stats", "d4d6"]);
+    assert_eq!(
+        (other.trim(), code),
+        ("No d4 d6 chess game is on record yet.", 0)
+    );
+    let (unknown, code) = pbem(&w, &["stats", "chess"]);
+    assert_eq!(code, 1, "{unknown}");
+}
+
+#[test]
+fn stats_and_ratings_by_mail() {
+    let mut w = postal_group();
+    w.new_mail();
+    let raw = w.mail(
+        "stranger@example.net",
+        "gm@pbem.example",
+        "records",
+        "STATS dicerink\nRATINGS dicerink",
+    );
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    let mail = w.new_mail();
+    let reply = crate::common::only_to(&mail, "stranger@example.net");
+    assert!(
+        says(&reply.body, "4 have been wins for the first player (A)"),
+        "{}",
+        reply.body
+    );
+    assert!(
+        says(&reply.body, "Dice Rink ratings (Glicko-2"),
+        "{}",
+        reply.body
+    );
+    let raw = w.mail(
+        "stranger@example.net",
+        "gm@pbem.example",
+        "r",
+        "RATINGS chess",
+    );
+    w.deliver(&raw).unwrap();
+    let mail = w.new_mail();
+    let reply = crate::common::only_to(&mail, "stranger@example.net");
+    // A stranger's refused line is quoted in no words of theirs (the mailroom's rule).
+    assert!(says(&reply.body, "refused"), "{}", reply.body);
+    assert!(!reply.body.contains("Glicko-2"), "{}", reply.body);
+}
+
+/// A player's rating in `pbem ratings` output.
+fn rating_of(out: &str, name: &str) -> f64 {
+    let line = out
+        .lines()
+        .find(|l| l.split_whitespace().nth(1) == Some(name))
+        .unwrap_or_else(|| panic!("{name} not rated: {out}"));
+    line.split_whitespace().nth(2).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_winners_rating_rises() {
+    let w = postal_group();
+    let (out, code) = pbem(&w, &["ratings", "dicerink"]);
+    assert_eq!(code, 0, "{out}");
+    // ANN won 4 of her 5 games, CARL resigned one and drew one.
+    assert!(rating_of(&out, "ann") > 1500.0, "{out}");
+    assert!(rating_of(&out, "carl") < 1500.0, "{out}");
+    assert!(
+        out.lines().nth(1).unwrap().contains("ann"),
+        "best first: {out}"
+    );
+    assert!(!out.contains('@'), "no address in the ratings: {out}");
+}
+
+#[test]
+fn a_collection_is_exported_replayed_and_verified() {
+    let w = postal_group();
+    let (all, code) = pbem(&w, &["export", "--all"]);
+    assert_eq!(code, 0, "{all}");
+    let file = w.dir.path().join("all.pgn");
+    std::fs::write(&file, &all).unwrap();
+    let (out, code) = pbem(&w, &["replay", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(says(&out, "7 games: 7 replay, 0 do not"), "{out}");
+    let (out, code) = pbem(&w, &["verify", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        says(
+            &out,
+            "7 games: 0 with every roll checked, 7 without dice to check, 0 failed"
+        ),
+        "{out}"
+    );
+    let (finished, _) = pbem(&w, &["export", "--all", "--finished", "--game", "dicerink"]);
+    std::fs::write(&file, &finished).unwrap();
+    let (out, _) = pbem(&w, &["replay", file.to_str().unwrap()]);
+    assert!(says(&out, "6 games: 6 replay, 0 do not"), "{out}");
+    // One record of the collection that does not replay: said by name, exit 1.
+    let misprint = std::fs::read_to_string(seed_record("game1-misprint")).unwrap();
+    std::fs::write(&file, format!("{finished}\n{misprint}")).unwrap();
+    let (out, code) = pbem(&w, &["replay", file.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(says(&out, "game 7 (dicerink, "), "{out}");
+    assert!(says(&out, "ply 27 (6W5)"), "{out}");
+    assert!(says(&out, "7 games: 6 replay, 1 do not"), "{out}");
+}
+
+#[test]
+fn a_record_brought_in_is_continued_by_mail() {
+    let mut w = World::new();
+    // Illustrative game 1 up to move 5, still in play on paper.
+    let record = "[Game \"dicerink\"]\n[Event \"postal game in progress\"]\n[Result \"*\"]\n\n\
+                  b1 5/4 b4 2/4 d1 3/6 d4 6/4\n1. 5W6 6S3 2. 3W2 2E1 3. 2N1 {B traps c4} 1W2 \
+                  4. 1E3 3N6 5. 6E5 2S3\n";
+    let file = w.dir.path().join("paper.pgn");
+    std::fs::write(&file, record).unwrap();
+    let (out, code) = pbem(
+        &w,
+        &[
+            "game",
+            "new",
+            "dicerink",
+            "--from-record",
+            file.to_str().unwrap(),
+            "--player",
+            &format!("A={ANN}"),
+            "--player",
+            &format!("B={BOB}"),
+        ],
+    );
+    assert_eq!(code, 0, "{out}");
+    let id: i64 = out.lines().next().unwrap().trim().parse().unwrap();
+    let g = w.load(id);
+    assert_eq!(
+        g.moves.len(),
+        14,
+        "the record's plies are the game's move log"
+    );
+    assert_eq!(g.row.event.as_deref(), Some("postal game in progress"));
+    w.new_mail();
+    assert_eq!(w.send_to_seat(ANN, id, 0, "3W1").unwrap().status, "done");
+    let g = w.load(id);
+    assert_eq!(g.moves.len(), 15);
+    assert_eq!(g.moves.last().unwrap().text, "3W1");
+    // A record that does not replay is refused with its own error, and no game is made.
+    let misprint = seed_record("game1-misprint");
+    let (out, code) = pbem(
+        &w,
+        &[
+            "game",
+            "new",
+            "dicerink",
+            "--from-record",
+            misprint.to_str().unwrap(),
+            "--player",
+            &format!("A={ANN}"),
+            "--player",
+            &format!("B={BOB}"),
+        ],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        says(&out, "ply 27 (6W5): 6W5: the die on a1 cannot roll west"),
+        "{out}"
+    );
+    let (list, _) = pbem(&w, &["game", "list"]);
+    assert_eq!(
+        list.lines().filter(|l| l.contains("dicerink")).count(),
+        1,
+        "{list}"
+    );
+}
