@@ -120,14 +120,18 @@ pub fn create_game(gm: &mut Gm, spec: &GameSpec, secrets: &Secrets) -> anyhow::R
     create_game_from(gm, spec, secrets, &[])
 }
 
+/// A ply of a game brought in: who played it, its text, the record's comment after it.
+pub type BroughtPly = (crate::games::Actor, String, Option<String>);
+
 /// Creates a game at the end of plies already played (a game brought in from a record,
-/// replayed by the caller): they are its move log's first plies, and play goes on from
-/// there; a game they end is finished at once, with nobody told (no play is left to tell).
+/// replayed by the caller): they are its move log's first plies, with their comments, and
+/// play goes on from there; a game they end is finished at once, with nobody told (no play
+/// is left to tell).
 pub fn create_game_from(
     gm: &mut Gm,
     spec: &GameSpec,
     secrets: &Secrets,
-    plies: &[(crate::games::Actor, String)],
+    plies: &[BroughtPly],
 ) -> anyhow::Result<i64> {
     let (tx, now) = (gm.tx, gm.now);
     let kind = spec.kind.ok_or_else(|| anyhow!("which game?"))?;
@@ -198,8 +202,11 @@ pub fn create_game_from(
             None => tx.insert_seat(id, s, None, None)?,
         }
     }
-    for (actor, text) in plies {
-        tx.append_move(id, &records::actor_name(&game, *actor), text, now, None)?;
+    for (actor, text, comment) in plies {
+        let ply = tx.append_move(id, &records::actor_name(&game, *actor), text, now, None)?;
+        if let Some(c) = comment {
+            tx.set_ply_comment(id, ply, c)?;
+        }
     }
     let mut g = gamelog::load(tx, id)?;
     if let Some(outcome) = g.game.outcome() {

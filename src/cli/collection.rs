@@ -149,7 +149,7 @@ fn judge(record: &Record) -> Result<Option<usize>, String> {
 pub(super) fn brought_in(
     file: &Path,
     spec: &mut crate::gm::GameSpec,
-) -> anyhow::Result<Result<Vec<(crate::games::Actor, String)>, String>> {
+) -> anyhow::Result<Result<Vec<crate::gm::BroughtPly>, String>> {
     let record = match super::record_desk::record_file(file)? {
         Ok(r) => r,
         Err(why) => return Ok(Err(why)),
@@ -188,7 +188,35 @@ pub(super) fn brought_in(
         record.tags.push(("Options".into(), options));
     }
     Ok(match record.replay() {
-        Ok(done) => Ok(done.log),
+        Ok(done) => Ok(with_comments(done)),
         Err(e) => Err(format!("{shown}: {e}")),
     })
+}
+
+/// The replayed plies, each with the record's comments after it joined (those before the
+/// first ply go with it). The comments an export writes itself are left out, so a record
+/// exported and brought in again does not say them twice: a roll's dice (`{d6}`) and the
+/// robot's mark.
+fn with_comments(done: crate::records::Replayed) -> Vec<crate::gm::BroughtPly> {
+    let mut out: Vec<crate::gm::BroughtPly> =
+        done.log.into_iter().map(|(a, t)| (a, t, None)).collect();
+    for (after, text) in done.comments {
+        let Some(ply) = out.get_mut(after.max(1) - 1) else {
+            continue;
+        };
+        let written_by_pbem = text.starts_with("robot")
+            || (ply.0 == crate::games::Actor::Chance
+                && text.split_whitespace().all(|w| {
+                    w.strip_prefix('d')
+                        .is_some_and(|n| n.parse::<u32>().is_ok())
+                }));
+        if written_by_pbem {
+            continue;
+        }
+        ply.2 = Some(match ply.2.take() {
+            Some(before) => format!("{before} {text}"),
+            None => text,
+        });
+    }
+    out
 }

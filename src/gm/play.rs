@@ -141,6 +141,7 @@ fn log_ply(
         text: canonical.to_string(),
         at: gm.now,
         robot: None,
+        comment: None,
     });
     if let (Actor::Chance, ToAct::Chance(sides)) = (actor, g.game.to_act()) {
         g.rolls

@@ -59,8 +59,13 @@ pub fn export(g: &Loaded) -> anyhow::Result<String> {
             }
         }
     }
-    // The robot's plies are marked (`{robot}`) after them.
-    let marks: Vec<Option<String>> = g.moves.iter().map(|m| m.robot.clone()).collect();
+    // The robot's plies are marked (`{robot}`) after them, and a ply brought in from a
+    // record has its comment there (a ply is one or the other: the robot plays only after).
+    let marks: Vec<Option<String>> = g
+        .moves
+        .iter()
+        .map(|m| m.robot.clone().or_else(|| m.comment.clone()))
+        .collect();
     records::write_with_dice_marked(&tags, &g.start, &g.plies()?, &marks).map_err(|e| anyhow!(e))
 }
 

@@ -343,6 +343,11 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE seats ADD COLUMN robot TEXT CHECK (robot IN ('easy', 'normal', 'strong'));
     ALTER TABLE moves ADD COLUMN robot TEXT;
     "#,
+    // 17: a ply's comment, kept from a record brought in (`game new --from-record`): the
+    // annotator's words after it, written back in its record.
+    r#"
+    ALTER TABLE moves ADD COLUMN comment TEXT;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -164,6 +164,43 @@ fn rating_of(out: &str, name: &str) -> f64 {
 }
 
 #[test]
+fn a_seed_record_keeps_its_comments_when_brought_in_and_exported() {
+    let w = World::new();
+    let id = bring_in(&w, "game1");
+    let (record, code) = pbem(&w, &["export", &id.to_string()]);
+    assert_eq!(code, 0, "{record}");
+    for words in [
+        "1E3 {mistake, better would have been 1N5 keeping b4 on the back rank} 3N6",
+        "{4S5 would have been better}",
+        "{the seed prints 6W5, a misprint: the die stands on a1; better would have been 6N3}",
+    ] {
+        assert!(says(&record, words), "{words}: {record}");
+    }
+    // Exported, the record brings in again with the same comments, none twice.
+    let file = w.dir.path().join("again.pgn");
+    std::fs::write(&file, &record).unwrap();
+    let (out, code) = pbem(
+        &w,
+        &[
+            "game",
+            "new",
+            "dicerink",
+            "--from-record",
+            file.to_str().unwrap(),
+            "--player",
+            &format!("A={ANN}"),
+            "--player",
+            &format!("B={BOB}"),
+        ],
+    );
+    assert_eq!(code, 0, "{out}");
+    let again: i64 = out.lines().next().unwrap().trim().parse().unwrap();
+    let (second, _) = pbem(&w, &["export", &again.to_string()]);
+    let moves = |r: &str| r.split("\n\n").nth(1).unwrap_or_default().to_string();
+    assert_eq!(moves(&second), moves(&record));
+}
+
+#[test]
 fn a_winners_rating_rises() {
     let w = postal_group();
     let (out, code) = pbem(&w, &["ratings", "dicerink"]);
@@ -243,6 +280,11 @@ fn a_record_brought_in_is_continued_by_mail() {
         "the record's plies are the game's move log"
     );
     assert_eq!(g.row.event.as_deref(), Some("postal game in progress"));
+    // The annotator's comment stays with its ply, in the move log and the record.
+    assert_eq!(g.moves[8].text, "2N1");
+    assert_eq!(g.moves[8].comment.as_deref(), Some("B traps c4"));
+    let (record, _) = pbem(&w, &["export", &id.to_string()]);
+    assert!(says(&record, "2N1 {B traps c4} 1W2"), "{record}");
     w.new_mail();
     assert_eq!(w.send_to_seat(ANN, id, 0, "3W1").unwrap().status, "done");
     let g = w.load(id);

@@ -11,6 +11,9 @@ pub struct Record {
     pub tags: Vec<(String, String)>,
     /// Move text with comments removed, in order: move numbers and ply groups.
     pub items: Vec<Item>,
+    /// The comments of the move text, each with the number of ply tokens (words of plies,
+    /// not move numbers) before it: the annotator's words, kept to go with the plies.
+    pub comments: Vec<(usize, String)>,
 }
 
 /// One piece of move text.
@@ -36,6 +39,8 @@ pub struct Replayed {
     pub plies: usize,
     /// Every ply played: (actor, canonical text).
     pub log: Vec<(Actor, String)>,
+    /// The record's comments, each with the number of plies played before it.
+    pub comments: Vec<(usize, String)>,
 }
 
 /// Why a replay stopped.
@@ -78,10 +83,15 @@ impl Record {
             movetext.push_str(line);
             movetext.push('\n');
         }
-        let stripped = strip_comments(&movetext)?;
+        let (stripped, marks) = strip_comments_kept(&movetext)?;
+        let mut marks = marks.into_iter().peekable();
         let number = move_number_regex();
         let mut group = String::new();
-        for tok in stripped.split_whitespace() {
+        let mut words = 0usize;
+        for (at, tok) in word_offsets(&stripped) {
+            while let Some((_, text)) = marks.next_if(|(offset, _)| *offset <= at) {
+                rec.comments.push((words, text));
+            }
             let mut rest = tok;
             if let Some(c) = number.captures(tok) {
                 let n: u32 = c[1]
@@ -104,7 +114,9 @@ impl Record {
                 group.push(' ');
             }
             group.push_str(rest);
+            words += 1;
         }
+        rec.comments.extend(marks.map(|(_, text)| (words, text)));
         if !group.trim().is_empty() {
             rec.items.push(Item::Plies(group));
         }
@@ -190,6 +202,12 @@ impl Record {
         let mut game = self.start().map_err(head)?;
         let mut log = Vec::new();
         let mut count = 0usize;
+        // The comments placed by the ply words read so far.
+        let (mut words, mut comments) = (0usize, Vec::new());
+        let mut pending = self.comments.iter().peekable();
+        while let Some((_, c)) = pending.next_if(|(w, _)| *w == 0) {
+            comments.push((0, c.clone()));
+        }
         for item in &self.items {
             match item {
                 Item::Number { n, first } => {
@@ -230,14 +248,20 @@ impl Record {
                             reason: e.to_string(),
                         })?;
                         log.push((actor, canonical));
+                        words += raw.split_whitespace().count();
+                        while let Some((_, c)) = pending.next_if(|(w, _)| *w <= words) {
+                            comments.push((count, c.clone()));
+                        }
                     }
                 }
             }
         }
+        comments.extend(pending.map(|(_, c)| (count, c.clone())));
         Ok(Replayed {
             game,
             plies: count,
             log,
+            comments,
         })
     }
 }
@@ -315,6 +339,36 @@ fn move_number_regex() -> &'static regex_lite::Regex {
 
 /// Removes `{comments}`. As in PGN they do not nest: a comment ends at the first `}`, and a `{`
 /// inside one is text.
+/// The words of a text with the byte offset each starts at.
+fn word_offsets(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split_whitespace()
+        .map(move |w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+}
+
+/// The text without its `{}` comments (each a space), and each comment's words with the
+/// byte offset in that text where it stood.
+fn strip_comments_kept(text: &str) -> Result<(String, Vec<(usize, String)>), String> {
+    let stripped = strip_comments(text)?;
+    let mut comments = Vec::new();
+    let (mut out_len, mut current): (usize, Option<String>) = (0, None);
+    for c in text.chars() {
+        match (&mut current, c) {
+            (None, '{') => current = Some(String::new()),
+            (Some(_), '}') => {
+                let words = current.take().unwrap_or_default();
+                let words = words.split_whitespace().collect::<Vec<_>>().join(" ");
+                if !words.is_empty() {
+                    comments.push((out_len, words));
+                }
+                out_len += 1;
+            }
+            (Some(buf), c) => buf.push(c),
+            (None, c) => out_len += c.len_utf8(),
+        }
+    }
+    Ok((stripped, comments))
+}
+
 fn strip_comments(text: &str) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
     let mut in_comment = false;
@@ -658,6 +712,22 @@ fn check_word(game: &AnyGame, word: &str, implied: bool) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn comments_are_kept_with_the_plies_before_them() {
+        let text = "[Game \"dicerink\"]\n\n{before} b1 5/4 b4 2/4 d1 3/6 d4 6/4\n\
+                    1. 5W6 6S3 2. 3W2 2E1 3. 2N1 {B traps\nthe die} 1W2 4. 1E3 {a mistake}";
+        let r = Record::parse(text).unwrap();
+        let done = r.replay().unwrap();
+        assert_eq!(
+            done.comments,
+            vec![
+                (0, "before".to_string()),
+                (9, "B traps the die".to_string()),
+                (11, "a mistake".to_string())
+            ]
+        );
+    }
 
     #[test]
     fn a_collection_splits_at_each_records_tags() {

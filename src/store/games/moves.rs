@@ -42,12 +42,14 @@ pub struct MoveRow {
     /// The robot played it: the record's comment after it (`robot`, `robot for B, out of
     /// time`); `None` for a ply a player or the GM made.
     pub robot: Option<String>,
+    /// A comment on it kept from a record brought in (written after it in the record).
+    pub comment: Option<String>,
 }
 
 impl Tx<'_> {
     pub fn moves(&self, game: i64) -> anyhow::Result<Vec<MoveRow>> {
         let mut st = self.conn().prepare_cached(
-            "SELECT ply, actor, text, at, robot FROM moves WHERE game_id = ?1 ORDER BY ply",
+            "SELECT ply, actor, text, at, robot, comment FROM moves WHERE game_id = ?1 ORDER BY ply",
         )?;
         let rows = st.query_map([game], |r| {
             let at: String = r.get(3)?;
@@ -57,6 +59,7 @@ impl Tx<'_> {
                 text: r.get(2)?,
                 at: parse_ts(&at).unwrap_or_default(),
                 robot: r.get(4)?,
+                comment: r.get(5)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -93,6 +96,15 @@ impl Tx<'_> {
         self.exec(
             "UPDATE moves SET robot = ?3 WHERE game_id = ?1 AND ply = ?2",
             params![game, ply, what],
+        )?;
+        Ok(())
+    }
+
+    /// Sets a logged ply's comment (the words a record had after it).
+    pub fn set_ply_comment(&self, game: i64, ply: i64, comment: &str) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE moves SET comment = ?3 WHERE game_id = ?1 AND ply = ?2",
+            params![game, ply, comment],
         )?;
         Ok(())
     }
