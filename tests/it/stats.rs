@@ -216,6 +216,27 @@ fn a_winners_rating_rises() {
 }
 
 #[test]
+fn a_robot_at_a_level_is_rated_as_one_player() {
+    let mut w = World::new();
+    for _ in 0..2 {
+        let id = w.game(
+            GameKind::DiceRink,
+            &[("A", ANN), ("B", "robot:easy")],
+            &[],
+            None,
+            None,
+        );
+        assert_eq!(w.send_to_seat(ANN, id, 0, "RESIGN").unwrap().status, "done");
+    }
+    let (out, code) = pbem(&w, &["ratings", "dicerink"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(says(&out, "from 2 finished games"), "{out}");
+    let robot = out.lines().find(|l| l.contains("robot (easy)")).unwrap();
+    assert!(robot.ends_with("2 games"), "{out}");
+    assert!(rating_of(&out, "ann") < 1500.0, "{out}");
+}
+
+#[test]
 fn a_collection_is_exported_replayed_and_verified() {
     let w = postal_group();
     let (all, code) = pbem(&w, &["export", "--all"]);
