@@ -9,3 +9,4 @@ pub mod games;
 pub mod invisible;
 pub mod quote;
 pub mod records;
+pub mod robot;
