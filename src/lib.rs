@@ -4,7 +4,7 @@
 #![warn(unreachable_pub)]
 
 // The rules live in their own crate; re-exported so `crate::games` (and `pbem::games`) work.
-pub use pbem_rules::{dice, duration, games, invisible, quote, records};
+pub use pbem_rules::{dice, duration, games, invisible, quote, records, robot};
 
 // First: its `print!` and `println!` replace std's in every module below (a closed pipe on
 // standard output ends the command quietly instead of a panic).

@@ -85,7 +85,15 @@ const LAYERS: &[&[&str]] = &[
 ];
 
 /// Modules that belong to the rules crate, re-exported by the app: below every layer.
-const RULES: &[&str] = &["games", "records", "dice", "duration", "quote", "invisible"];
+const RULES: &[&str] = &[
+    "games",
+    "records",
+    "dice",
+    "duration",
+    "quote",
+    "invisible",
+    "robot",
+];
 
 fn rank(module: &str) -> Option<usize> {
     if RULES.contains(&module) {

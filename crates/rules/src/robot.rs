@@ -90,9 +90,9 @@ pub fn decide(view: &View, seat: Seat, level: Level) -> Option<Decision> {
             }
             search::best_ply(game, seat, level, &mut rng).map(Decision::Ply)
         }
-        ToAct::Orders(seats) if seats.contains(&seat) => {
-            Some(Decision::Orders(diptactoe::orders(game, seat, level, &mut rng)))
-        }
+        ToAct::Orders(seats) if seats.contains(&seat) => Some(Decision::Orders(diptactoe::orders(
+            game, seat, level, &mut rng,
+        ))),
         _ => None,
     }
 }

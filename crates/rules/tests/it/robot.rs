@@ -54,7 +54,11 @@ fn step(game: &mut AnyGame, turn: usize, level: Level) -> bool {
         ToAct::Seat(seat) => {
             let view = View::new(game, 7);
             let Some(Decision::Ply(ply)) = decide(&view, seat, level) else {
-                panic!("no ply for seat {seat} at {}:\n{}", level.name(), game.board());
+                panic!(
+                    "no ply for seat {seat} at {}:\n{}",
+                    level.name(),
+                    game.board()
+                );
             };
             assert!(
                 game.legal_plies().contains(&ply) || game.kind() == GameKind::Dicess,
@@ -92,7 +96,10 @@ fn every_robot_at_every_level_plays_legal_plies_from_the_start() {
     for (name, options) in CASES {
         for level in LEVELS {
             let mut game = new_game(name, options);
-            for turn in 0..8 {
+            // The strongest level's first decisions are enough (its search is the normal
+            // one's, deeper; a debug build runs it slowly).
+            let turns = if level == Level::Strong { 4 } else { 7 };
+            for turn in 0..turns {
                 if !step(&mut game, turn, level) {
                     break;
                 }
@@ -105,8 +112,8 @@ fn every_robot_at_every_level_plays_legal_plies_from_the_start() {
 fn robots_at_easy_play_whole_games_to_their_end() {
     for (name, options) in CASES {
         // d4 d6 chess between robots runs to hundreds of plies: its whole games are the
-        // bench's; here its first forty plies.
-        let limit = if *name == "d4d6" { 40 } else { 2_000 };
+        // bench's; here its first plies.
+        let limit = if *name == "d4d6" { 16 } else { 2_000 };
         let mut game = new_game(name, options);
         let mut turn = 0;
         while step(&mut game, turn, Level::Easy) {
