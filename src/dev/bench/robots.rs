@@ -27,7 +27,10 @@ impl Player {
 }
 
 /// Every game and variant the bench plays, with its options.
-const GAMES: &[(&str, &str, &[(&str, &str)])] = &[
+/// A game's options, as (name, value) pairs.
+type Opts = &'static [(&'static str, &'static str)];
+
+const GAMES: &[(&str, &str, Opts)] = &[
     ("dicerink", "free", &[]),
     ("dicerink", "fixed", &[("setup", "fixed")]),
     ("d4d6", "standard", &[]),
