@@ -1,11 +1,13 @@
 //! `pbem bench`: the mail path's throughput and latency against SQLite's raw durable commit
 //! rate (`ingest`), the endgame tables' solving time (`tablebase`) and the board pictures'
-//! drawing time and size (`picture`), these two in their own files.
+//! drawing time and size (`picture`), these two in their own files; the robots' strength and
+//! time per decision (`robots`).
 
 mod deadline;
 mod path;
 mod picture;
 mod pipe;
+mod robots;
 mod tablebase;
 mod workload;
 
@@ -96,6 +98,18 @@ pub enum BenchCmd {
     },
     /// Solves every d4 d6 chess 2-men endgame table, standard and Rinoceronte variant.
     Tablebase,
+    /// The robots: games of the strongest against a uniformly random legal player and
+    /// against the easy robot, and of the easy robot against random (one robot among random
+    /// players in the games of more), seats alternating; wins, draws, losses, the score and
+    /// the time per decision (p50, p99).
+    Robots {
+        /// Games per pairing.
+        #[arg(long, value_parser = at_least_one, default_value_t = 200)]
+        games: usize,
+        /// One JSON object per pairing, a line each.
+        #[arg(long)]
+        json: bool,
+    },
     /// Draws each game's board picture (a start and a mid-game position) and prints the mean
     /// time per picture and its size.
     Picture {
@@ -176,6 +190,7 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
             dir,
         } => return in_scratch(dir, false, |d| deadline::run(d, &cfg, games, history)),
         BenchCmd::Tablebase => return tablebase::run(),
+        BenchCmd::Robots { games, json } => return robots::run(games, json),
         BenchCmd::Picture { rounds, out } => return picture::run(rounds, out.as_deref()),
     };
     in_scratch(dir, false, |scratch| {

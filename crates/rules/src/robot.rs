@@ -1,11 +1,21 @@
-//! A computer player for every game: what a seat sees, in, and its move or orders, out (placeholder: replaced by the robot crate at merge).
+//! The robot: a computer player for every game, pure and deterministic, seeing only the public position.
+//!
+//! The robot's whole input is a `View`: an `AnyGame` (the public position: it holds no dice
+//! seed or salt, those live in the app's store and `dice.rs` commitments) and the game's public
+//! id. Nothing secret can be passed in by type. Its randomness (sampling the dice, breaking
+//! ties, sampling other seats' orders) comes from a small PRNG seeded from that public data, so
+//! the same view, seat and level always give the same decision. Its work is bounded by counts
+//! of positions searched, never by a clock (this crate has none).
 
-// placeholder: replaced by the robot crate at merge. The interface is the one the application
-// builds on; the body plays the first legal ply, or the first legal order a seat may give.
+mod d4d6;
+mod diptactoe;
+mod eval;
+mod rng;
+mod search;
 
 use crate::games::{AnyGame, Seat, ToAct};
 
-/// How well a robot plays; `Strong` is the strongest.
+/// How hard the robot plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Level {
     Easy,
@@ -14,12 +24,12 @@ pub enum Level {
 }
 
 impl Level {
-    /// A level by name; "" is the strongest.
+    /// "easy" | "normal" | "strong"; `robot` alone is the strongest.
     pub fn parse(s: &str) -> Option<Level> {
         match s.trim().to_ascii_lowercase().as_str() {
             "easy" => Some(Level::Easy),
             "normal" => Some(Level::Normal),
-            "strong" | "" => Some(Level::Strong),
+            "strong" | "" | "robot" => Some(Level::Strong),
             _ => None,
         }
     }
@@ -33,11 +43,11 @@ impl Level {
     }
 }
 
-/// What a robot sees: the public position (no seed, no salt: `AnyGame` holds none) and the
-/// game's id (for randomness derived from public data).
+/// What the robot may know: the public position (an `AnyGame` holds no dice seed or salt) and
+/// public identifiers for its deterministic choices. Built only from these; nothing secret can
+/// be passed in by type.
 pub struct View {
     game: AnyGame,
-    #[allow(dead_code)]
     game_id: i64,
 }
 
@@ -48,32 +58,41 @@ impl View {
             game_id,
         }
     }
+
+    /// The seed of the robot's PRNG for this decision: the game id, the position (its tag,
+    /// public) and the seat; the same view always draws the same numbers.
+    fn seed(&self, seat: Seat, level: Level) -> u64 {
+        let mut h = rng::Fnv::new();
+        h.write(&self.game_id.to_le_bytes());
+        h.write(self.game.position_tag().as_bytes());
+        h.write(&(seat as u64).to_le_bytes());
+        h.write(level.name().as_bytes());
+        h.finish()
+    }
 }
 
-/// A robot's decision: one ply, or a turn's orders.
+/// What the robot does for a seat now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     Ply(String),
     Orders(Vec<String>),
 }
 
-/// The robot's move or orders for `seat`, if it is to act.
-pub fn decide(view: &View, seat: Seat, _level: Level) -> Option<Decision> {
+/// The robot's move for `seat`, or None when that seat has nothing to do now (not its turn,
+/// chance to roll, game over). Deterministic: the same view, seat and level give the same answer.
+pub fn decide(view: &View, seat: Seat, level: Level) -> Option<Decision> {
     let game = &view.game;
+    let mut rng = rng::Rng::new(view.seed(seat, level));
     match game.to_act() {
-        ToAct::Seat(s) if s == seat => game.legal_plies().into_iter().next().map(Decision::Ply),
-        ToAct::Orders(seats) if seats.contains(&seat) => {
-            let prefix = format!("{}:", game.seat_name(seat));
-            let first = game
-                .legal_plies()
-                .into_iter()
-                .filter_map(|p| p.strip_prefix(&prefix).map(str::to_string))
-                .find(|o| {
-                    let lines = [o.clone()];
-                    game.check_orders(seat, &lines).iter().all(Result::is_ok)
-                });
-            Some(Decision::Orders(first.into_iter().collect()))
+        ToAct::Seat(s) if s == seat => {
+            if let Some(ply) = d4d6::tablebase_ply(game, seat) {
+                return Some(Decision::Ply(ply));
+            }
+            search::best_ply(game, seat, level, &mut rng).map(Decision::Ply)
         }
+        ToAct::Orders(seats) if seats.contains(&seat) => Some(Decision::Orders(diptactoe::orders(
+            game, seat, level, &mut rng,
+        ))),
         _ => None,
     }
 }

@@ -17,6 +17,7 @@ mod notation;
 mod record_roundtrip;
 mod record_shared;
 mod records;
+mod robot;
 mod siberian_games;
 
 use std::path::PathBuf;

@@ -1,0 +1,102 @@
+//! The robot's judgement of a position no search has ended: per game, the few features that win it, squashed into (-1, 1) from the robot's seat.
+
+use crate::games::d4d6::pieces::{Color, Kind};
+use crate::games::{d4d6, dicerink, dicess, siberian, AnyGame, GameRef, Seat};
+
+/// How good `game` looks for `me`: above 0 better for `me`, in (-1, 1) so that any ended game
+/// (1 or -1) counts for more than any judgement.
+pub(super) fn evaluate(game: &AnyGame, me: Seat) -> f64 {
+    let raw = match game.game() {
+        GameRef::DiceRink(g) => dice_rink(g, me),
+        GameRef::D4D6(g) => d4d6_material(g, me),
+        GameRef::Dicess(g) => dicess_material(g, me),
+        GameRef::Siberian(g) => siberian_perfection(g, me),
+        GameRef::DipTacToe(_) => 0.0,
+    };
+    0.95 * raw.tanh()
+}
+
+/// Dice Rink is a race: the ranks each side's dice still have to go to the far rank, and how
+/// free the side to move is (a die forced to answer a match loses a tempo).
+fn dice_rink(g: &dicerink::DiceRink, me: Seat) -> f64 {
+    let pos = g.position();
+    let mut score = 0.0;
+    for die in pos.dice() {
+        let goal = dicerink::position::goal_rank(die.owner);
+        let to_go = f64::from(goal.abs_diff(die.square.rank()));
+        // The last rank to go is worth the most: a die home is half the win.
+        let value = -(to_go * to_go * 0.5 + to_go);
+        // The robot's own progress counts for more than holding the other back: holding back
+        // alone can hold both sides in a cycle, and a game nobody wins is worth little.
+        score += if die.owner == me { value } else { -0.6 * value };
+    }
+    if let Some(sq) = g.must_move() {
+        let forced_owner = pos.die_at(sq).map(|d| d.owner);
+        score += if forced_owner == Some(me) { -0.2 } else { 0.2 };
+    }
+    score / 8.0
+}
+
+/// The worth of a d4 d6 chess piece in play (the Gato included: a side loses with no gambling
+/// piece in the playing area, so every gambler counts; the Gata's two dice make it the best).
+fn d4d6_worth(kind: Kind) -> f64 {
+    match kind {
+        Kind::Gata => 5.0,
+        Kind::Rinoceronte => 4.5,
+        Kind::Formiga => 4.0,
+        Kind::Cavalo => 3.0,
+        Kind::Rato => 3.0,
+        Kind::Gato => 3.5,
+        Kind::Guarda => 1.5,
+    }
+}
+
+/// Material in the playing area, each side's gamblers counted with their worth.
+fn d4d6_material(g: &d4d6::D4d6, me: Seat) -> f64 {
+    let pos = g.position();
+    let mut score = 0.0;
+    for color in [Color::White, Color::Black] {
+        let sign = if color.index() == me { 1.0 } else { -1.0 };
+        for (sq, piece) in pos.squares_of(color) {
+            if sq.is_playing() {
+                score += sign * d4d6_worth(piece.kind);
+            }
+        }
+    }
+    score / 10.0
+}
+
+/// Dicess: the seed's score (10 a die plus its row: material and advance), the numbers on the
+/// dice (strength to capture), and the nearest die to the opponent's star squares.
+fn dicess_material(g: &dicess::Dicess, me: Seat) -> f64 {
+    let board = g.position();
+    let mut score = 0.0;
+    for side in [0, 1] {
+        let sign = if side == me { 1.0 } else { -1.0 };
+        let mut furthest = 0u8;
+        for (sq, die) in board.dice_of(side) {
+            let row = sq.row_of(side);
+            furthest = furthest.max(row);
+            score += sign * (10.0 + f64::from(row) * 0.6 + f64::from(die.number) * 0.4);
+        }
+        score += sign * f64::from(furthest) * 0.5;
+    }
+    score / 30.0
+}
+
+/// Siberian Dice: the robot's perfect dice against the best of the others', toward the target.
+fn siberian_perfection(g: &siberian::Siberian, me: Seat) -> f64 {
+    let counts = g.perfect_counts();
+    let mine = counts.get(me).copied().unwrap_or(0) as f64;
+    let best_other = counts
+        .iter()
+        .enumerate()
+        .filter(|(s, _)| *s != me)
+        .map(|(_, c)| *c)
+        .max()
+        .unwrap_or(0) as f64;
+    let target = g.config().target as f64;
+    // Nearer the target each perfect die matters more.
+    let weight = |c: f64| c + c * c / target;
+    (weight(mine) - weight(best_other)) / target
+}

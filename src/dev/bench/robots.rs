@@ -1,0 +1,262 @@
+//! `pbem bench robots`: the robots' strength (games against a uniformly random player and against the easy robot) and their time per decision.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use crate::games::{Actor, AnyGame, GameKind, GameRef, Options, Outcome, Seat, ToAct};
+use crate::robot::{decide, Decision, Level, View};
+
+/// A game past this many plies stops and counts as a draw (Dice Rink without a move cap,
+/// like two players who never agree to stop, can go on for ever).
+const PLY_CAP: usize = 3_000;
+
+/// A player in a bench game: a robot at a level, or a uniformly random legal player.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Player {
+    Robot(Level),
+    Random,
+}
+
+impl Player {
+    fn name(self) -> &'static str {
+        match self {
+            Player::Robot(level) => level.name(),
+            Player::Random => "random",
+        }
+    }
+}
+
+/// Every game and variant the bench plays, with its options.
+/// A game's options, as (name, value) pairs.
+type Opts = &'static [(&'static str, &'static str)];
+
+const GAMES: &[(&str, &str, Opts)] = &[
+    ("dicerink", "free", &[]),
+    ("dicerink", "fixed", &[("setup", "fixed")]),
+    ("d4d6", "standard", &[]),
+    ("d4d6", "rinoceronte", &[("variant", "rinoceronte")]),
+    ("dicess", "standard", &[]),
+    ("siberian", "basic", &[]),
+    ("siberian", "primes", &[("variant", "primes")]),
+    ("siberian", "strategic", &[("variant", "strategic")]),
+    ("siberian", "grossmeister", &[("variant", "grossmeister")]),
+    ("siberian", "purity", &[("variant", "purity")]),
+    ("siberian", "3 players", &[("players", "3")]),
+    ("diptactoe", "standard", &[]),
+];
+
+/// A small seeded generator for the dice and the random player: the bench repeats itself.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n.max(1) as u64) as usize
+    }
+}
+
+/// One pairing's games: player `a` in one seat (alternating), `b` in every other.
+struct Tally {
+    game: &'static str,
+    variant: &'static str,
+    a: Player,
+    b: Player,
+    games: usize,
+    wins: usize,
+    draws: usize,
+    losses: usize,
+    /// Milliseconds per decision of player `a`.
+    times: Vec<f64>,
+}
+
+impl Tally {
+    fn score(&self) -> f64 {
+        (self.wins as f64 + self.draws as f64 / 2.0) / self.games.max(1) as f64
+    }
+
+    fn percentile(&self, q: f64) -> f64 {
+        let mut t = self.times.clone();
+        t.sort_by(f64::total_cmp);
+        t.get(((t.len().max(1) - 1) as f64 * q).round() as usize)
+            .copied()
+            .unwrap_or(0.0)
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "game": self.game, "variant": self.variant, "a": self.a.name(), "b": self.b.name(),
+            "games": self.games, "a_score": self.score(), "draws": self.draws,
+            "p50_ms": self.percentile(0.5), "p99_ms": self.percentile(0.99),
+        })
+    }
+
+    fn line(&self) -> String {
+        format!(
+            "{:<10} {:<12} {:>6} {:>6} {:>5} {:>4} {:>4} {:>4} {:>6.1}% {:>8.1} {:>8.1}",
+            self.game,
+            self.variant,
+            self.a.name(),
+            self.b.name(),
+            self.games,
+            self.wins,
+            self.draws,
+            self.losses,
+            100.0 * self.score(),
+            self.percentile(0.5),
+            self.percentile(0.99)
+        )
+    }
+}
+
+/// Plays `games` games of every pairing of every game and prints the table (or JSON lines).
+pub(super) fn run(games: usize, json: bool) -> anyhow::Result<i32> {
+    if !json {
+        println!(
+            "{:<10} {:<12} {:>6} {:>6} {:>5} {:>4} {:>4} {:>4} {:>7} {:>8} {:>8}",
+            "game",
+            "variant",
+            "a",
+            "b",
+            "games",
+            "won",
+            "drew",
+            "lost",
+            "score",
+            "p50 ms",
+            "p99 ms"
+        );
+    }
+    for &(game, variant, options) in GAMES {
+        let kind = GameKind::parse(game).ok_or_else(|| anyhow::anyhow!("no game {game}"))?;
+        let options: Options = options
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let strong = Player::Robot(Level::Strong);
+        let easy = Player::Robot(Level::Easy);
+        let pairings = if AnyGame::new(kind, &options)
+            .map_err(anyhow::Error::msg)?
+            .playing()
+            .len()
+            > 2
+        {
+            vec![(strong, Player::Random), (easy, Player::Random)]
+        } else {
+            vec![
+                (strong, Player::Random),
+                (strong, easy),
+                (easy, Player::Random),
+            ]
+        };
+        for (a, b) in pairings {
+            let mut tally = Tally {
+                game,
+                variant,
+                a,
+                b,
+                games: 0,
+                wins: 0,
+                draws: 0,
+                losses: 0,
+                times: Vec::new(),
+            };
+            for g in 0..games {
+                play_one(kind, &options, g, &mut tally)?;
+            }
+            if json {
+                println!("{}", tally.json());
+            } else {
+                println!("{}", tally.line());
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// One game of the pairing, `a` in seat `g` modulo the seats; its result goes to the tally.
+fn play_one(kind: GameKind, options: &Options, g: usize, tally: &mut Tally) -> anyhow::Result<()> {
+    let mut game = AnyGame::new(kind, options).map_err(anyhow::Error::msg)?;
+    let a_seat = g % game.playing().len();
+    let mut lcg = Lcg(0x5eed_0000 + g as u64);
+    let id = g as i64 + 1;
+    for _ in 0..PLY_CAP {
+        let player = |s: Seat| if s == a_seat { tally.a } else { tally.b };
+        match game.to_act() {
+            ToAct::Nobody => break,
+            ToAct::Chance(sides) => {
+                let roll: Vec<u32> = sides
+                    .iter()
+                    .map(|s| lcg.below(*s as usize) as u32 + 1)
+                    .collect();
+                let ply = game.chance_ply(&roll);
+                game.play(Actor::Chance, &ply).map_err(anyhow::Error::msg)?;
+            }
+            ToAct::Seat(s) => {
+                let ply = match player(s) {
+                    Player::Robot(level) => {
+                        let started = Instant::now();
+                        let decision = decide(&View::new(&game, id), s, level);
+                        if s == a_seat {
+                            tally.times.push(started.elapsed().as_secs_f64() * 1000.0);
+                        }
+                        match decision {
+                            Some(Decision::Ply(p)) => p,
+                            other => anyhow::bail!("{} robot gave {other:?}", kind.name()),
+                        }
+                    }
+                    Player::Random => {
+                        let legal = game.legal_plies();
+                        legal[lcg.below(legal.len())].clone()
+                    }
+                };
+                game.play(Actor::Seat(s), &ply)
+                    .map_err(|e| anyhow::anyhow!("{}: {ply}: {e}", kind.name()))?;
+            }
+            ToAct::Orders(seats) => {
+                let mut orders = BTreeMap::new();
+                for s in seats {
+                    let lines = match player(s) {
+                        Player::Robot(level) => {
+                            let started = Instant::now();
+                            let decision = decide(&View::new(&game, id), s, level);
+                            if s == a_seat {
+                                tally.times.push(started.elapsed().as_secs_f64() * 1000.0);
+                            }
+                            match decision {
+                                Some(Decision::Orders(lines)) => lines,
+                                other => anyhow::bail!("robot gave {other:?}"),
+                            }
+                        }
+                        Player::Random => random_orders(&game, s, &mut lcg),
+                    };
+                    orders.insert(s, lines);
+                }
+                let ply = game.turn_ply(&orders).map_err(anyhow::Error::msg)?;
+                game.play(Actor::Gm, &ply).map_err(anyhow::Error::msg)?;
+            }
+        }
+    }
+    tally.games += 1;
+    match game.outcome() {
+        Some(Outcome::Win { seat, .. }) if seat == a_seat => tally.wins += 1,
+        Some(Outcome::Draw { seats, .. }) if seats.contains(&a_seat) => tally.draws += 1,
+        Some(_) => tally.losses += 1,
+        None => tally.draws += 1,
+    }
+    Ok(())
+}
+
+/// A uniformly random legal order for a Dip-Tac-Toe seat (none when it has none).
+fn random_orders(game: &AnyGame, seat: Seat, lcg: &mut Lcg) -> Vec<String> {
+    let GameRef::DipTacToe(d) = game.game() else {
+        return Vec::new();
+    };
+    let legal = d.legal_orders(seat);
+    if legal.is_empty() {
+        return Vec::new();
+    }
+    vec![legal[lcg.below(legal.len())].clone()]
+}
