@@ -109,6 +109,9 @@ pub enum BenchCmd {
         /// One JSON object per pairing, a line each.
         #[arg(long)]
         json: bool,
+        /// Only this game (dicerink, d4d6, diptactoe, dicess, siberian).
+        #[arg(long)]
+        game: Option<String>,
     },
     /// Draws each game's board picture (a start and a mid-game position) and prints the mean
     /// time per picture and its size.
@@ -190,7 +193,7 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
             dir,
         } => return in_scratch(dir, false, |d| deadline::run(d, &cfg, games, history)),
         BenchCmd::Tablebase => return tablebase::run(),
-        BenchCmd::Robots { games, json } => return robots::run(games, json),
+        BenchCmd::Robots { games, json, game } => return robots::run(games, json, game.as_deref()),
         BenchCmd::Picture { rounds, out } => return picture::run(rounds, out.as_deref()),
     };
     in_scratch(dir, false, |scratch| {

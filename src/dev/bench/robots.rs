@@ -112,7 +112,7 @@ impl Tally {
 }
 
 /// Plays `games` games of every pairing of every game and prints the table (or JSON lines).
-pub(super) fn run(games: usize, json: bool) -> anyhow::Result<i32> {
+pub(super) fn run(games: usize, json: bool, only: Option<&str>) -> anyhow::Result<i32> {
     if !json {
         println!(
             "{:<10} {:<12} {:>6} {:>6} {:>5} {:>4} {:>4} {:>4} {:>7} {:>8} {:>8}",
@@ -130,6 +130,9 @@ pub(super) fn run(games: usize, json: bool) -> anyhow::Result<i32> {
         );
     }
     for &(game, variant, options) in GAMES {
+        if only.is_some_and(|o| o != game) {
+            continue;
+        }
         let kind = GameKind::parse(game).ok_or_else(|| anyhow::anyhow!("no game {game}"))?;
         let options: Options = options
             .iter()

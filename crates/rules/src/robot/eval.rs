@@ -32,7 +32,11 @@ fn dice_rink(g: &dicerink::DiceRink, me: Seat) -> f64 {
     }
     if let Some(sq) = g.must_move() {
         let forced_owner = pos.die_at(sq).map(|d| d.owner);
-        score += if forced_owner == Some(me) { -0.2 } else { 0.2 };
+        score += if forced_owner == Some(me) {
+            -0.05
+        } else {
+            0.05
+        };
     }
     score / 8.0
 }

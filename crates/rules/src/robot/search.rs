@@ -18,6 +18,8 @@ const ENUMERATE: usize = 36;
 const SAMPLES: usize = 6;
 /// Root values this close to the best count as equally good.
 const NEAR: f64 = 0.02;
+/// How much a root ply's immediate judgement adds to its searched value in a race.
+const PROGRESS: f64 = 0.5;
 
 /// How far and how much a level searches: the deepest depth tried, and the positions (plies
 /// played) it may spend beyond the robot's own turn.
@@ -84,9 +86,17 @@ impl Search {
     /// Each root ply's value at this depth, or None when the count ran out.
     fn root(&mut self, game: &AnyGame, plies: &[String], depth: u32) -> Option<Vec<f64>> {
         let mut values = Vec::with_capacity(plies.len());
+        // A race (Dice Rink) where each side can always hold the other back searches to equal
+        // values; a little of the position's own judgement after the ply breaks the tie toward
+        // progress, so the robot does not walk a cycle while a random player stumbles on.
+        let nudge = match game.kind() {
+            GameKind::DiceRink => PROGRESS,
+            _ => 0.0,
+        };
         for ply in plies {
             let child = self.child(game, Actor::Seat(self.me), ply)?;
-            values.push(self.value(&child, depth, self.me)?);
+            let now = nudge * eval::evaluate(&child, self.me);
+            values.push(self.value(&child, depth, self.me)? + now);
         }
         Some(values)
     }
