@@ -432,6 +432,13 @@ fn press_skips_robot_seats_and_a_robot_named_is_refused() {
     for m in &press {
         assert!(!m.body.contains("GREEN"), "{}", m.body);
     }
+    // RED may write to YELLOW too; no footer offers an empty list when only robots are left.
+    let to_red = press.iter().find(|m| m.to_addr == BOB).unwrap();
+    assert!(
+        says(&to_red.body, "You may also write to YELLOW"),
+        "{}",
+        to_red.body
+    );
     w.send_to_seat(ALICE, id, 0, "PRESS TO GREEN: hello?")
         .unwrap();
     let mail = w.new_mail();
@@ -441,4 +448,28 @@ fn press_skips_robot_seats_and_a_robot_named_is_refused() {
         "{reply}"
     );
     assert!(mail.iter().all(|m| m.kind != "press"));
+}
+
+/// With every other seat a robot or the sender, the press footer offers nobody else: no
+/// "write to , or to ALL".
+#[test]
+fn a_press_footer_with_only_robots_left_names_nobody_else() {
+    let mut w = World::new();
+    let players = [
+        ("BLUE", ALICE),
+        ("RED", BOB),
+        ("GREEN", "robot"),
+        ("YELLOW", "robot:easy"),
+    ];
+    let id = w.game(GameKind::DipTacToe, &players, &[], None, None);
+    w.new_mail();
+    w.send_to_seat(ALICE, id, 0, "PRESS TO ALL: hello").unwrap();
+    let mail = w.new_mail();
+    let press = mail.iter().find(|m| m.kind == "press").unwrap();
+    assert!(
+        says(&press.body, "reply with PRESS TO BLUE: and your words.)"),
+        "{}",
+        press.body
+    );
+    assert!(!says(&press.body, "write to , or"), "{}", press.body);
 }
