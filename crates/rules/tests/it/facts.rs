@@ -153,6 +153,17 @@ fn a_refusal_never_repeats_a_whole_hostile_line() {
     }
 }
 
+/// A plan a word spoils is refused quoting at most the start of that word, however long:
+/// `AnyGame` shortens the refusal as it does a ply's.
+#[test]
+fn a_spoiled_plan_never_repeats_a_whole_hostile_word() {
+    let game = AnyGame::new(GameKind::Siberian, &Options::new()).unwrap();
+    let lines = |text: String| text.lines().map(String::from).collect::<Vec<_>>();
+    let padded = format!("H: 1>a1\n6-{}1>d4", "0".repeat(100_000));
+    let why = game.plan_refusal(&lines(padded)).expect("refused").to_string();
+    assert!(why.len() < 400, "{} bytes", why.len());
+}
+
 #[test]
 fn the_gms_resignation_for_a_seat_replays_in_every_game() {
     for kind in GameKind::ALL {
