@@ -162,11 +162,20 @@ fn a_spoiled_plan_never_repeats_a_whole_hostile_word() {
     let game = AnyGame::new(GameKind::Siberian, &Options::new()).unwrap();
     let lines = |text: String| text.lines().map(String::from).collect::<Vec<_>>();
     let padded = format!("H: 1>a1\n6-{}1>d4", "0".repeat(100_000));
-    let why = game.plan_refusal(&lines(padded)).expect("refused").to_string();
+    let why = game
+        .plan_refusal(&lines(padded))
+        .expect("refused")
+        .to_string();
     assert!(why.len() < 400, "{} bytes", why.len());
-    assert!(why.starts_with("6-1: a range of rolls runs from low to high (1-6)"), "{why}");
+    assert!(
+        why.starts_with("6-1: a range of rolls runs from low to high (1-6)"),
+        "{why}"
+    );
     let huge = format!("H: 1>a1\n{}>e5", "9".repeat(100_000));
-    let why = game.plan_refusal(&lines(huge)).expect("refused").to_string();
+    let why = game
+        .plan_refusal(&lines(huge))
+        .expect("refused")
+        .to_string();
     assert!(why.len() < 100, "{} bytes", why.len());
     assert!(why.ends_with("...: a die shows 1 to 6"), "{why}");
     let big = "H: 1>a1\n99999999999999999999>e5".to_string();
