@@ -34,20 +34,24 @@ const PURITY_H: f32 = 44.0;
 /// the fullest panel (three seats on two rows, PURITY's numbers, four marks on two rows).
 pub(super) const SIZE: (u32, u32) = (
     (BOARD_W + 2.0 * PAD) as u32,
-    (PANEL + 2.0 * SEAT_H + PURITY_H + 2.0 * MARK_H + PAD) as u32,
+    picture_height(SEATS.len(), true),
 );
 
-/// A game's pictures' size: as tall as its panel can be (its seats' rows, PURITY's numbers
-/// in that variant, room for every mark), the same for each of its positions.
+/// As tall as the panel can be for `players` seats (their rows, PURITY's numbers when
+/// `purity`, room for every mark).
+const fn picture_height(players: usize, purity: bool) -> u32 {
+    let seats = players.div_ceil(2) as f32 * SEAT_H;
+    let purity = if purity { PURITY_H } else { 0.0 };
+    (PANEL + seats + purity + 2.0 * MARK_H + PAD) as u32
+}
+
+/// A game's pictures' size, the same for each of its positions.
 fn size(game: &Siberian) -> (u32, u32) {
     let cfg = game.config();
-    let purity = if cfg.variant == Variant::Purity {
-        PURITY_H
-    } else {
-        0.0
-    };
-    let seats = cfg.players.div_ceil(2) as f32 * SEAT_H;
-    (SIZE.0, (PANEL + seats + purity + 2.0 * MARK_H + PAD) as u32)
+    (
+        SIZE.0,
+        picture_height(cfg.players, cfg.variant == Variant::Purity),
+    )
 }
 
 const HEX_FILL: Rgb = Rgb(232, 224, 206);

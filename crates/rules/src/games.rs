@@ -112,6 +112,9 @@ pub struct OptionSpec {
 /// Options as given: name -> value. Games read them through `options_get` so defaults apply.
 pub type Options = BTreeMap<String, String>;
 
+/// The most characters of a game's refusal that `AnyGame` passes on (a ply's, a plan's).
+const REFUSAL_CHARS: usize = 300;
+
 /// Why a ply was not played; the position is unchanged.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PlyError {
@@ -640,7 +643,7 @@ impl AnyGame {
             None => {
                 // Every game's refusal, however much of the line it quotes, stays short.
                 let canonical = dispatch!(&mut self.engine, g => g.play(actor, text))
-                    .map_err(|e| e.shortened(300))?;
+                    .map_err(|e| e.shortened(REFUSAL_CHARS))?;
                 self.standing.game_played();
                 Ok(canonical)
             }
@@ -759,8 +762,9 @@ impl AnyGame {
     pub fn conditional(&self, lines: &[String]) -> Option<Conditional> {
         dispatch!(&self.engine, g => g.conditional(lines))
     }
+    /// A spoiled plan's refusal, kept short as a ply's is: it names a word of the mail.
     pub fn plan_refusal(&self, lines: &[String]) -> Option<PlyError> {
-        dispatch!(&self.engine, g => g.plan_refusal(lines))
+        dispatch!(&self.engine, g => g.plan_refusal(lines)).map(|e| e.shortened(REFUSAL_CHARS))
     }
     pub fn press(&self) -> Option<Press> {
         dispatch!(&self.engine, g => g.press())

@@ -153,6 +153,36 @@ fn a_refusal_never_repeats_a_whole_hostile_line() {
     }
 }
 
+/// A plan a word spoils is refused quoting at most the start of that word, however long:
+/// `AnyGame` shortens the refusal as it does a ply's, and the word is named by its value (a
+/// range padded with zeros) or its start. A roll value too big for any integer is named as out
+/// of 1 to 6, like a 7, not passed over as no plan at all.
+#[test]
+fn a_spoiled_plan_never_repeats_a_whole_hostile_word() {
+    let game = AnyGame::new(GameKind::Siberian, &Options::new()).unwrap();
+    let lines = |text: String| text.lines().map(String::from).collect::<Vec<_>>();
+    let padded = format!("H: 1>a1\n6-{}1>d4", "0".repeat(100_000));
+    let why = game
+        .plan_refusal(&lines(padded))
+        .expect("refused")
+        .to_string();
+    assert!(why.len() < 400, "{} bytes", why.len());
+    assert!(
+        why.starts_with("6-1: a range of rolls runs from low to high (1-6)"),
+        "{why}"
+    );
+    let huge = format!("H: 1>a1\n{}>e5", "9".repeat(100_000));
+    let why = game
+        .plan_refusal(&lines(huge))
+        .expect("refused")
+        .to_string();
+    assert!(why.len() < 100, "{} bytes", why.len());
+    assert!(why.ends_with("...: a die shows 1 to 6"), "{why}");
+    let big = "H: 1>a1\n99999999999999999999>e5".to_string();
+    let why = game.plan_refusal(&lines(big)).expect("refused").to_string();
+    assert!(why.ends_with("a die shows 1 to 6"), "{why}");
+}
+
 #[test]
 fn the_gms_resignation_for_a_seat_replays_in_every_game() {
     for kind in GameKind::ALL {

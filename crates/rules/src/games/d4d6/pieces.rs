@@ -45,6 +45,14 @@ impl Color {
             Color::Black => 7,
         }
     }
+    /// Toward the other side: the way a Cavalo faces from the starting area (north for
+    /// White), at the start and when the third Cavalo comes in.
+    pub fn forward(self) -> Dir {
+        match self {
+            Color::White => Dir::N,
+            Color::Black => Dir::S,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -49,9 +49,15 @@ impl Position {
         }
         for name in ["d2", "e2"] {
             let sq = Sq::parse(name).expect("square");
-            pos.put(sq, Piece::new(Color::White, Kind::Cavalo, Some(Dir::N)));
+            pos.put(
+                sq,
+                Piece::new(Color::White, Kind::Cavalo, Some(Color::White.forward())),
+            );
             let black = Sq::new(sq.file(), 7 - sq.rank()).expect("square");
-            pos.put(black, Piece::new(Color::Black, Kind::Cavalo, Some(Dir::S)));
+            pos.put(
+                black,
+                Piece::new(Color::Black, Kind::Cavalo, Some(Color::Black.forward())),
+            );
         }
         if let Some((white, black)) = rinoceronte {
             let g1 = Sq::parse("g1").expect("square");

@@ -42,10 +42,7 @@ pub fn special_words(pos: &Position, special: &Special) -> String {
             s
         }
         Special::ThirdCavalo { from, to } => {
-            let facing = match pos.at(from).map(|p| p.color) {
-                Some(Color::Black) => Dir::S,
-                _ => Dir::N,
-            };
+            let facing = pos.at(from).map_or(Color::White, |p| p.color).forward();
             format!(
                 "placed its third Cavalo: the Cavalo from {from} to {to}, facing {}, and the \
                  other Cavalo leaves the board",
@@ -161,4 +158,34 @@ pub fn moved(
     }
     out.push_str(").");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::d4d6::pieces::Piece;
+    use crate::games::d4d6::specials;
+
+    /// The third Cavalo's words name the facing the move gives it, for either side.
+    #[test]
+    fn the_third_cavalo_is_said_to_face_as_it_comes_in() {
+        let sq = |s: &str| Sq::parse(s).unwrap();
+        for (color, waiting, to, words) in [
+            (Color::White, ["a1", "b1"], "d1", "facing north"),
+            (Color::Black, ["a8", "b8"], "d8", "facing south"),
+        ] {
+            let mut pos = Position::empty();
+            for w in waiting {
+                pos.put(sq(w), Piece::new(color, Kind::Cavalo, Some(Dir::E)));
+            }
+            let special = Special::ThirdCavalo {
+                from: sq(waiting[0]),
+                to: sq(to),
+            };
+            assert!(special_words(&pos, &special).contains(words), "{color:?}");
+            specials::apply(&mut pos, &special);
+            let facing = pos.at(sq(to)).and_then(|p| p.facing).unwrap();
+            assert!(words.ends_with(facing_words(facing)), "{color:?}");
+        }
+    }
 }

@@ -167,12 +167,7 @@ pub fn apply(pos: &mut Position, special: &Special) {
             }
             pos.take(from);
             // The starting area is border area: the Cavalo faces toward its sixth rank.
-            let facing = if color == Color::White {
-                Dir::N
-            } else {
-                Dir::S
-            };
-            pos.put(to, Piece::new(color, Kind::Cavalo, Some(facing)));
+            pos.put(to, Piece::new(color, Kind::Cavalo, Some(color.forward())));
         }
         Special::TurnRinoceronte { at, facing } => {
             let mut r = pos.take(at).expect("a Rinoceronte");

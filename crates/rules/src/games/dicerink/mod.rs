@@ -49,7 +49,6 @@ pub struct DiceRink {
     last_squares: Vec<Square>,
 }
 
-/// Reads and checks the options (the move cap is free text, checked here).
 /// This game's settings in a player's words (`GameFacts::settings`).
 fn settings(options: &Options) -> Vec<String> {
     let setup = match options_get(OPTION_SPECS, options, "setup") {
@@ -65,6 +64,7 @@ fn settings(options: &Options) -> Vec<String> {
     vec![setup.into(), cap]
 }
 
+/// Reads and checks the options (the move cap is free text, checked here).
 fn read_options(options: &Options) -> Result<(SetupRule, Option<u32>), String> {
     check_options(OPTION_SPECS, options)?;
     let setup = match options_get(OPTION_SPECS, options, "setup") {

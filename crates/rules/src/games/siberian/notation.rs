@@ -40,13 +40,20 @@ pub fn hex_word(word: &str) -> Result<Hex, PlyError> {
     }
 }
 
-/// A die value as written in a plan's roll list: `7` is refused naming it.
+/// A die value as written in a plan's roll list: `7` is refused naming it, and so is a number
+/// too big for any integer (by its start).
 fn face(word: &str) -> Result<u8, PlyError> {
+    let number = !word.is_empty() && word.bytes().all(|b| b.is_ascii_digit());
     match word.parse::<u32>() {
         Ok(v) if (1..=6).contains(&v) => Ok(v as u8),
         Ok(v) => Err(illegal(format!("{v}: a die shows 1 to 6"))),
+        Err(_) if number => Err(illegal(format!(
+            "{}: a die shows 1 to 6",
+            crate::quote::shorten(word, 12)
+        ))),
         Err(_) => Err(syntax(format!(
-            "'{word}' is not a roll: write 4, 3-5, 1,4 or * before '>'"
+            "'{}' is not a roll: write 4, 3-5, 1,4 or * before '>'",
+            crate::quote::shorten(word, 12)
         ))),
     }
 }
@@ -221,7 +228,7 @@ fn roll_list(spec: &str) -> Result<Vec<u8>, PlyError> {
                 let (a, b) = (face(a)?, face(b)?);
                 if a > b {
                     return Err(illegal(format!(
-                        "{part}: a range of rolls runs from low to high ({b}-{a})"
+                        "{a}-{b}: a range of rolls runs from low to high ({b}-{a})"
                     )));
                 }
                 out.extend(a..=b);
