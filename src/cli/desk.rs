@@ -213,7 +213,7 @@ pub(super) fn resend(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyho
                 "no mail about game {id} was ever queued for {email}"
             )));
         };
-        compose::enqueue(tx, ctx, compose::resent(&last))?;
+        compose::enqueue(tx, ctx, compose::resent(&last), compose::Limit::Applies)?;
         Ok(Ok(format!(
             "{} ({}) queued again for {email}",
             last.subject, last.kind
