@@ -604,12 +604,18 @@ fn a_held_report_with_a_draw_offer_in_it_is_never_dropped() {
         .expect("GREEN's report with the offer")
         .id;
     let now = w.now;
-    assert!(!due_at(&mut w, now).contains(&offer), "GREEN's report is held");
+    assert!(
+        !due_at(&mut w, now).contains(&offer),
+        "GREEN's report is held"
+    );
     // RED moves: GREEN's newer report does not carry the offer, so the held one stays.
     w.send_scripted(red, id, 1, "H c3", &[2]);
     w.new_mail();
     let later = w.now + chrono::Duration::hours(2);
-    assert!(due_at(&mut w, later).contains(&offer), "the offer is not dropped");
+    assert!(
+        due_at(&mut w, later).contains(&offer),
+        "the offer is not dropped"
+    );
 }
 
 #[test]
