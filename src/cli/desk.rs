@@ -146,8 +146,7 @@ pub(super) fn eject(
 ) -> anyhow::Result<Exit> {
     let refused = replace.and_then(|a| gm::refused_address(a, &format!("seat {seat}"), ctx.cfg));
     if let Some(why) = refused {
-        say(&format!("refused: {why}"));
-        return Ok(1);
+        return outcome(store, ctx, id, Err::<String, _>(why));
     }
     let token = replace.map(|_| crate::edge::new_token()).transpose()?;
     run(store, ctx, id, |gm, g| {
