@@ -13,7 +13,7 @@ pub use letters::{
     TurnReport, Welcome,
 };
 
-pub use outgoing::{enqueue, is_msg_id, resent};
+pub use outgoing::{enqueue, is_msg_id, resent, Limit};
 
 use std::cell::{Cell, RefCell};
 
@@ -153,7 +153,10 @@ pub fn to_seat(
         (None, _) => game_subject(g),
     };
     // A mail in answer to the seat's own (`in_reply_to`) is one they wait for.
-    let in_reply_to_set = in_reply_to.is_some();
+    let limit = match letter.awaited() || in_reply_to.is_some() {
+        true => Limit::Exempt,
+        false => Limit::Applies,
+    };
     enqueue(
         tx,
         ctx,
@@ -170,9 +173,9 @@ pub fn to_seat(
                 game: g.row.id,
                 plies: g.moves.len(),
             },
-            awaited: letter.awaited() || in_reply_to_set,
             ..Default::default()
         },
+        limit,
     )
 }
 

@@ -60,7 +60,7 @@ pub struct Config {
     /// Largest inbound mail accepted (bytes); larger ones are recorded, not answered.
     pub max_message_bytes: usize,
     /// Mail a single address may be sent per hour; more is held in the outbox until the hour
-    /// allows it, except what its reader waits for (`OutboxRow::awaited`). A held report
+    /// allows it, except what its reader waits for (`compose::Limit::Exempt`). A held report
     /// the game moved past is replaced by the newer mail (`Tx::drop_stale_held`).
     pub replies_per_hour: i64,
     /// Answers per hour to mail that proves no seat (no secret address, no password) from one

@@ -264,6 +264,7 @@ mod tests {
                             body: format!("Hello {to}\n"),
                             ..Default::default()
                         },
+                        compose::Limit::Applies,
                     )?;
                 }
                 Ok(())

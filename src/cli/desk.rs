@@ -146,8 +146,7 @@ pub(super) fn eject(
 ) -> anyhow::Result<Exit> {
     let refused = replace.and_then(|a| gm::refused_address(a, &format!("seat {seat}"), ctx.cfg));
     if let Some(why) = refused {
-        say(&format!("refused: {why}"));
-        return Ok(1);
+        return outcome(store, ctx, id, Err::<String, _>(why));
     }
     let token = replace.map(|_| crate::edge::new_token()).transpose()?;
     run(store, ctx, id, |gm, g| {
@@ -213,7 +212,7 @@ pub(super) fn resend(store: &mut Store, ctx: &Ctx, id: i64, seat: &str) -> anyho
                 "no mail about game {id} was ever queued for {email}"
             )));
         };
-        compose::enqueue(tx, ctx, compose::resent(&last))?;
+        compose::enqueue(tx, ctx, compose::resent(&last), compose::Limit::Applies)?;
         Ok(Ok(format!(
             "{} ({}) queued again for {email}",
             last.subject, last.kind

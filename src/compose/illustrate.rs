@@ -153,7 +153,7 @@ fn with_html(row: &OutboxRow, board: Board, cfg: &Config) -> Made {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compose::{enqueue, Ctx};
+    use crate::compose::{enqueue, Ctx, Limit};
     use crate::template::Templates;
     use chrono::{TimeZone, Utc};
 
@@ -177,7 +177,9 @@ mod tests {
             html: HtmlPart::Words,
             ..Default::default()
         };
-        store.tx(|tx| enqueue(tx, &ctx, mail)).unwrap();
+        store
+            .tx(|tx| enqueue(tx, &ctx, mail, Limit::Applies))
+            .unwrap();
         assert_eq!(run(&mut store, &cfg).unwrap(), 1);
         let due = store.read(|tx| tx.outbox_due(now, 10)).unwrap();
         let raw = String::from_utf8(due[0].raw.clone().unwrap()).unwrap();
@@ -208,7 +210,9 @@ mod tests {
             html: HtmlPart::Words,
             ..Default::default()
         };
-        store.tx(|tx| enqueue(tx, &ctx, mail)).unwrap();
+        store
+            .tx(|tx| enqueue(tx, &ctx, mail, Limit::Applies))
+            .unwrap();
         assert!(store.read(|tx| tx.outbox_due(now, 10)).unwrap().is_empty());
         run(&mut store, &cfg).unwrap();
         let due = store.read(|tx| tx.outbox_due(now, 10)).unwrap();

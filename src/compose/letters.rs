@@ -7,7 +7,8 @@ use crate::games::Actor;
 use crate::store::GameStatus;
 use crate::template::date as when;
 
-/// A mail kind's variables; `kind` names its template (and the outbox row's kind).
+/// A mail kind's variables; `kind` names the outbox row's kind and, unless `template` says
+/// otherwise, its template.
 pub trait Letter: Serialize {
     fn kind(&self) -> &'static str;
 
@@ -264,17 +265,19 @@ pub struct TurnReport {
     /// The first line when the game's state does not say it (a player taken out of the game).
     #[serde(skip)]
     pub headline: Option<String>,
-    /// It carries news that cannot wait for a digest (a draw offer beside a move).
+    /// It carries news beside its plies (a draw offer with a move): that cannot wait for a
+    /// digest, nor be dropped as stale (`kind`).
     #[serde(skip)]
     pub urgent: bool,
 }
 
 impl Letter for TurnReport {
-    /// A report of plies, or `news` when none was played (a draw offer, the GM's word): the
-    /// outbox tells them apart, so a held report the game has moved past can be dropped
-    /// while news never is.
+    /// A report of plies, or `news` when none was played (a draw offer, the GM's word) or
+    /// when it carries news beside its plies (a draw offer with a move): the outbox tells
+    /// them apart, so a held report the game has moved past can be dropped while news (which
+    /// the newer report does not repeat) never is.
     fn kind(&self) -> &'static str {
-        match self.plies.is_empty() {
+        match self.plies.is_empty() || self.urgent {
             true => "news",
             false => "turn_report",
         }

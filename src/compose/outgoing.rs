@@ -10,11 +10,22 @@ use super::{render, Ctx, Held};
 use crate::mail::outbound::{self, BuildError, Html, OutMail};
 use crate::store::{HtmlPart, OutboxRow, OutboxStatus, Store, Tx};
 
+/// Whether the hourly limit per recipient may hold a mail (`enqueue`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// News, notices, a resend: past `replies_per_hour`, it goes an hour later.
+    Applies,
+    /// An answer its reader waits for (the reply to their own proven mail, a report that asks
+    /// them to act, the game's end): never held, however brisk the game.
+    Exempt,
+}
+
 /// Queues a mail in this transaction (it is sent only after commit). Nothing is dropped for
-/// the rate limit: a recipient who was already sent `replies_per_hour` mails in the last hour
-/// gets this one an hour later, and is told so once. Past the inbound mail's budget of mails,
-/// the mail is not queued at all (and the GM's log says so).
-pub fn enqueue(tx: &Tx, ctx: &Ctx, mail: OutboxRow) -> anyhow::Result<()> {
+/// the rate limit: where the `limit` applies, a recipient who was already sent
+/// `replies_per_hour` mails in the last hour gets this one an hour later, and is told so once.
+/// Past the inbound mail's budget of mails, the mail is not queued at all (and the GM's log
+/// says so).
+pub fn enqueue(tx: &Tx, ctx: &Ctx, mail: OutboxRow, limit: Limit) -> anyhow::Result<()> {
     if !ctx.budget.take() {
         tx.log_event(
             mail.game_id,
@@ -26,9 +37,9 @@ pub fn enqueue(tx: &Tx, ctx: &Ctx, mail: OutboxRow) -> anyhow::Result<()> {
         )?;
         return Ok(());
     }
-    let due = match mail.awaited {
-        true => None,
-        false => hold_until(tx, ctx, &mail.to_addr)?,
+    let due = match limit {
+        Limit::Exempt => None,
+        Limit::Applies => hold_until(tx, ctx, &mail.to_addr)?,
     };
     if let HtmlPart::Board { game, plies } = mail.html {
         // A held report or reminder of an earlier position is no longer true: this mail

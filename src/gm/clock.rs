@@ -184,15 +184,20 @@ pub fn deadline(g: &Loaded) -> Option<DateTime<Utc>> {
     }
 }
 
-/// When the reminder before `deadline` is due: `lead_secs` before it, but never before half
-/// the move time has passed (a daily game with a day's lead would remind right after every
-/// turn).
+/// When the reminder before `deadline` is due: `remind_lead` before it.
 pub fn remind_at(deadline: DateTime<Utc>, move_secs: Option<i64>, lead_secs: i64) -> DateTime<Utc> {
+    deadline - Duration::seconds(remind_lead(move_secs, lead_secs))
+}
+
+/// How long before the deadline the reminder comes: the configured `lead_secs`, but never
+/// before half the move time has passed (a daily game with a day's lead would remind right
+/// after every turn).
+pub fn remind_lead(move_secs: Option<i64>, lead_secs: i64) -> i64 {
     let lead = match move_secs {
         Some(m) if m > 0 => lead_secs.min(m / 2),
         _ => lead_secs,
     };
-    deadline - Duration::seconds(lead.max(0))
+    lead.max(0)
 }
 
 /// The seats that still owe a move or orders, and whether it is orders.

@@ -134,10 +134,7 @@ fn deadline_settings(
     simultaneous: bool,
 ) -> Vec<String> {
     // The reminder's lead as the clock applies it (never before half the move time).
-    let deadline = chrono::DateTime::UNIX_EPOCH + chrono::Duration::seconds(move_secs);
-    let lead = (deadline
-        - crate::gm::clock::remind_at(deadline, Some(move_secs), remind_lead_secs))
-    .num_seconds();
+    let lead = crate::gm::clock::remind_lead(Some(move_secs), remind_lead_secs);
     let time = match lead {
         0 => format!("Move time: {}", in_words(move_secs)),
         _ => format!(

@@ -162,6 +162,7 @@ pub(super) fn tell_owner(
             html: HtmlPart::Words,
             ..Default::default()
         },
+        compose::Limit::Applies,
     )
 }
 

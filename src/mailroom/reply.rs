@@ -115,12 +115,15 @@ fn reply_outside_a_game(
         body,
         in_reply_to,
         html: HtmlPart::Words,
-        // The answer to a mail that proves its seat (or a request's code): its sender waits
-        // for it, however brisk the game, so the hourly limit never holds it. Loops are
-        // stopped before (auto-replies, the same text answered once a day); unproven mail
-        // has its own limits.
-        awaited: s.unproven.is_none(),
         ..Default::default()
+    };
+    // The answer to a mail that proves its seat (or a request's code): its sender waits for
+    // it, however brisk the game, so the hourly limit never holds it. Loops are stopped
+    // before (auto-replies, the same text answered once a day); unproven mail has its own
+    // limits.
+    let limit = match s.unproven {
+        None => compose::Limit::Exempt,
+        Some(_) => compose::Limit::Applies,
     };
     if let Some((code, _)) = confirm {
         let c = requests::confirmation_draft(ctx, from, &code, String::new());
@@ -133,7 +136,7 @@ fn reply_outside_a_game(
         draft.game_id = Some(g.row.id);
         draft.refs = Some(compose::thread_root(ctx.cfg, g.row.id));
     }
-    compose::enqueue(tx, ctx, draft)
+    compose::enqueue(tx, ctx, draft, limit)
 }
 
 /// The game (and the seat's secret token) a seated player's unauthenticated mail is about:

@@ -346,5 +346,6 @@ pub(super) fn send_confirmation(
     code: &str,
     body: String,
 ) -> anyhow::Result<()> {
-    compose::enqueue(tx, ctx, confirmation_draft(ctx, to, code, body))
+    let draft = confirmation_draft(ctx, to, code, body);
+    compose::enqueue(tx, ctx, draft, compose::Limit::Applies)
 }

@@ -56,10 +56,6 @@ pub struct OutboxRow {
     /// (`outbox_raw` reads one); `None` in a row read with it is a mail that could not be
     /// built, or one queued before schema 7 (`compose::outgoing::build_old` makes those).
     pub raw: Option<Vec<u8>>,
-    /// An answer its reader waits for (the reply to their own mail, a report that asks them
-    /// to act, the game's end): never held by the hourly limit. Decided when it is queued;
-    /// not stored.
-    pub awaited: bool,
 }
 
 /// The HTML part a queued mail waits for. Its text-only bytes are stored already, so it can
@@ -149,8 +145,6 @@ pub(super) fn out_row(r: &Row) -> rusqlite::Result<OutboxRow> {
         ),
         cause: r.get(20)?,
         raw: r.get(21)?,
-        // Decided when queued, not stored: what is stored is already past the limit's say.
-        awaited: false,
     })
 }
 

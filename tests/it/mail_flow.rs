@@ -580,6 +580,44 @@ fn a_held_report_the_game_moved_past_is_replaced_by_the_current_one() {
     assert!(all.iter().all(|m| m.id != stale));
 }
 
+/// A held report that carries news beside its move (a draw offer) is news: the newer report
+/// does not say it, so it is never dropped, only sent late.
+#[test]
+fn a_held_report_with_a_draw_offer_in_it_is_never_dropped() {
+    let mut w = World::new();
+    w.cfg.replies_per_hour = 1;
+    let (blue, red, green) = ("blue@example.org", "red@example.org", "green@example.org");
+    let id = w.game(
+        GameKind::Siberian,
+        &[("BLUE", blue), ("RED", red), ("GREEN", green)],
+        &[("players", "3"), ("salt_window", "0")],
+        None,
+        None,
+    );
+    w.new_mail();
+    // BLUE moves and offers a draw: GREEN's report of it is held (its welcome used its hour).
+    w.send_scripted(blue, id, 0, "H d4\nDRAW", &[1]);
+    let mail = w.new_mail();
+    let offer = mail
+        .iter()
+        .find(|m| m.to_addr == green && m.body.contains("BLUE offers a draw"))
+        .expect("GREEN's report with the offer")
+        .id;
+    let now = w.now;
+    assert!(
+        !due_at(&mut w, now).contains(&offer),
+        "GREEN's report is held"
+    );
+    // RED moves: GREEN's newer report does not carry the offer, so the held one stays.
+    w.send_scripted(red, id, 1, "H c3", &[2]);
+    w.new_mail();
+    let later = w.now + chrono::Duration::hours(2);
+    assert!(
+        due_at(&mut w, later).contains(&offer),
+        "the offer is not dropped"
+    );
+}
+
 #[test]
 fn greetings_and_a_sign_off_around_a_move_are_ignored_without_parser_talk() {
     let mut w = World::new();

@@ -49,7 +49,7 @@ fn a_seat_mail_flattens_its_letter_beside_the_common_variables() {
     assert_eq!(value["your_turn"], true);
     assert_eq!(value["plies"][0]["text"], "Fob6");
     let templates = crate::template::Templates::load(None).unwrap();
-    let body = templates.render(letter.kind(), &mail).unwrap();
+    let body = templates.render(letter.template(), &mail).unwrap();
     assert!(
         body.contains("Game #7, d4 d6 chess: you play WHITE."),
         "{body}"

@@ -37,7 +37,7 @@ fn mail(to: &str) -> OutboxRow {
 fn queued(store: &mut Store, ctx: &Ctx, m: OutboxRow) -> OutboxRow {
     store
         .tx(|tx| {
-            enqueue(tx, ctx, m)?;
+            enqueue(tx, ctx, m, Limit::Applies)?;
             let mut row = tx.outbox(None, 1)?.remove(0);
             row.raw = tx.outbox_raw(row.id)?;
             Ok(row)
@@ -203,7 +203,7 @@ fn a_queued_mail_keeps_its_cause() {
     // A second mail to bob within the hour is held, and he is told why, once.
     let rows = store
         .tx(|tx| {
-            enqueue(tx, &ctx, mail("bob@example.org"))?;
+            enqueue(tx, &ctx, mail("bob@example.org"), Limit::Applies)?;
             tx.outbox(None, 10)
         })
         .unwrap();
