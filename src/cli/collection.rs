@@ -205,11 +205,7 @@ fn with_comments(done: crate::records::Replayed) -> Vec<crate::gm::BroughtPly> {
             continue;
         };
         let written_by_pbem = text.starts_with("robot")
-            || (ply.0 == crate::games::Actor::Chance
-                && text.split_whitespace().all(|w| {
-                    w.strip_prefix('d')
-                        .is_some_and(|n| n.parse::<u32>().is_ok())
-                }));
+            || (ply.0 == crate::games::Actor::Chance && crate::records::is_dice_comment(&text));
         if written_by_pbem {
             continue;
         }

@@ -275,3 +275,35 @@ fn a_record_brought_in_is_continued_by_mail() {
         "{list}"
     );
 }
+
+#[test]
+fn a_rolls_dice_comment_is_not_kept_as_an_annotators_when_brought_in_again() {
+    let w = World::new();
+    // Dicess's opening roll of 32 dice is written `{32 d6}`, as pbem writes it.
+    let bring = |file: &Path| {
+        let (out, code) = pbem(
+            &w,
+            &[
+                "game",
+                "new",
+                "dicess",
+                "--from-record",
+                file.to_str().unwrap(),
+                "--player",
+                &format!("LIGHT={ANN}"),
+                "--player",
+                &format!("DARK={BOB}"),
+            ],
+        );
+        assert_eq!(code, 0, "{out}");
+        out.lines().next().unwrap().trim().to_string()
+    };
+    let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dicess/games/impasse.pgn");
+    let (record, _) = pbem(&w, &["export", &bring(&seed)]);
+    assert!(says(&record, "{32 d6}"), "{record}");
+    let file = w.dir.path().join("again.pgn");
+    std::fs::write(&file, &record).unwrap();
+    let (second, _) = pbem(&w, &["export", &bring(&file)]);
+    let moves = |r: &str| r.split("\n\n").nth(1).unwrap_or_default().to_string();
+    assert_eq!(moves(&second), moves(&record));
+}

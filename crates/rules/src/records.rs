@@ -595,6 +595,26 @@ fn dice_comment(sides: &[u32]) -> String {
     format!("{{{}}}", words.join(" "))
 }
 
+/// Whether a comment's words are what [`dice_comment`] writes after a roll (`d6`, `d4 d4`,
+/// `32 d6`): the record's own naming of the dice, not an annotator's words.
+pub fn is_dice_comment(words: &str) -> bool {
+    let die = |w: &str| {
+        w.strip_prefix('d')
+            .is_some_and(|n| n.parse::<u32>().is_ok())
+    };
+    let mut words = words.split_whitespace();
+    let mut any = false;
+    while let Some(w) = words.next() {
+        // A die, or a count before one (a run of more than two alike).
+        let counted = || w.parse::<u32>().is_ok_and(|n| n > 2);
+        if !(die(w) || (counted() && words.next().is_some_and(die))) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
 /// The name a record writes before a ply by an actor the position does not imply: the seat's
 /// name, `GM` (`GM>draw`, as `records.md` writes it), `chance`.
 fn written_actor(game: &AnyGame, actor: Actor) -> String {
@@ -727,6 +747,18 @@ mod tests {
                 (11, "a mistake".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn the_dice_comments_written_are_read_as_such() {
+        for sides in [vec![6], vec![4, 4], vec![6; 32], vec![6, 6, 6, 4]] {
+            let written = dice_comment(&sides);
+            let words = written.trim_start_matches('{').trim_end_matches('}');
+            assert!(is_dice_comment(words), "{written}");
+        }
+        for words in ["", "d", "32", "32 dice", "d6 is a die", "2 d6", "a d6"] {
+            assert!(!is_dice_comment(words), "{words}");
+        }
     }
 
     #[test]
