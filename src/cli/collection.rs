@@ -209,10 +209,14 @@ fn with_comments(done: crate::records::Replayed) -> Vec<crate::gm::BroughtPly> {
         if written_by_pbem {
             continue;
         }
-        ply.2 = Some(match ply.2.take() {
-            Some(before) => format!("{before} {text}"),
-            None => text,
-        });
+        // Joined in place: a record of many comments on one ply costs their length, once.
+        match &mut ply.2 {
+            Some(before) => {
+                before.push(' ');
+                before.push_str(&text);
+            }
+            None => ply.2 = Some(text),
+        }
     }
     out
 }
