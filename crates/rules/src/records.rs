@@ -83,7 +83,7 @@ impl Record {
             movetext.push_str(line);
             movetext.push('\n');
         }
-        let (stripped, marks) = strip_comments_kept(&movetext)?;
+        let (stripped, marks) = strip_comments(&movetext)?;
         let mut marks = marks.into_iter().peekable();
         let number = move_number_regex();
         let mut group = String::new();
@@ -337,57 +337,39 @@ fn move_number_regex() -> &'static regex_lite::Regex {
     NUMBER.get_or_init(|| regex_lite::Regex::new(r"^([0-9]+)(\.{1,3})(.*)$").expect("static regex"))
 }
 
-/// Removes `{comments}`. As in PGN they do not nest: a comment ends at the first `}`, and a `{`
-/// inside one is text.
 /// The words of a text with the byte offset each starts at.
 fn word_offsets(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.split_whitespace()
         .map(move |w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
 }
 
-/// The text without its `{}` comments (each a space), and each comment's words with the
-/// byte offset in that text where it stood.
-fn strip_comments_kept(text: &str) -> Result<(String, Vec<(usize, String)>), String> {
-    let stripped = strip_comments(text)?;
+/// Removes `{comments}`, each replaced by a space, and keeps each comment's words with the
+/// byte offset of that space. As in PGN they do not nest: a comment ends at the first `}`,
+/// and a `{` inside one is text.
+fn strip_comments(text: &str) -> Result<(String, Vec<(usize, String)>), String> {
+    let mut out = String::with_capacity(text.len());
     let mut comments = Vec::new();
-    let (mut out_len, mut current): (usize, Option<String>) = (0, None);
+    let mut current: Option<String> = None;
     for c in text.chars() {
         match (&mut current, c) {
             (None, '{') => current = Some(String::new()),
-            (Some(_), '}') => {
-                let words = current.take().unwrap_or_default();
+            (None, '}') => return Err("a '}' closes no comment".into()),
+            (None, c) => out.push(c),
+            (Some(words), '}') => {
                 let words = words.split_whitespace().collect::<Vec<_>>().join(" ");
                 if !words.is_empty() {
-                    comments.push((out_len, words));
+                    comments.push((out.len(), words));
                 }
-                out_len += 1;
-            }
-            (Some(buf), c) => buf.push(c),
-            (None, c) => out_len += c.len_utf8(),
-        }
-    }
-    Ok((stripped, comments))
-}
-
-fn strip_comments(text: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(text.len());
-    let mut in_comment = false;
-    for c in text.chars() {
-        match c {
-            '{' if !in_comment => in_comment = true,
-            '}' if !in_comment => return Err("a '}' closes no comment".into()),
-            '}' => {
-                in_comment = false;
+                current = None;
                 out.push(' ');
             }
-            _ if !in_comment => out.push(c),
-            _ => {}
+            (Some(words), c) => words.push(c),
         }
     }
-    if in_comment {
+    if current.is_some() {
         return Err("a '{' comment is never closed".into());
     }
-    Ok(out)
+    Ok((out, comments))
 }
 
 /// A collection's text cut into its records: a tag line (`[...]`, outside any `{}` comment)
