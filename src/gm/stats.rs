@@ -89,12 +89,13 @@ pub struct GameFacts {
     pub players: Vec<Option<String>>,
 }
 
-/// Every game that has begun (open games wait for players and are on no record yet), in the
-/// order they were last played.
-pub fn games_on_record(tx: &Tx) -> anyhow::Result<Vec<GameFacts>> {
+/// Every game that has begun (open games wait for players and are on no record yet), only
+/// of `kind` when given, in the order they were last played. Each is replayed from its log:
+/// the games of other kinds are left out before that, not after.
+pub fn games_on_record(tx: &Tx, kind: Option<GameKind>) -> anyhow::Result<Vec<GameFacts>> {
     let mut out = Vec::new();
     for row in tx.games(None)? {
-        if row.status == GameStatus::Open {
+        if row.status == GameStatus::Open || kind.is_some_and(|k| k.name() != row.kind) {
             continue;
         }
         out.push(facts(&gamelog::load(tx, row.id)?)?);
