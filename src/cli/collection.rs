@@ -205,18 +205,18 @@ fn with_comments(done: crate::records::Replayed) -> Vec<crate::gm::BroughtPly> {
             continue;
         };
         let written_by_pbem = text.starts_with("robot")
-            || (ply.0 == crate::games::Actor::Chance
-                && text.split_whitespace().all(|w| {
-                    w.strip_prefix('d')
-                        .is_some_and(|n| n.parse::<u32>().is_ok())
-                }));
+            || (ply.0 == crate::games::Actor::Chance && crate::records::is_dice_comment(&text));
         if written_by_pbem {
             continue;
         }
-        ply.2 = Some(match ply.2.take() {
-            Some(before) => format!("{before} {text}"),
-            None => text,
-        });
+        // Joined in place: a record of many comments on one ply costs their length, once.
+        match &mut ply.2 {
+            Some(before) => {
+                before.push(' ');
+                before.push_str(&text);
+            }
+            None => ply.2 = Some(text),
+        }
     }
     out
 }

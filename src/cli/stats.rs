@@ -22,7 +22,7 @@ pub(super) fn kind_named(name: &str) -> anyhow::Result<GameKind> {
 pub(super) fn run_stats(db: &Path, game: Option<&str>) -> anyhow::Result<Exit> {
     let kind = game.map(kind_named).transpose()?;
     let mut store = Store::open(db, false)?;
-    let games = store.read(stats::games_on_record)?;
+    let games = store.read(|tx| stats::games_on_record(tx, kind))?;
     print!("{}", stats::report(&games, kind));
     Ok(0)
 }
@@ -31,7 +31,7 @@ pub(super) fn run_stats(db: &Path, game: Option<&str>) -> anyhow::Result<Exit> {
 pub(super) fn run_ratings(db: &Path, game: &str) -> anyhow::Result<Exit> {
     let kind = kind_named(game)?;
     let mut store = Store::open(db, false)?;
-    let games = store.read(stats::games_on_record)?;
+    let games = store.read(|tx| stats::games_on_record(tx, Some(kind)))?;
     print!("{}", ratings::report(&games, kind));
     Ok(0)
 }

@@ -89,12 +89,13 @@ pub struct GameFacts {
     pub players: Vec<Option<String>>,
 }
 
-/// Every game that has begun (open games wait for players and are on no record yet), in the
-/// order they were last played.
-pub fn games_on_record(tx: &Tx) -> anyhow::Result<Vec<GameFacts>> {
+/// Every game that has begun (open games wait for players and are on no record yet), only
+/// of `kind` when given, in the order they were last played. Each is replayed from its log:
+/// the games of other kinds are left out before that, not after.
+pub fn games_on_record(tx: &Tx, kind: Option<GameKind>) -> anyhow::Result<Vec<GameFacts>> {
     let mut out = Vec::new();
     for row in tx.games(None)? {
-        if row.status == GameStatus::Open {
+        if row.status == GameStatus::Open || kind.is_some_and(|k| k.name() != row.kind) {
             continue;
         }
         out.push(facts(&gamelog::load(tx, row.id)?)?);
@@ -149,14 +150,14 @@ pub fn facts(g: &Loaded) -> anyhow::Result<GameFacts> {
 }
 
 /// The statistics of every kind and variant among `games` (only `kind` when given), one
-/// paragraph each; a line saying so when there is none.
+/// paragraph each, and one for each number of seats where a kind's games differ in it (a
+/// win is counted by seat); a line saying so when there is none.
 pub fn report(games: &[GameFacts], kind: Option<GameKind>) -> String {
-    let mut groups: BTreeMap<(&str, Option<&str>), Vec<&GameFacts>> = BTreeMap::new();
+    type Key<'a> = (&'a str, Option<&'a str>, usize);
+    let mut groups: BTreeMap<Key, Vec<&GameFacts>> = BTreeMap::new();
     for f in games.iter().filter(|f| kind.is_none_or(|k| f.kind == k)) {
-        groups
-            .entry((f.kind.name(), f.variant.as_deref()))
-            .or_default()
-            .push(f);
+        let key = (f.kind.name(), f.variant.as_deref(), f.seat_names.len());
+        groups.entry(key).or_default().push(f);
     }
     if groups.is_empty() {
         return match kind {
@@ -164,7 +165,14 @@ pub fn report(games: &[GameFacts], kind: Option<GameKind>) -> String {
             None => "No game is on record yet.\n".into(),
         };
     }
-    let paragraphs: Vec<String> = groups.values().map(|g| paragraph(g)).collect();
+    let counts_differ = |(name, variant, _): &Key| {
+        let same = |(n, v, _): &&Key| (n, v) == (name, variant);
+        groups.keys().filter(same).count() > 1
+    };
+    let paragraphs: Vec<String> = groups
+        .iter()
+        .map(|(key, g)| paragraph(g, counts_differ(key)))
+        .collect();
     paragraphs.join("\n")
 }
 
@@ -173,14 +181,20 @@ fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// One kind's (and variant's) paragraph.
-fn paragraph(games: &[&GameFacts]) -> String {
+/// One kind's (and variant's, and number of seats') paragraph; `players`: the title says how
+/// many seats.
+fn paragraph(games: &[&GameFacts], players: bool) -> String {
     let first = games[0];
-    let title = match &first.variant {
-        Some(v) => format!("{} ({v})", first.kind.title()),
-        None => first.kind.title().to_string(),
-    };
     let seats = &first.seat_names;
+    let mut about: Vec<String> = first.variant.iter().cloned().collect();
+    if players {
+        about.push(format!("{} players", seats.len()));
+    }
+    let title = if about.is_empty() {
+        first.kind.title().to_string()
+    } else {
+        format!("{} ({})", first.kind.title(), about.join(", "))
+    };
     let mut wins = vec![0usize; seats.len()];
     let (mut drawn, mut cancelled, mut in_play) = (0, 0, 0);
     let mut endings: BTreeMap<Ending, usize> = BTreeMap::new();
@@ -338,6 +352,24 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn games_of_a_kind_with_other_seat_counts_are_counted_apart() {
+        let game = |seats: &[&str], winner: usize| GameFacts {
+            kind: GameKind::Siberian,
+            seat_names: seats.iter().map(|s| s.to_string()).collect(),
+            ..won(winner, Ending::WinCondition)
+        };
+        let games = [
+            game(&["RED", "BLUE"], 1),
+            game(&["RED", "BLUE", "GREEN"], 2),
+        ];
+        let text = report(&games, None);
+        assert_eq!(text.matches(" 1 won, ").count(), 2, "{text}");
+        assert!(text.contains("(2 players): 1 game on record"), "{text}");
+        assert!(text.contains("(3 players): 1 game on record"), "{text}");
+        assert!(text.contains("GREEN 1"), "{text}");
     }
 
     #[test]

@@ -223,22 +223,18 @@ pub(super) fn cmd_records(
     game: Option<&str>,
     ratings: bool,
 ) -> anyhow::Result<()> {
-    let kind = match game.map(|g| (g, crate::games::GameKind::parse(g))) {
-        Some((_, Some(k))) => Some(k),
-        Some((g, None)) => {
-            let names: Vec<&str> = crate::games::GameKind::ALL
-                .iter()
-                .map(|k| k.name())
-                .collect();
+    let kind = match game.map(|g| GameKind::parse(g).ok_or(g)).transpose() {
+        Ok(kind) => kind,
+        Err(g) => {
+            let names: Vec<&str> = GameKind::ALL.iter().map(|k| k.name()).collect();
             s.lines.push(Line::no(
                 text,
                 format!("no game is called '{g}' here (games: {})", names.join(", ")),
             ));
             return Ok(());
         }
-        None => None,
     };
-    let games = gm::stats::games_on_record(tx)?;
+    let games = gm::stats::games_on_record(tx, kind)?;
     s.extra.push(match (kind, ratings) {
         (Some(k), true) => gm::ratings::report(&games, k),
         _ => gm::stats::report(&games, kind),

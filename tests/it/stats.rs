@@ -23,10 +23,10 @@ fn pbem(w: &World, args: &[&str]) -> (String, i32) {
     (output_text(&o), o.status.code().unwrap_or(-1))
 }
 
-/// Brings a seed record in as a game between ANN (A) and BOB (B); its id.
-fn bring_in(w: &World, name: &str) -> i64 {
-    let file = seed_record(name);
-    let (out, code) = pbem(
+/// `pbem game new dicerink --from-record FILE` with ANN at A and BOB at B: its output and
+/// exit code.
+fn from_record(w: &World, file: &Path) -> (String, i32) {
+    pbem(
         w,
         &[
             "game",
@@ -39,9 +39,19 @@ fn bring_in(w: &World, name: &str) -> i64 {
             "--player",
             &format!("B={BOB}"),
         ],
-    );
+    )
+}
+
+/// A record file brought in as a game (as `from_record`); the new game's id.
+fn brought_in(w: &World, file: &Path) -> i64 {
+    let (out, code) = from_record(w, file);
     assert_eq!(code, 0, "{out}");
     out.lines().next().unwrap().trim().parse().unwrap()
+}
+
+/// Brings a seed record in as a game between ANN (A) and BOB (B); its id.
+fn bring_in(w: &World, name: &str) -> i64 {
+    brought_in(w, &seed_record(name))
 }
 
 /// The seed's four recorded Dice Rink games (3 won by A, 1 by B) brought in, and two played
@@ -51,34 +61,31 @@ fn postal_group() -> World {
     for name in ["game1", "game2", "endgame", "figure4"] {
         bring_in(&w, name);
     }
-    let resigned = w.game(
-        GameKind::DiceRink,
-        &[("A", ANN), ("B", CARL)],
-        &[],
-        None,
-        None,
-    );
+    let resigned = dicerink(&mut w, ANN, CARL);
     assert_eq!(
         w.send_to_seat(CARL, resigned, 1, "RESIGN").unwrap().status,
         "done"
     );
-    let drawn = w.game(
-        GameKind::DiceRink,
-        &[("A", CARL), ("B", BOB)],
-        &[],
-        None,
-        None,
-    );
+    let drawn = dicerink(&mut w, CARL, BOB);
     w.send_to_seat(CARL, drawn, 0, "DRAW OFFER").unwrap();
     w.send_to_seat(BOB, drawn, 1, "DRAW ACCEPT").unwrap();
-    w.game(
-        GameKind::DiceRink,
-        &[("A", ANN), ("B", BOB)],
-        &[],
-        None,
-        None,
-    );
+    dicerink(&mut w, ANN, BOB);
     w
+}
+
+/// A Dice Rink game by mail between `a` (A) and `b` (B); its id.
+fn dicerink(w: &mut World, a: &str, b: &str) -> i64 {
+    w.game(GameKind::DiceRink, &[("A", a), ("B", b)], &[], None, None)
+}
+
+/// A stranger's mail to pbem with `body`: how it was handled and the body of the one reply.
+fn stranger_asks(w: &mut World, subject: &str, body: &str) -> (pbem::store::MessageStatus, String) {
+    const STRANGER: &str = "stranger@example.net";
+    w.new_mail();
+    let raw = w.mail(STRANGER, "gm@pbem.example", subject, body);
+    let status = w.deliver(&raw).unwrap().status;
+    let mail = w.new_mail();
+    (status, crate::common::only_to(&mail, STRANGER).body.clone())
 }
 
 #[test]
@@ -120,38 +127,17 @@ fn stats_read_like_the_seeds_sentence() {
 #[test]
 fn stats_and_ratings_by_mail() {
     let mut w = postal_group();
-    w.new_mail();
-    let raw = w.mail(
-        "stranger@example.net",
-        "gm@pbem.example",
-        "records",
-        "STATS dicerink\nRATINGS dicerink",
-    );
-    assert_eq!(w.deliver(&raw).unwrap().status, "done");
-    let mail = w.new_mail();
-    let reply = crate::common::only_to(&mail, "stranger@example.net");
+    let (status, reply) = stranger_asks(&mut w, "records", "STATS dicerink\nRATINGS dicerink");
+    assert_eq!(status, "done");
     assert!(
-        says(&reply.body, "4 have been wins for the first player (A)"),
-        "{}",
-        reply.body
+        says(&reply, "4 have been wins for the first player (A)"),
+        "{reply}"
     );
-    assert!(
-        says(&reply.body, "Dice Rink ratings (Glicko-2"),
-        "{}",
-        reply.body
-    );
-    let raw = w.mail(
-        "stranger@example.net",
-        "gm@pbem.example",
-        "r",
-        "RATINGS chess",
-    );
-    w.deliver(&raw).unwrap();
-    let mail = w.new_mail();
-    let reply = crate::common::only_to(&mail, "stranger@example.net");
+    assert!(says(&reply, "Dice Rink ratings (Glicko-2"), "{reply}");
+    let (_, reply) = stranger_asks(&mut w, "r", "RATINGS chess");
     // A stranger's refused line is quoted in no words of theirs (the mailroom's rule).
-    assert!(says(&reply.body, "refused"), "{}", reply.body);
-    assert!(!reply.body.contains("Glicko-2"), "{}", reply.body);
+    assert!(says(&reply, "refused"), "{reply}");
+    assert!(!reply.contains("Glicko-2"), "{reply}");
 }
 
 /// A player's rating in `pbem ratings` output.
@@ -179,22 +165,7 @@ fn a_seed_record_keeps_its_comments_when_brought_in_and_exported() {
     // Exported, the record brings in again with the same comments, none twice.
     let file = w.dir.path().join("again.pgn");
     std::fs::write(&file, &record).unwrap();
-    let (out, code) = pbem(
-        &w,
-        &[
-            "game",
-            "new",
-            "dicerink",
-            "--from-record",
-            file.to_str().unwrap(),
-            "--player",
-            &format!("A={ANN}"),
-            "--player",
-            &format!("B={BOB}"),
-        ],
-    );
-    assert_eq!(code, 0, "{out}");
-    let again: i64 = out.lines().next().unwrap().trim().parse().unwrap();
+    let again = brought_in(&w, &file);
     let (second, _) = pbem(&w, &["export", &again.to_string()]);
     let moves = |r: &str| r.split("\n\n").nth(1).unwrap_or_default().to_string();
     assert_eq!(moves(&second), moves(&record));
@@ -219,13 +190,7 @@ fn a_winners_rating_rises() {
 fn a_robot_at_a_level_is_rated_as_one_player() {
     let mut w = World::new();
     for _ in 0..2 {
-        let id = w.game(
-            GameKind::DiceRink,
-            &[("A", ANN), ("B", "robot:easy")],
-            &[],
-            None,
-            None,
-        );
+        let id = dicerink(&mut w, ANN, "robot:easy");
         assert_eq!(w.send_to_seat(ANN, id, 0, "RESIGN").unwrap().status, "done");
     }
     let (out, code) = pbem(&w, &["ratings", "dicerink"]);
@@ -278,22 +243,7 @@ fn a_record_brought_in_is_continued_by_mail() {
                   4. 1E3 3N6 5. 6E5 2S3\n";
     let file = w.dir.path().join("paper.pgn");
     std::fs::write(&file, record).unwrap();
-    let (out, code) = pbem(
-        &w,
-        &[
-            "game",
-            "new",
-            "dicerink",
-            "--from-record",
-            file.to_str().unwrap(),
-            "--player",
-            &format!("A={ANN}"),
-            "--player",
-            &format!("B={BOB}"),
-        ],
-    );
-    assert_eq!(code, 0, "{out}");
-    let id: i64 = out.lines().next().unwrap().trim().parse().unwrap();
+    let id = brought_in(&w, &file);
     let g = w.load(id);
     assert_eq!(
         g.moves.len(),
@@ -312,21 +262,7 @@ fn a_record_brought_in_is_continued_by_mail() {
     assert_eq!(g.moves.len(), 15);
     assert_eq!(g.moves.last().unwrap().text, "3W1");
     // A record that does not replay is refused with its own error, and no game is made.
-    let misprint = seed_record("game1-misprint");
-    let (out, code) = pbem(
-        &w,
-        &[
-            "game",
-            "new",
-            "dicerink",
-            "--from-record",
-            misprint.to_str().unwrap(),
-            "--player",
-            &format!("A={ANN}"),
-            "--player",
-            &format!("B={BOB}"),
-        ],
-    );
+    let (out, code) = from_record(&w, &seed_record("game1-misprint"));
     assert_eq!(code, 1, "{out}");
     assert!(
         says(&out, "ply 27 (6W5): 6W5: the die on a1 cannot roll west"),
@@ -338,4 +274,36 @@ fn a_record_brought_in_is_continued_by_mail() {
         1,
         "{list}"
     );
+}
+
+#[test]
+fn a_rolls_dice_comment_is_not_kept_as_an_annotators_when_brought_in_again() {
+    let w = World::new();
+    // Dicess's opening roll of 32 dice is written `{32 d6}`, as pbem writes it.
+    let bring = |file: &Path| {
+        let (out, code) = pbem(
+            &w,
+            &[
+                "game",
+                "new",
+                "dicess",
+                "--from-record",
+                file.to_str().unwrap(),
+                "--player",
+                &format!("LIGHT={ANN}"),
+                "--player",
+                &format!("DARK={BOB}"),
+            ],
+        );
+        assert_eq!(code, 0, "{out}");
+        out.lines().next().unwrap().trim().to_string()
+    };
+    let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dicess/games/impasse.pgn");
+    let (record, _) = pbem(&w, &["export", &bring(&seed)]);
+    assert!(says(&record, "{32 d6}"), "{record}");
+    let file = w.dir.path().join("again.pgn");
+    std::fs::write(&file, &record).unwrap();
+    let (second, _) = pbem(&w, &["export", &bring(&file)]);
+    let moves = |r: &str| r.split("\n\n").nth(1).unwrap_or_default().to_string();
+    assert_eq!(moves(&second), moves(&record));
 }

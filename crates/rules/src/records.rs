@@ -83,7 +83,7 @@ impl Record {
             movetext.push_str(line);
             movetext.push('\n');
         }
-        let (stripped, marks) = strip_comments_kept(&movetext)?;
+        let (stripped, marks) = strip_comments(&movetext)?;
         let mut marks = marks.into_iter().peekable();
         let number = move_number_regex();
         let mut group = String::new();
@@ -337,57 +337,39 @@ fn move_number_regex() -> &'static regex_lite::Regex {
     NUMBER.get_or_init(|| regex_lite::Regex::new(r"^([0-9]+)(\.{1,3})(.*)$").expect("static regex"))
 }
 
-/// Removes `{comments}`. As in PGN they do not nest: a comment ends at the first `}`, and a `{`
-/// inside one is text.
 /// The words of a text with the byte offset each starts at.
 fn word_offsets(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.split_whitespace()
         .map(move |w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
 }
 
-/// The text without its `{}` comments (each a space), and each comment's words with the
-/// byte offset in that text where it stood.
-fn strip_comments_kept(text: &str) -> Result<(String, Vec<(usize, String)>), String> {
-    let stripped = strip_comments(text)?;
+/// Removes `{comments}`, each replaced by a space, and keeps each comment's words with the
+/// byte offset of that space. As in PGN they do not nest: a comment ends at the first `}`,
+/// and a `{` inside one is text.
+fn strip_comments(text: &str) -> Result<(String, Vec<(usize, String)>), String> {
+    let mut out = String::with_capacity(text.len());
     let mut comments = Vec::new();
-    let (mut out_len, mut current): (usize, Option<String>) = (0, None);
+    let mut current: Option<String> = None;
     for c in text.chars() {
         match (&mut current, c) {
             (None, '{') => current = Some(String::new()),
-            (Some(_), '}') => {
-                let words = current.take().unwrap_or_default();
+            (None, '}') => return Err("a '}' closes no comment".into()),
+            (None, c) => out.push(c),
+            (Some(words), '}') => {
                 let words = words.split_whitespace().collect::<Vec<_>>().join(" ");
                 if !words.is_empty() {
-                    comments.push((out_len, words));
+                    comments.push((out.len(), words));
                 }
-                out_len += 1;
-            }
-            (Some(buf), c) => buf.push(c),
-            (None, c) => out_len += c.len_utf8(),
-        }
-    }
-    Ok((stripped, comments))
-}
-
-fn strip_comments(text: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(text.len());
-    let mut in_comment = false;
-    for c in text.chars() {
-        match c {
-            '{' if !in_comment => in_comment = true,
-            '}' if !in_comment => return Err("a '}' closes no comment".into()),
-            '}' => {
-                in_comment = false;
+                current = None;
                 out.push(' ');
             }
-            _ if !in_comment => out.push(c),
-            _ => {}
+            (Some(words), c) => words.push(c),
         }
     }
-    if in_comment {
+    if current.is_some() {
         return Err("a '{' comment is never closed".into());
     }
-    Ok(out)
+    Ok((out, comments))
 }
 
 /// A collection's text cut into its records: a tag line (`[...]`, outside any `{}` comment)
@@ -595,6 +577,26 @@ fn dice_comment(sides: &[u32]) -> String {
     format!("{{{}}}", words.join(" "))
 }
 
+/// Whether a comment's words are what [`dice_comment`] writes after a roll (`d6`, `d4 d4`,
+/// `32 d6`): the record's own naming of the dice, not an annotator's words.
+pub fn is_dice_comment(words: &str) -> bool {
+    let die = |w: &str| {
+        w.strip_prefix('d')
+            .is_some_and(|n| n.parse::<u32>().is_ok())
+    };
+    let mut words = words.split_whitespace();
+    let mut any = false;
+    while let Some(w) = words.next() {
+        // A die, or a count before one (a run of more than two alike).
+        let counted = || w.parse::<u32>().is_ok_and(|n| n > 2);
+        if !(die(w) || (counted() && words.next().is_some_and(die))) {
+            return false;
+        }
+        any = true;
+    }
+    any
+}
+
 /// The name a record writes before a ply by an actor the position does not imply: the seat's
 /// name, `GM` (`GM>draw`, as `records.md` writes it), `chance`.
 fn written_actor(game: &AnyGame, actor: Actor) -> String {
@@ -727,6 +729,18 @@ mod tests {
                 (11, "a mistake".to_string())
             ]
         );
+    }
+
+    #[test]
+    fn the_dice_comments_written_are_read_as_such() {
+        for sides in [vec![6], vec![4, 4], vec![6; 32], vec![6, 6, 6, 4]] {
+            let written = dice_comment(&sides);
+            let words = written.trim_start_matches('{').trim_end_matches('}');
+            assert!(is_dice_comment(words), "{written}");
+        }
+        for words in ["", "d", "32", "32 dice", "d6 is a die", "2 d6", "a d6"] {
+            assert!(!is_dice_comment(words), "{words}");
+        }
     }
 
     #[test]
