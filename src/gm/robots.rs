@@ -24,6 +24,7 @@ pub fn robot_named(who: &str) -> Option<Result<Level, String>> {
         _ => return None,
     };
     Some(Level::parse(level).ok_or_else(|| {
+        let who = crate::quote::shorten(who, 24);
         format!("'{who}': a robot is robot, robot:easy, robot:normal or robot:strong")
     }))
 }

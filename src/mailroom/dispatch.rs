@@ -229,7 +229,11 @@ pub(super) fn cmd_records(
             let names: Vec<&str> = GameKind::ALL.iter().map(|k| k.name()).collect();
             s.lines.push(Line::no(
                 text,
-                format!("no game is called '{g}' here (games: {})", names.join(", ")),
+                format!(
+                    "no game is called '{}' here (games: {})",
+                    crate::quote::shorten(g, 24),
+                    names.join(", ")
+                ),
             ));
             return Ok(());
         }
