@@ -439,3 +439,30 @@ fn press_skips_robot_seats_and_a_robot_named_is_refused() {
     assert!(mail.iter().all(|m| m.kind != "press"));
 }
 
+
+/// Robots facing each other go on within one pass only up to its bound a game
+/// (`PLIES_PER_PASS`), so that no game holds the others up; the next pass goes on.
+#[test]
+fn a_game_of_robots_only_plays_at_most_the_bound_a_pass() {
+    let mut w = World::new();
+    // Siberian Dice among three easy robots runs to hundreds of decisions.
+    let players = [
+        ("BLUE", "robot:easy"),
+        ("RED", "robot:easy"),
+        ("GREEN", "robot:easy"),
+    ];
+    let id = w.game(
+        GameKind::Siberian,
+        &players,
+        &[("players", "3")],
+        None,
+        None,
+    );
+    let bound = pbem::gm::robots::PLIES_PER_PASS;
+    assert_eq!(robots(&mut w), bound);
+    let g = w.load(id);
+    let robot_plies = g.moves.iter().filter(|m| m.robot.is_some()).count();
+    assert_eq!(robot_plies, bound);
+    assert_eq!(g.row.status, "active", "the game goes on at the next pass");
+    assert!(robots(&mut w) >= 1);
+}
