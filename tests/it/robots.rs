@@ -439,7 +439,6 @@ fn press_skips_robot_seats_and_a_robot_named_is_refused() {
     assert!(mail.iter().all(|m| m.kind != "press"));
 }
 
-
 /// Robots facing each other go on within one pass only up to its bound a game
 /// (`PLIES_PER_PASS`), so that no game holds the others up; the next pass goes on.
 #[test]
@@ -465,4 +464,13 @@ fn a_game_of_robots_only_plays_at_most_the_bound_a_pass() {
     assert_eq!(robot_plies, bound);
     assert_eq!(g.row.status, "active", "the game goes on at the next pass");
     assert!(robots(&mut w) >= 1);
+}
+
+/// `pbem bench robots --game` takes a game pbem knows: another would bench nothing.
+#[test]
+fn bench_robots_refuses_an_unknown_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out) = run(dir.path(), &["bench", "robots", "--game", "chess"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("dicerink"), "{out}");
 }
