@@ -110,8 +110,8 @@ pub enum BenchCmd {
         #[arg(long)]
         json: bool,
         /// Only this game (dicerink, d4d6, diptactoe, dicess, siberian).
-        #[arg(long)]
-        game: Option<String>,
+        #[arg(long, value_parser = a_game)]
+        game: Option<GameKind>,
     },
     /// Draws each game's board picture (a start and a mid-game position) and prints the mean
     /// time per picture and its size.
@@ -131,6 +131,14 @@ fn at_least_one(text: &str) -> Result<usize, String> {
         Ok(n) if n >= 1 => Ok(n),
         _ => Err("a whole number, at least 1".into()),
     }
+}
+
+/// `--game`: a game pbem knows (an unknown name would bench nothing).
+fn a_game(text: &str) -> Result<GameKind, String> {
+    GameKind::parse(text).ok_or_else(|| {
+        let names: Vec<&str> = GameKind::ALL.iter().map(|k| k.name()).collect();
+        format!("one of {}", names.join(", "))
+    })
 }
 
 /// `--rate`: a finite number of mails a second, more than none.
@@ -193,7 +201,7 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
             dir,
         } => return in_scratch(dir, false, |d| deadline::run(d, &cfg, games, history)),
         BenchCmd::Tablebase => return tablebase::run(),
-        BenchCmd::Robots { games, json, game } => return robots::run(games, json, game.as_deref()),
+        BenchCmd::Robots { games, json, game } => return robots::run(games, json, game),
         BenchCmd::Picture { rounds, out } => return picture::run(rounds, out.as_deref()),
     };
     in_scratch(dir, false, |scratch| {

@@ -78,7 +78,8 @@ pub fn play_robots(gm: &mut Gm, id: i64, early: Duration) -> anyhow::Result<usiz
         if due.is_empty() {
             break;
         }
-        for (seat, level) in due {
+        // The bound holds within a turn of orders too: the seats past it order next pass.
+        for (seat, level) in due.into_iter().take(PLIES_PER_PASS - made) {
             let mut g = gamelog::load(gm.tx, id)?;
             let decision = robot::decide(&View::new(&g.game, id), seat, level);
             let decision = match decision {

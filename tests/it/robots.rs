@@ -59,8 +59,9 @@ fn a_player_plays_dice_rink_against_the_robot_by_mail_from_start_to_end() {
                 // transaction, the robots' pass does it after.
                 assert_eq!(mail.len(), 1, "{mail:#?}");
                 let g = w.load(id);
-                assert!(
-                    g.game.to_act() != ToAct::Seat(1) || g.moves.last().unwrap().actor == "A",
+                assert_eq!(
+                    g.moves.last().unwrap().actor,
+                    "A",
                     "the robot waits for its pass"
                 );
             }
@@ -83,9 +84,15 @@ fn a_player_plays_dice_rink_against_the_robot_by_mail_from_start_to_end() {
     assert_eq!(g.row.status, "finished", "the game ended");
     assert!(robot_moves > 0);
     // The record marks the robot's plies and replays.
-    let export = pbem::gm::export(&g).unwrap();
-    assert!(export.contains("{robot}"), "{export}");
-    assert!(export.contains("[B \"robot (strong)\"]"), "{export}");
+    the_record_says_and_replays(&g, &["{robot}", "[B \"robot (strong)\"]"]);
+}
+
+/// The game's record holds each of `marks` and replays to the game's position.
+fn the_record_says_and_replays(g: &pbem::gamelog::Loaded, marks: &[&str]) {
+    let export = pbem::gm::export(g).unwrap();
+    for mark in marks {
+        assert!(export.contains(mark), "{mark}: {export}");
+    }
     let again = pbem::records::Record::parse(&export)
         .unwrap()
         .replay()
@@ -187,13 +194,7 @@ fn timeout_robot_plays_for_a_late_seat_and_tells_everyone() {
     assert_eq!(g.moves.len(), 3);
     assert!(g.moves[2].robot.is_none());
     // The record marks the robot's ply and replays.
-    let export = pbem::gm::export(&g).unwrap();
-    assert!(export.contains("{robot for A, out of time}"), "{export}");
-    let again = pbem::records::Record::parse(&export)
-        .unwrap()
-        .replay()
-        .unwrap();
-    assert_eq!(again.game.position_tag(), g.game.position_tag());
+    the_record_says_and_replays(&g, &["{robot for A, out of time}"]);
 }
 
 #[test]
@@ -253,21 +254,20 @@ fn timeout_robot_orders_for_a_late_seat_in_dip_tac_toe() {
     assert!(mail
         .iter()
         .all(|m| m.to_addr == ALICE || m.to_addr == BOB || m.to_addr == crate::common::ADMIN));
-    let export = pbem::gm::export(&g).unwrap();
-    assert!(
-        export.contains("{robot: GREEN, YELLOW; robot for RED, out of time}"),
-        "{export}"
-    );
-    pbem::records::Record::parse(&export)
-        .unwrap()
-        .replay()
-        .unwrap();
+    the_record_says_and_replays(&g, &["{robot: GREEN, YELLOW; robot for RED, out of time}"]);
 }
 
 /// `pbem ARGS` in `dir`: its exit code and what it printed.
 fn run(dir: &std::path::Path, args: &[&str]) -> (i32, String) {
     let o = pbem_in(dir, args);
     (o.status.code().unwrap_or(-1), output_text(&o))
+}
+
+/// The first ply `pbem game legal 1 --seat A` lists (Dice Rink: a die and its step).
+fn a_legal_ply_of_a(dir: &std::path::Path) -> String {
+    let (_, legal) = run(dir, &["game", "legal", "1", "--seat", "A"]);
+    let words: Vec<&str> = legal.lines().nth(1).unwrap().split_whitespace().collect();
+    format!("{} {}", words[0], words[1])
 }
 
 #[test]
@@ -288,9 +288,7 @@ fn a_gm_seats_a_robot_hands_a_seat_to_it_and_back() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("robot (normal)"), "{out}");
     // Alice moves (the GM for her), and `serve --once` plays the robot's answer.
-    let (_, legal) = run(d, &["game", "legal", "1", "--seat", "A"]);
-    let words: Vec<&str> = legal.lines().nth(1).unwrap().split_whitespace().collect();
-    let ply = format!("{} {}", words[0], words[1]);
+    let ply = a_legal_ply_of_a(d);
     let (code, out) = run(d, &["game", "play", "1", "--seat", "A", &ply]);
     assert_eq!(code, 0, "{out}");
     let (_, moves) = run(d, &["game", "moves", "1"]);
@@ -385,12 +383,10 @@ fn the_ingest_worker_plays_the_robot_after_it_answered_the_mail() {
         .expect("a Reply-To")
         .trim()
         .to_string();
-    let (_, legal) = run(d, &["game", "legal", "1", "--seat", "A"]);
-    let words: Vec<&str> = legal.lines().nth(1).unwrap().split_whitespace().collect();
+    let ply = a_legal_ply_of_a(d);
     let mail = format!(
         "From: alice@example.org\r\nTo: {reply_to}\r\nSubject: Re: move\r\n\
-         Message-ID: <robots-ingest-1@example.org>\r\n\r\n{} {}\r\n",
-        words[0], words[1]
+         Message-ID: <robots-ingest-1@example.org>\r\n\r\n{ply}\r\n"
     );
     let mut child = crate::common::pbem_command(d, "g.sqlite")
         .arg("ingest")
@@ -472,4 +468,40 @@ fn a_press_footer_with_only_robots_left_names_nobody_else() {
         press.body
     );
     assert!(!says(&press.body, "write to , or"), "{}", press.body);
+}
+
+/// Robots facing each other go on within one pass only up to its bound a game
+/// (`PLIES_PER_PASS`), so that no game holds the others up; the next pass goes on.
+#[test]
+fn a_game_of_robots_only_plays_at_most_the_bound_a_pass() {
+    let mut w = World::new();
+    // Siberian Dice among three easy robots runs to hundreds of decisions.
+    let players = [
+        ("BLUE", "robot:easy"),
+        ("RED", "robot:easy"),
+        ("GREEN", "robot:easy"),
+    ];
+    let id = w.game(
+        GameKind::Siberian,
+        &players,
+        &[("players", "3")],
+        None,
+        None,
+    );
+    let bound = pbem::gm::robots::PLIES_PER_PASS;
+    assert_eq!(robots(&mut w), bound);
+    let g = w.load(id);
+    let robot_plies = g.moves.iter().filter(|m| m.robot.is_some()).count();
+    assert_eq!(robot_plies, bound);
+    assert_eq!(g.row.status, "active", "the game goes on at the next pass");
+    assert!(robots(&mut w) >= 1);
+}
+
+/// `pbem bench robots --game` takes a game pbem knows: another would bench nothing.
+#[test]
+fn bench_robots_refuses_an_unknown_game() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out) = run(dir.path(), &["bench", "robots", "--game", "chess"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("dicerink"), "{out}");
 }

@@ -7,7 +7,6 @@
 //! the same view, seat and level always give the same decision. Its work is bounded by counts
 //! of positions searched, never by a clock (this crate has none).
 
-mod d4d6;
 mod diptactoe;
 mod eval;
 mod rng;
@@ -85,9 +84,6 @@ pub fn decide(view: &View, seat: Seat, level: Level) -> Option<Decision> {
     let mut rng = rng::Rng::new(view.seed(seat, level));
     match game.to_act() {
         ToAct::Seat(s) if s == seat => {
-            if let Some(ply) = d4d6::tablebase_ply(game, seat) {
-                return Some(Decision::Ply(ply));
-            }
             search::best_ply(game, seat, level, &mut rng).map(Decision::Ply)
         }
         ToAct::Orders(seats) if seats.contains(&seat) => Some(Decision::Orders(diptactoe::orders(

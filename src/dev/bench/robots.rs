@@ -26,10 +26,10 @@ impl Player {
     }
 }
 
-/// Every game and variant the bench plays, with its options.
 /// A game's options, as (name, value) pairs.
 type Opts = &'static [(&'static str, &'static str)];
 
+/// Every game and variant the bench plays, with its options.
 const GAMES: &[(&str, &str, Opts)] = &[
     ("dicerink", "free", &[]),
     ("dicerink", "fixed", &[("setup", "fixed")]),
@@ -112,7 +112,7 @@ impl Tally {
 }
 
 /// Plays `games` games of every pairing of every game and prints the table (or JSON lines).
-pub(super) fn run(games: usize, json: bool, only: Option<&str>) -> anyhow::Result<i32> {
+pub(super) fn run(games: usize, json: bool, only: Option<GameKind>) -> anyhow::Result<i32> {
     if !json {
         println!(
             "{:<10} {:<12} {:>6} {:>6} {:>5} {:>4} {:>4} {:>4} {:>7} {:>8} {:>8}",
@@ -130,10 +130,10 @@ pub(super) fn run(games: usize, json: bool, only: Option<&str>) -> anyhow::Resul
         );
     }
     for &(game, variant, options) in GAMES {
-        if only.is_some_and(|o| o != game) {
+        let kind = GameKind::parse(game).ok_or_else(|| anyhow::anyhow!("no game {game}"))?;
+        if only.is_some_and(|o| o != kind) {
             continue;
         }
-        let kind = GameKind::parse(game).ok_or_else(|| anyhow::anyhow!("no game {game}"))?;
         let options: Options = options
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
@@ -185,8 +185,9 @@ fn play_one(kind: GameKind, options: &Options, g: usize, tally: &mut Tally) -> a
     let a_seat = g % game.playing().len();
     let mut lcg = Lcg(0x5eed_0000 + g as u64);
     let id = g as i64 + 1;
+    let (a, b) = (tally.a, tally.b);
+    let player = |s: Seat| if s == a_seat { a } else { b };
     for _ in 0..PLY_CAP {
-        let player = |s: Seat| if s == a_seat { tally.a } else { tally.b };
         match game.to_act() {
             ToAct::Nobody => break,
             ToAct::Chance(sides) => {
@@ -199,17 +200,16 @@ fn play_one(kind: GameKind, options: &Options, g: usize, tally: &mut Tally) -> a
             }
             ToAct::Seat(s) => {
                 let ply = match player(s) {
-                    Player::Robot(level) => {
-                        let started = Instant::now();
-                        let decision = decide(&View::new(&game, id), s, level);
-                        if s == a_seat {
-                            tally.times.push(started.elapsed().as_secs_f64() * 1000.0);
-                        }
-                        match decision {
-                            Some(Decision::Ply(p)) => p,
-                            other => anyhow::bail!("{} robot gave {other:?}", kind.name()),
-                        }
-                    }
+                    Player::Robot(level) => match robot(
+                        &game,
+                        id,
+                        s,
+                        level,
+                        (s == a_seat).then_some(&mut tally.times),
+                    ) {
+                        Some(Decision::Ply(p)) => p,
+                        other => anyhow::bail!("{} robot gave {other:?}", kind.name()),
+                    },
                     Player::Random => {
                         let legal = game.legal_plies();
                         legal[lcg.below(legal.len())].clone()
@@ -222,17 +222,16 @@ fn play_one(kind: GameKind, options: &Options, g: usize, tally: &mut Tally) -> a
                 let mut orders = BTreeMap::new();
                 for s in seats {
                     let lines = match player(s) {
-                        Player::Robot(level) => {
-                            let started = Instant::now();
-                            let decision = decide(&View::new(&game, id), s, level);
-                            if s == a_seat {
-                                tally.times.push(started.elapsed().as_secs_f64() * 1000.0);
-                            }
-                            match decision {
-                                Some(Decision::Orders(lines)) => lines,
-                                other => anyhow::bail!("robot gave {other:?}"),
-                            }
-                        }
+                        Player::Robot(level) => match robot(
+                            &game,
+                            id,
+                            s,
+                            level,
+                            (s == a_seat).then_some(&mut tally.times),
+                        ) {
+                            Some(Decision::Orders(lines)) => lines,
+                            other => anyhow::bail!("{} robot gave {other:?}", kind.name()),
+                        },
                         Player::Random => random_orders(&game, s, &mut lcg),
                     };
                     orders.insert(s, lines);
@@ -250,6 +249,23 @@ fn play_one(kind: GameKind, options: &Options, g: usize, tally: &mut Tally) -> a
         None => tally.draws += 1,
     }
     Ok(())
+}
+
+/// The robot's decision for `seat`, its time in milliseconds pushed to `times` if given
+/// (player `a`'s decisions are timed).
+fn robot(
+    game: &AnyGame,
+    id: i64,
+    seat: Seat,
+    level: Level,
+    times: Option<&mut Vec<f64>>,
+) -> Option<Decision> {
+    let started = Instant::now();
+    let decision = decide(&View::new(game, id), seat, level);
+    if let Some(times) = times {
+        times.push(started.elapsed().as_secs_f64() * 1000.0);
+    }
+    decision
 }
 
 /// A uniformly random legal order for a Dip-Tac-Toe seat (none when it has none).

@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 use pbem_rules::games::{Actor, AnyGame, GameKind, Options, ToAct};
 use pbem_rules::robot::{decide, Decision, Level, View};
 
-/// Every game and variant the robot must play, with the options that make it.
 /// A game's options, as (name, value) pairs.
 type Opts = &'static [(&'static str, &'static str)];
 
+/// Every game and variant the robot must play, with the options that make it.
 const CASES: &[(&str, Opts)] = &[
     ("dicerink", &[("movecap", "60")]),
     ("dicerink", &[("setup", "fixed"), ("movecap", "60")]),
