@@ -75,13 +75,26 @@ pub fn run_background(daemon: &mut Daemon) -> anyhow::Result<Option<Drained>> {
         // before that mail is there.
         drop(waiter);
         let read = answer_stored(daemon);
-        let d = sender::drain_in_turn(
+        let mut d = sender::drain_in_turn(
             &mut daemon.store,
             &daemon.cfg,
             &daemon.transport,
             &edge::now,
             turn,
         )?;
+        if play_robots(daemon) > 0 {
+            let turn = daemon.store.send_turn()?;
+            let more = sender::drain_in_turn(
+                &mut daemon.store,
+                &daemon.cfg,
+                &daemon.transport,
+                &edge::now,
+                turn,
+            )?;
+            d.sent += more.sent;
+            d.retrying += more.retrying;
+            d.failed += more.failed;
+        }
         total.sent += d.sent;
         total.retrying += d.retrying;
         total.failed += d.failed;
@@ -122,10 +135,18 @@ fn answer_stored(daemon: &mut Daemon) -> super::Pass {
     if let Err(e) = unwind::catch(|| daemon.process_stored()) {
         tracing::error!(error = %format!("{e:#}"), "processing failed; the messages stay new");
     }
-    // A robot to act after the mail (the player's move came) plays now, before the sending.
-    let ctx = crate::compose::Ctx::new(&daemon.cfg, &daemon.templates, edge::now());
-    if let Err(e) = unwind::catch(|| crate::timers::robots(&mut daemon.store, &ctx)) {
-        tracing::error!(error = %format!("{e:#}"), "the robots' pass failed; the next tries again");
-    }
     pass
+}
+
+/// A robot to act after the mail (the player's move came) plays once the replies are sent,
+/// so that no search, however long, holds up a player's answer. How many plies it played.
+fn play_robots(daemon: &mut Daemon) -> usize {
+    let ctx = crate::compose::Ctx::new(&daemon.cfg, &daemon.templates, edge::now());
+    match unwind::catch(|| crate::timers::robots(&mut daemon.store, &ctx)) {
+        Ok(n) => n,
+        Err(e) => {
+            tracing::error!(error = %format!("{e:#}"), "the robots' pass failed; the next tries again");
+            0
+        }
+    }
 }
