@@ -166,9 +166,7 @@ pub(super) fn run(games: usize, json: bool, only: Option<GameKind>) -> anyhow::R
                 losses: 0,
                 times: Vec::new(),
             };
-            for g in 0..games {
-                play_one(kind, &options, g, &mut tally)?;
-            }
+            play_all(kind, &options, games, &mut tally)?;
             if json {
                 println!("{}", tally.json());
             } else {
@@ -179,13 +177,77 @@ pub(super) fn run(games: usize, json: bool, only: Option<GameKind>) -> anyhow::R
     Ok(0)
 }
 
-/// One game of the pairing, `a` in seat `g` modulo the seats; its result goes to the tally.
-fn play_one(kind: GameKind, options: &Options, g: usize, tally: &mut Tally) -> anyhow::Result<()> {
+/// How one game ended for player `a`.
+enum Ending {
+    Won,
+    Drew,
+    Lost,
+}
+
+/// The pairing's games, spread over the machine's cores (each game is independent and its
+/// dice and random player are seeded by its number, so the table is the same on any machine);
+/// results and times go to the tally in game order.
+fn play_all(
+    kind: GameKind,
+    options: &Options,
+    games: usize,
+    tally: &mut Tally,
+) -> anyhow::Result<()> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (a, b) = (tally.a, tally.b);
+    let mut done: Vec<(usize, Ending, Vec<f64>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.min(games.max(1)))
+            .map(|_| {
+                scope.spawn(|| -> anyhow::Result<Vec<(usize, Ending, Vec<f64>)>> {
+                    let mut mine = Vec::new();
+                    loop {
+                        let g = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if g >= games {
+                            return Ok(mine);
+                        }
+                        let mut times = Vec::new();
+                        let result = play_one(kind, options, g, (a, b), &mut times)?;
+                        mine.push((g, result, times));
+                    }
+                })
+            })
+            .collect();
+        let mut all = Vec::new();
+        for w in workers {
+            all.extend(
+                w.join()
+                    .map_err(|_| anyhow::anyhow!("a bench game panicked"))??,
+            );
+        }
+        anyhow::Ok(all)
+    })?;
+    done.sort_by_key(|d| d.0);
+    for (_, result, times) in done {
+        tally.games += 1;
+        match result {
+            Ending::Won => tally.wins += 1,
+            Ending::Drew => tally.draws += 1,
+            Ending::Lost => tally.losses += 1,
+        }
+        tally.times.extend(times);
+    }
+    Ok(())
+}
+
+/// One game of the pairing, `a` in seat `g` modulo the seats: how it ended for `a`, whose
+/// decisions' times go to `times`.
+fn play_one(
+    kind: GameKind,
+    options: &Options,
+    g: usize,
+    (a, b): (Player, Player),
+    times: &mut Vec<f64>,
+) -> anyhow::Result<Ending> {
     let mut game = AnyGame::new(kind, options).map_err(anyhow::Error::msg)?;
     let a_seat = g % game.playing().len();
     let mut lcg = Lcg(0x5eed_0000 + g as u64);
     let id = g as i64 + 1;
-    let (a, b) = (tally.a, tally.b);
     let player = |s: Seat| if s == a_seat { a } else { b };
     for _ in 0..PLY_CAP {
         match game.to_act() {
@@ -200,16 +262,12 @@ fn play_one(kind: GameKind, options: &Options, g: usize, tally: &mut Tally) -> a
             }
             ToAct::Seat(s) => {
                 let ply = match player(s) {
-                    Player::Robot(level) => match robot(
-                        &game,
-                        id,
-                        s,
-                        level,
-                        (s == a_seat).then_some(&mut tally.times),
-                    ) {
-                        Some(Decision::Ply(p)) => p,
-                        other => anyhow::bail!("{} robot gave {other:?}", kind.name()),
-                    },
+                    Player::Robot(level) => {
+                        match robot(&game, id, s, level, (s == a_seat).then_some(&mut *times)) {
+                            Some(Decision::Ply(p)) => p,
+                            other => anyhow::bail!("{} robot gave {other:?}", kind.name()),
+                        }
+                    }
                     Player::Random => {
                         let legal = game.legal_plies();
                         legal[lcg.below(legal.len())].clone()
@@ -222,16 +280,12 @@ fn play_one(kind: GameKind, options: &Options, g: usize, tally: &mut Tally) -> a
                 let mut orders = BTreeMap::new();
                 for s in seats {
                     let lines = match player(s) {
-                        Player::Robot(level) => match robot(
-                            &game,
-                            id,
-                            s,
-                            level,
-                            (s == a_seat).then_some(&mut tally.times),
-                        ) {
-                            Some(Decision::Orders(lines)) => lines,
-                            other => anyhow::bail!("{} robot gave {other:?}", kind.name()),
-                        },
+                        Player::Robot(level) => {
+                            match robot(&game, id, s, level, (s == a_seat).then_some(&mut *times)) {
+                                Some(Decision::Orders(lines)) => lines,
+                                other => anyhow::bail!("{} robot gave {other:?}", kind.name()),
+                            }
+                        }
                         Player::Random => random_orders(&game, s, &mut lcg),
                     };
                     orders.insert(s, lines);
@@ -241,14 +295,12 @@ fn play_one(kind: GameKind, options: &Options, g: usize, tally: &mut Tally) -> a
             }
         }
     }
-    tally.games += 1;
-    match game.outcome() {
-        Some(Outcome::Win { seat, .. }) if seat == a_seat => tally.wins += 1,
-        Some(Outcome::Draw { seats, .. }) if seats.contains(&a_seat) => tally.draws += 1,
-        Some(_) => tally.losses += 1,
-        None => tally.draws += 1,
-    }
-    Ok(())
+    Ok(match game.outcome() {
+        Some(Outcome::Win { seat, .. }) if seat == a_seat => Ending::Won,
+        Some(Outcome::Draw { seats, .. }) if seats.contains(&a_seat) => Ending::Drew,
+        Some(_) => Ending::Lost,
+        None => Ending::Drew,
+    })
 }
 
 /// The robot's decision for `seat`, its time in milliseconds pushed to `times` if given

@@ -20,6 +20,8 @@ const SAMPLES: usize = 6;
 const NEAR: f64 = 0.02;
 /// How much a root ply's immediate judgement adds to its searched value in a race.
 const PROGRESS: f64 = 0.5;
+/// The easy robot plays without looking one turn in this many: a beginner's oversight.
+const OVERSIGHT: usize = 4;
 
 /// How far and how much a level searches: the deepest depth tried, and the positions (plies
 /// played) it may spend beyond the robot's own turn.
@@ -48,6 +50,11 @@ pub(super) fn best_ply(game: &AnyGame, me: Seat, level: Level, rng: &mut Rng) ->
         0 => return None,
         1 => return plies.into_iter().next(),
         _ => {}
+    }
+    // The easy robot is a beginner: it judges only the end of its own turn, and now and then
+    // plays a move without looking at all (seeded, so still the same answer for the same view).
+    if level == Level::Easy && rng.below(OVERSIGHT) == 0 {
+        return Some(plies[rng.below(plies.len())].clone());
     }
     let (max_depth, budget) = limits(game.kind(), level);
     let mut search = Search {
