@@ -9,8 +9,8 @@ use crate::games::ToAct;
 use crate::robot::{self, Decision, Level, View};
 use crate::store::GameStatus;
 
-/// How many plies (or orders) one pass plays in one game at most: a game of robots only goes
-/// on at the next pass, so that no game holds up the others.
+/// How many decisions (a ply, or a seat's orders) one pass makes in one game at most: a game
+/// of robots only goes on at the next pass, so that no game holds up the others.
 pub const PLIES_PER_PASS: usize = 200;
 
 /// The robot a player's address stands for, if it names one: `robot` (the strongest),
@@ -65,36 +65,69 @@ fn robots_to_act(g: &Loaded) -> Vec<(usize, Level)> {
     }
 }
 
-/// Plays every robot seat of game `id` that is to act, one decision after another (a robot
-/// against a robot goes on) until a player is to act, the game ends, or `PLIES_PER_PASS`
-/// decisions were made: how many were. Each goes through `submit` as the seat's lines, so
-/// the players hear of it as of any opponent's move. `early`: the server's wait before a
-/// turn of orders is adjudicated once every seat ordered.
-pub fn play_robots(gm: &mut Gm, id: i64, early: Duration) -> anyhow::Result<usize> {
+/// What the robots of a game owe now, as read: the position they see, how many plies it had,
+/// and the robot seats due with their levels. Decided on outside any write transaction.
+pub struct Due {
+    id: i64,
+    game: crate::games::AnyGame,
+    plies: usize,
+    seats: Vec<(usize, Level)>,
+}
+
+/// The robots of game `id` to act now, at most `room` of them (a turn of orders past the
+/// pass's bound: the others order next pass), read from the store (None when none is).
+pub fn due(tx: &crate::store::Tx, id: i64, room: usize) -> anyhow::Result<Option<Due>> {
+    let g = gamelog::load(tx, id)?;
+    let mut seats = robots_to_act(&g);
+    seats.truncate(room);
+    Ok((!seats.is_empty()).then(|| Due {
+        id,
+        plies: g.moves.len(),
+        game: g.game,
+        seats,
+    }))
+}
+
+/// The robots' decisions for what is due: pure and possibly slow (a search per seat), so
+/// made with no lock held.
+pub fn decide_due(due: &Due) -> Vec<(usize, Option<Decision>)> {
+    let view = View::new(&due.game, due.id);
+    due.seats
+        .iter()
+        .map(|&(seat, level)| (seat, robot::decide(&view, seat, level)))
+        .collect()
+}
+
+/// Plays `decisions` (made on `due`) in the write transaction, if the game is still where it
+/// was when they were made (no ply since, the same robots due); none when it moved on (a
+/// player's mail or the GM came between: the next pass decides again). How many were played.
+pub fn play_decided(
+    gm: &mut Gm,
+    due: &Due,
+    decisions: Vec<(usize, Option<Decision>)>,
+    early: Duration,
+) -> anyhow::Result<usize> {
+    let id = due.id;
+    let g = gamelog::load(gm.tx, id)?;
+    let now_due = robots_to_act(&g);
+    if g.moves.len() != due.plies || !due.seats.iter().all(|s| now_due.contains(s)) {
+        return Ok(0);
+    }
     let mut made = 0;
-    while made < PLIES_PER_PASS {
-        let g = gamelog::load(gm.tx, id)?;
-        let due = robots_to_act(&g);
-        if due.is_empty() {
-            break;
-        }
-        // The bound holds within a turn of orders too: the seats past it order next pass.
-        for (seat, level) in due.into_iter().take(PLIES_PER_PASS - made) {
-            let mut g = gamelog::load(gm.tx, id)?;
-            let decision = robot::decide(&View::new(&g.game, id), seat, level);
-            let decision = match decision {
-                None => anyhow::bail!(
-                    "game {id}: the robot has no move for {}",
-                    g.game.seat_name(seat)
-                ),
-                // No orders to give: the seat's units hold at the deadline, as a player's
-                // who sent none; the robots of this game wait for the next turn.
-                Some(Decision::Orders(o)) if o.is_empty() => return Ok(made),
-                Some(d) => d,
-            };
-            robot_turn(gm, &mut g, seat, decision, By::Robot, early)?;
-            made += 1;
-        }
+    for (seat, decision) in decisions {
+        let mut g = gamelog::load(gm.tx, id)?;
+        let decision = match decision {
+            None => anyhow::bail!(
+                "game {id}: the robot has no move for {}",
+                g.game.seat_name(seat)
+            ),
+            // No orders to give: the seat's units hold at the deadline, as a player's who
+            // sent none; the robots of this game wait for the next turn.
+            Some(Decision::Orders(o)) if o.is_empty() => return Ok(made),
+            Some(d) => d,
+        };
+        robot_turn(gm, &mut g, seat, decision, By::Robot, early)?;
+        made += 1;
     }
     Ok(made)
 }

@@ -1,4 +1,4 @@
-//! The robots' pass: every robot seat that is to act is played, each game in its own transaction, never inside the transaction of a player's mail (a slow robot never delays a reply).
+//! The robots' pass: every robot seat that is to act is played, its search outside any transaction and its move in a short one of its own (a slow robot never delays a reply or holds the store).
 
 use chrono::Duration;
 
@@ -6,22 +6,19 @@ use crate::compose::Ctx;
 use crate::gm;
 use crate::store::Store;
 
-/// Plays every robot seat that is to act, each game in its own transaction (a robot against
-/// a robot goes on until a player is to act, the game ends, or the pass's bound for a game is
-/// reached): how many decisions were made. A game whose robot fails (an error or a panic) is
-/// quarantined like one whose timer fails, and every other game goes on; only the store's own
-/// trouble stops the pass.
+/// Plays every robot seat that is to act (a robot against a robot goes on until a player is
+/// to act, the game ends, or the pass's bound for a game is reached): how many decisions were
+/// made. Each decision is searched with no lock held, on the position as read, then played
+/// in a short transaction of its own if the game has not moved on meanwhile; so a slow search
+/// never holds up a player's mail, and each robot's move is told as any player's. A game whose
+/// robot fails (an error or a panic) is quarantined like one whose timer fails, and every
+/// other game goes on; only the store's own trouble stops the pass.
 pub fn run(store: &mut Store, ctx: &Ctx) -> anyhow::Result<usize> {
     let games = store.read(|tx| tx.games_with_robots())?;
     let early = Duration::seconds(ctx.cfg.early_resolve_secs);
     let mut made = 0;
     for id in games {
-        let outcome = crate::unwind::catch(|| {
-            store.tx(|tx| {
-                // One mail per seat for all the robots did in this game.
-                ctx.gathering(tx, || gm::robots::play_robots(&mut ctx.gm(tx), id, early))
-            })
-        });
+        let outcome = crate::unwind::catch(|| play_game(store, ctx, id, early));
         match outcome {
             Ok(0) => {}
             Ok(n) => {
@@ -30,6 +27,30 @@ pub fn run(store: &mut Store, ctx: &Ctx) -> anyhow::Result<usize> {
             }
             Err(e) if crate::store::is_transient(&e) => return Err(e),
             Err(e) => super::quarantine(store, ctx, id, &format!("{e:#}"))?,
+        }
+    }
+    Ok(made)
+}
+
+/// One game's robots, decision after decision, up to the pass's bound (a round whose
+/// decisions the game moved past before they were played counts toward it too, so the loop
+/// always ends).
+fn play_game(store: &mut Store, ctx: &Ctx, id: i64, early: Duration) -> anyhow::Result<usize> {
+    let bound = gm::robots::PLIES_PER_PASS;
+    let mut made = 0;
+    for _ in 0..bound {
+        let room = bound - made;
+        let Some(due) = store.read(|tx| gm::robots::due(tx, id, room))? else {
+            break;
+        };
+        let decisions = gm::robots::decide_due(&due);
+        made += store.tx(|tx| {
+            ctx.gathering(tx, || {
+                gm::robots::play_decided(&mut ctx.gm(tx), &due, decisions, early)
+            })
+        })?;
+        if made >= bound {
+            break;
         }
     }
     Ok(made)

@@ -505,3 +505,49 @@ fn bench_robots_refuses_an_unknown_game() {
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("dicerink"), "{out}");
 }
+
+/// A robot's decision is searched with no lock held, on the position as read; when the game
+/// moved on before it could be played (a player's mail, the GM, another pass), it is dropped,
+/// never played on a position it was not made for.
+#[test]
+fn a_robot_decision_the_game_moved_past_is_not_played() {
+    let mut w = World::new();
+    let players = [("A", "robot:easy"), ("B", "robot:easy")];
+    let id = w.game(GameKind::DiceRink, &players, &[], None, None);
+    let due = robots_due(&mut w, id).expect("a robot is to act");
+    let decisions = pbem::gm::robots::decide_due(&due);
+    assert!(robots(&mut w) >= 1, "the game moves on meanwhile");
+    let before = w.load(id).moves.len();
+    assert_eq!(
+        play_decided(&mut w, &due, decisions),
+        0,
+        "a stale decision is dropped"
+    );
+    assert_eq!(w.load(id).moves.len(), before);
+    // Made on the position as it is now, a decision is played.
+    if let Some(due) = robots_due(&mut w, id) {
+        let decisions = pbem::gm::robots::decide_due(&due);
+        assert!(play_decided(&mut w, &due, decisions) >= 1);
+        assert!(w.load(id).moves.len() > before);
+    }
+}
+
+/// What the robots of game `id` owe now, read as the pass reads it.
+fn robots_due(w: &mut World, id: i64) -> Option<pbem::gm::robots::Due> {
+    w.store
+        .read(|tx| pbem::gm::robots::due(tx, id, 10))
+        .unwrap()
+}
+
+/// The robots' decisions played as the pass plays them, in a write transaction of their own.
+fn play_decided(
+    w: &mut World,
+    due: &pbem::gm::robots::Due,
+    decisions: Vec<(usize, Option<pbem::robot::Decision>)>,
+) -> usize {
+    let ctx = Ctx::new(&w.cfg, &w.templates, w.now);
+    let early = chrono::Duration::zero();
+    w.store
+        .tx(|tx| pbem::gm::robots::play_decided(&mut ctx.gm(tx), due, decisions, early))
+        .unwrap()
+}
