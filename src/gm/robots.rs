@@ -80,7 +80,7 @@ pub fn due(tx: &crate::store::Tx, id: i64, room: usize) -> anyhow::Result<Option
     let g = gamelog::load(tx, id)?;
     let mut seats = robots_to_act(&g);
     seats.truncate(room);
-    Ok((!seats.is_empty()).then(|| Due {
+    Ok((!seats.is_empty()).then_some(Due {
         id,
         plies: g.moves.len(),
         game: g.game,
