@@ -132,6 +132,41 @@ pub fn play_decided(
     Ok(made)
 }
 
+/// The robot seats of game `id` that a draw offer waits on (a seat of a player offered, the
+/// robot has not answered), while the game is active.
+pub fn draw_offered_to_robots(tx: &crate::store::Tx, id: i64) -> anyhow::Result<Vec<usize>> {
+    let g = gamelog::load(tx, id)?;
+    if g.row.status != GameStatus::Active || !g.seats.iter().any(|s| s.draw_offer) {
+        return Ok(Vec::new());
+    }
+    let playing = g.game.playing();
+    Ok(g.seats
+        .iter()
+        .filter(|s| s.robot.is_some() && !s.draw_offer && playing.contains(&s.seat))
+        .map(|s| s.seat)
+        .collect())
+}
+
+/// Each robot seat a draw offer waits on answers it: agrees unless it judges itself ahead
+/// (`robot::accepts_draw`), else declines (which withdraws every offer, as a player's DRAW
+/// DECLINE does); the players hear of it as of a player's answer. How many answered.
+pub fn answer_draw_offers(gm: &Gm, id: i64) -> anyhow::Result<usize> {
+    let mut answered = 0;
+    for seat in draw_offered_to_robots(gm.tx, id)? {
+        let mut g = gamelog::load(gm.tx, id)?;
+        answered += 1;
+        if robot::accepts_draw(&View::new(&g.game, id), seat) {
+            if let Err(refusal) = super::offer_draw(gm, &mut g, seat)? {
+                anyhow::bail!("game {id}: the robot's draw was refused: {refusal}");
+            }
+        } else {
+            super::decline_draw(gm, &g, seat)?;
+            break;
+        }
+    }
+    Ok(answered)
+}
+
 /// The robot's decision handed to `submit` as the seat's lines; its plies are marked in the
 /// log as the robot's (`By::Robot`: "robot"; `By::StandIn`: "robot for B, out of time").
 fn robot_turn(

@@ -32,12 +32,19 @@ pub fn run(store: &mut Store, ctx: &Ctx) -> anyhow::Result<usize> {
     Ok(made)
 }
 
-/// One game's robots, decision after decision, up to the pass's bound (a round whose
+/// One game's robots: a draw offered to them answered, then decision after decision, up to the pass's bound (a round whose
 /// decisions the game moved past before they were played counts toward it too, so the loop
 /// always ends).
 fn play_game(store: &mut Store, ctx: &Ctx, id: i64, early: Duration) -> anyhow::Result<usize> {
     let bound = gm::robots::PLIES_PER_PASS;
     let mut made = 0;
+    if !store
+        .read(|tx| gm::robots::draw_offered_to_robots(tx, id))?
+        .is_empty()
+    {
+        made +=
+            store.tx(|tx| ctx.gathering(tx, || gm::robots::answer_draw_offers(&ctx.gm(tx), id)))?;
+    }
     for _ in 0..bound {
         let room = bound - made;
         let Some(due) = store.read(|tx| gm::robots::due(tx, id, room))? else {

@@ -551,3 +551,38 @@ fn play_decided(
         .tx(|tx| pbem::gm::robots::play_decided(&mut ctx.gm(tx), due, decisions, early))
         .unwrap()
 }
+
+/// A draw offered to the robot is answered at its next pass: in a balanced position it agrees,
+/// and the game ends drawn, as with a player's DRAW.
+#[test]
+fn the_robot_answers_a_draw_offer() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", ALICE), ("B", "robot")],
+        &[],
+        None,
+        None,
+    );
+    w.new_mail();
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(ALICE, &to, &format!("Re: [pbem #{id}] Dice Rink"), "DRAW");
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    w.new_mail();
+    assert_eq!(
+        w.load(id).row.status,
+        "active",
+        "the robot answers at its pass"
+    );
+    assert!(robots(&mut w) >= 1);
+    let g = w.load(id);
+    assert_eq!(g.row.status, "finished");
+    assert!(
+        matches!(g.game.outcome(), Some(pbem::games::Outcome::Draw { .. })),
+        "{:?}",
+        g.game.outcome()
+    );
+    let mail = w.new_mail();
+    let over = only_to(&mail, ALICE);
+    assert!(says(&over.body, "draw"), "{}", over.body);
+}

@@ -70,6 +70,16 @@ impl View {
     }
 }
 
+/// A robot at or above this judgement of its own position declines a draw: it plays on.
+const AHEAD: f64 = 0.1;
+
+/// Whether the robot playing `seat` agrees to a draw offered now: it does unless it judges
+/// itself ahead on the public position (a draw is a fair end to a balanced or a losing
+/// position, and a robot that never answered would hold an offer open for ever).
+pub fn accepts_draw(view: &View, seat: Seat) -> bool {
+    eval::evaluate(&view.game, seat) < AHEAD
+}
+
 /// What the robot does for a seat now.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {

@@ -186,3 +186,18 @@ fn levels_read_and_name() {
         assert_eq!(Level::parse(level.name()), Some(level));
     }
 }
+
+/// A robot agrees to a draw in a balanced or a losing position and plays on when ahead.
+#[test]
+fn a_robot_accepts_a_draw_unless_it_is_ahead() {
+    use pbem_rules::robot::accepts_draw;
+    let start = new_game("d4d6", &[]);
+    assert!(accepts_draw(&View::new(&start, 1), 0));
+    assert!(accepts_draw(&View::new(&start, 1), 1));
+    // White has a Gata, a Formiga and two Ratos against a lone Black Rato.
+    let options = Options::new();
+    let ahead = AnyGame::from_position(GameKind::D4D6, &options, "W:Gad4,Foc3,Rae3,Raf3 B:Raf6 w")
+        .expect("a position");
+    assert!(!accepts_draw(&View::new(&ahead, 1), 0), "White is ahead");
+    assert!(accepts_draw(&View::new(&ahead, 1), 1), "Black is behind");
+}
