@@ -53,6 +53,7 @@ mod mail_work;
 mod outbox;
 mod picture;
 mod replay_memo;
+mod robot_games;
 mod robots;
 mod salt_window;
 mod serve;
