@@ -586,3 +586,32 @@ fn the_robot_answers_a_draw_offer() {
     let over = only_to(&mail, ALICE);
     assert!(says(&over.body, "draw"), "{}", over.body);
 }
+
+/// A robot ahead declines a draw: the offer is withdrawn, the player told, the game goes on.
+#[test]
+fn a_robot_ahead_declines_a_draw() {
+    let mut w = World::new();
+    // White (the robot) has a Gata, a Formiga and two Ratos against Black's lone Rato.
+    let id = w.game(
+        GameKind::D4D6,
+        &[("WHITE", "robot:easy"), ("BLACK", ALICE)],
+        &[],
+        Some("W:Gad4,Foc3,Rae3,Raf3 B:Raf6 b"),
+        None,
+    );
+    w.new_mail();
+    let to = w.seat_address(id, 1);
+    let raw = w.mail(ALICE, &to, &format!("Re: [pbem #{id}] d4 d6 chess"), "DRAW");
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    w.new_mail();
+    assert_eq!(robots(&mut w), 1, "the robot answered");
+    let g = w.load(id);
+    assert_eq!(g.row.status, "active");
+    assert!(
+        g.seats.iter().all(|s| !s.draw_offer),
+        "the offer is withdrawn"
+    );
+    let mail = w.new_mail();
+    let told = only_to(&mail, ALICE);
+    assert!(says(&told.body, "decline"), "{}", told.body);
+}
