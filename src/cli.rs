@@ -111,7 +111,10 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             let g = store.tx(|tx| gamelog::load(tx, id))?;
             let reveal = reveal(with_addresses);
             if format == "json" {
-                println!("{}", serde_json::to_string_pretty(&export_json(&g, reveal)?)?);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&export_json(&g, reveal)?)?
+                );
             } else {
                 print!("{}", gm::export_as(&g, reveal)?);
             }

@@ -176,7 +176,10 @@ fn parse_line(line: &str) -> Vec<Command> {
             )],
         },
         "NAME" => match rest {
-            "" => vec![bad(line, "NAME needs your name after it, e.g. NAME Ann Smith")],
+            "" => vec![bad(
+                line,
+                "NAME needs your name after it, e.g. NAME Ann Smith",
+            )],
             n => vec![Command::Name(n.to_string())],
         },
         "SALT" => match rest {

@@ -49,7 +49,10 @@ pub(super) fn run(db: &Path, cmd: PlayerCmd) -> anyhow::Result<Exit> {
             let name = if clear { None } else { name };
             match store.tx(|tx| gm::names::set_name(tx, &email, name.as_deref()))? {
                 Ok(Some(name)) => println!("{email}: named {name}"),
-                Ok(None) => println!("{email}: no name (shown as {})", gm::names::fallback(&email)),
+                Ok(None) => println!(
+                    "{email}: no name (shown as {})",
+                    gm::names::fallback(&email)
+                ),
                 Err(why) => return Err(super::refuse(why)),
             }
             Ok(0)

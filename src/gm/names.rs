@@ -172,7 +172,9 @@ mod tests {
         assert!(checked(&"é".repeat(40)).is_ok());
         assert!(checked("ann@example.org").unwrap_err().contains("'@'"));
         assert!(checked("Ann\tSmith").unwrap_err().contains("printable"));
-        assert!(checked("Ann\u{202E}htimS").unwrap_err().contains("printable"));
+        assert!(checked("Ann\u{202E}htimS")
+            .unwrap_err()
+            .contains("printable"));
         assert!(checked("Robot (strong)").unwrap_err().contains("robots"));
         assert!(checked("Robota").is_ok());
     }

@@ -323,16 +323,17 @@ pub(super) fn cmd_name(
         ));
         return Ok(());
     }
-    s.lines.push(match gm::names::set_name(tx, from, Some(name))? {
-        Ok(name) => Line::ok(
-            text,
-            Some(format!(
-                "you are called {} from now on",
-                name.unwrap_or_default()
-            )),
-        ),
-        Err(why) => Line::no(text, why),
-    });
+    s.lines
+        .push(match gm::names::set_name(tx, from, Some(name))? {
+            Ok(name) => Line::ok(
+                text,
+                Some(format!(
+                    "you are called {} from now on",
+                    name.unwrap_or_default()
+                )),
+            ),
+            Err(why) => Line::no(text, why),
+        });
     Ok(())
 }
 
