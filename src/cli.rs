@@ -96,17 +96,27 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             all: true,
             game,
             finished,
+            with_addresses,
             ..
-        } => collection::export_all(&db, game.as_deref(), finished),
-        Command::Export { id, format, .. } => {
+        } => collection::export_all(&db, game.as_deref(), finished, reveal(with_addresses)),
+        Command::Export {
+            id,
+            format,
+            with_addresses,
+            ..
+        } => {
             let id = id.expect("clap requires an id without --all");
             let mut store = Store::open(&db, false)?;
             game_exists(&mut store, id)?;
             let g = store.tx(|tx| gamelog::load(tx, id))?;
+            let reveal = reveal(with_addresses);
             if format == "json" {
-                println!("{}", serde_json::to_string_pretty(&export_json(&g)?)?);
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&export_json(&g, reveal)?)?
+                );
             } else {
-                print!("{}", gm::export(&g)?);
+                print!("{}", gm::export_as(&g, reveal)?);
             }
             Ok(0)
         }
@@ -232,4 +242,12 @@ fn seat_of(g: &gamelog::Loaded, name: &str) -> anyhow::Result<usize> {
             g.game.seat_names().join(", ")
         ))
     })
+}
+
+/// How an export names the players: by name, unless the GM asks for the addresses too.
+fn reveal(with_addresses: bool) -> gm::names::Reveal {
+    match with_addresses {
+        true => gm::names::Reveal::Addresses,
+        false => gm::names::Reveal::Names,
+    }
 }

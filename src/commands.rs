@@ -39,6 +39,8 @@ pub enum Command {
     Vacation(Option<u32>),
     /// `DIGEST ON` / `DIGEST OFF`: turn reports as one mail a day, or one mail per event.
     Digest(bool),
+    /// `NAME Ann Smith`: the name the player is shown by (as written; checked by the GM).
+    Name(String),
     /// `PASSWORD secret`: authenticates a mail sent without the secret reply address.
     Password(String),
     Salt(String),
@@ -93,6 +95,7 @@ impl Command {
                 | Command::UseGame(_)
                 | Command::Vacation(_)
                 | Command::Digest(_)
+                | Command::Name(_)
                 | Command::Password(_)
                 | Command::Bad { .. }
         )
@@ -171,6 +174,13 @@ fn parse_line(line: &str) -> Vec<Command> {
                 line,
                 "RATINGS needs one game's name, e.g. RATINGS dicerink",
             )],
+        },
+        "NAME" => match rest {
+            "" => vec![bad(
+                line,
+                "NAME needs your name after it, e.g. NAME Ann Smith",
+            )],
+            n => vec![Command::Name(n.to_string())],
         },
         "SALT" => match rest {
             "" => vec![bad(line, "SALT needs some text after it")],

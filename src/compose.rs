@@ -325,7 +325,7 @@ fn draw_line(g: &Loaded, seat: usize, offer: Option<&[usize]>) -> (Vec<usize>, S
 }
 
 /// A press message from `seat` to each of `targets`, named or anonymous as the game's
-/// `press` option says.
+/// `press` option says; its sender's name and address too unless either is anonymous.
 fn press(
     tx: &Tx,
     ctx: &Ctx,
@@ -350,6 +350,12 @@ fn press(
             *x,
             &Press {
                 from: if anonymous { None } else { Some(names[seat]) },
+                from_who: match (anonymous, crate::gm::names::in_mail(g)) {
+                    (true, _) | (_, crate::gm::names::Reveal::Seats) => None,
+                    (false, reveal) => g
+                        .seat(seat)
+                        .and_then(|s| crate::gm::names::seat_holder(s, reveal)),
+                },
                 to: if to_all {
                     "all".to_string()
                 } else {
@@ -398,7 +404,7 @@ fn announce(
         (reports, urgent)
     };
     if played.finished {
-        let record = crate::gm::export(g)?;
+        let record = crate::gm::export_as(g, crate::gm::names::in_mail(g))?;
         for s in &g.seats {
             let over = GameOver {
                 plies: plies.clone(),
@@ -440,30 +446,35 @@ fn welcome_all(tx: &Tx, ctx: &Ctx, g: &Loaded) -> anyhow::Result<()> {
     welcome(tx, ctx, g, g.seats.iter().map(|s| s.seat))
 }
 
-/// The welcome mail to these seats (a whole game's, or a player who takes over a seat).
+/// The welcome mail to these seats (a whole game's, or a player who takes over a seat); each
+/// reader sees the players as the game allows (`names::in_mail`: in an anonymous game, the
+/// other seats without a name or address).
 fn welcome(
     tx: &Tx,
     ctx: &Ctx,
     g: &Loaded,
     seats: impl IntoIterator<Item = usize>,
 ) -> anyhow::Result<()> {
-    let welcome = Welcome {
-        players: g
-            .seats
-            .iter()
-            .map(|s| PlayerVars {
-                seat: g.game.seat_name(s.seat),
-                email: s
-                    .email
-                    .clone()
-                    .or_else(|| s.robot.as_deref().map(crate::gm::robots::robot_words)),
-            })
-            .collect(),
-        rules: crate::help::summary(g.kind()).to_string(),
-        settings: letters::settings(ctx.cfg, g),
-    };
-    for s in seats {
-        to_seat(tx, ctx, g, s, &welcome, None)?;
+    let reveal = crate::gm::names::in_mail(g);
+    let rules = crate::help::summary(g.kind()).to_string();
+    let settings = letters::settings(ctx.cfg, g);
+    for reader in seats {
+        let welcome = Welcome {
+            players: g
+                .seats
+                .iter()
+                .map(|s| PlayerVars {
+                    seat: g.game.seat_name(s.seat),
+                    who: match (reveal, s.seat == reader) {
+                        (crate::gm::names::Reveal::Seats, true) => Some("you".into()),
+                        _ => crate::gm::names::seat_holder(s, reveal),
+                    },
+                })
+                .collect(),
+            rules: rules.clone(),
+            settings: settings.clone(),
+        };
+        to_seat(tx, ctx, g, reader, &welcome, None)?;
     }
     Ok(())
 }

@@ -13,6 +13,7 @@ use crate::store::{GameStatus, NewGame};
 pub mod clock;
 mod context;
 pub mod life;
+pub mod names;
 mod ops;
 pub mod options;
 mod play;
@@ -36,8 +37,8 @@ pub use ops::{
 pub use play::play;
 use play::{close, play_with, store_plan};
 pub use play::{play_as_gm, Played};
-pub use record::export;
 use record::turn_orders;
+pub use record::{export, export_as};
 pub use salts::salt_pairs;
 use salts::{begin, salts_open};
 pub use salts::{salts, start_now, waiting_for_salts};

@@ -86,6 +86,10 @@ pub enum Command {
         /// With --all: only finished games.
         #[arg(long, requires = "all")]
         finished: bool,
+        /// Name the players by name and address (without it, by name only: a record is
+        /// shared, an address is not).
+        #[arg(long)]
+        with_addresses: bool,
     },
     /// Per game kind and variant: the games on record, the results by seat, their length
     /// and how they ended (as STATS by mail).
@@ -199,6 +203,15 @@ pub enum PlayerCmd {
         email: String,
         #[arg(value_parser = ["on", "off"])]
         state: String,
+    },
+    /// Set a player's name (1 to 40 characters, no '@'), shown instead of their address in
+    /// records, statistics and ratings, as NAME by mail; or remove it with --clear.
+    Name {
+        email: String,
+        #[arg(required_unless_present = "clear", conflicts_with = "clear")]
+        name: Option<String>,
+        #[arg(long)]
+        clear: bool,
     },
 }
 

@@ -8,9 +8,15 @@ use crate::records::{split_collection, Record};
 use crate::store::{GameStatus, Store};
 use crate::{gamelog, gm};
 
-/// `pbem export --all [--game GAME] [--finished]`: every game's record (open games, which
-/// have no play yet, left out), a blank line between them, in the order of their ids.
-pub(super) fn export_all(db: &Path, game: Option<&str>, finished: bool) -> anyhow::Result<Exit> {
+/// `pbem export --all [--game GAME] [--finished] [--with-addresses]`: every game's record
+/// (open games, which have no play yet, left out), a blank line between them, in the order of
+/// their ids; the players by name unless the GM asks for their addresses.
+pub(super) fn export_all(
+    db: &Path,
+    game: Option<&str>,
+    finished: bool,
+    reveal: gm::names::Reveal,
+) -> anyhow::Result<Exit> {
     let kind = game.map(kind_named).transpose()?;
     let mut store = Store::open(db, false)?;
     let records = store.read(|tx| {
@@ -22,7 +28,7 @@ pub(super) fn export_all(db: &Path, game: Option<&str>, finished: bool) -> anyho
                 && (!finished || row.status == GameStatus::Finished)
                 && kind.is_none_or(|k| k.name() == row.kind);
             if wanted {
-                out.push(gm::export(&gamelog::load(tx, row.id)?)?);
+                out.push(gm::export_as(&gamelog::load(tx, row.id)?, reveal)?);
             }
         }
         Ok(out)

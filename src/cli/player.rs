@@ -1,4 +1,4 @@
-//! `pbem player games|digest|vacation|password`: a player's own settings, set by the GM.
+//! `pbem player games|digest|vacation|password|name`: a player's own settings, set by the GM.
 
 use std::path::Path;
 
@@ -37,6 +37,23 @@ pub(super) fn run(db: &Path, cmd: PlayerCmd) -> anyhow::Result<Exit> {
             match until {
                 Some(u) => println!("{email}: clocks paused until {}", crate::template::date(u)),
                 None => println!("{email}: clocks run again"),
+            }
+            Ok(0)
+        }
+        PlayerCmd::Name { email, name, clear } => {
+            let Some(email) = crate::mail::address(&email) else {
+                return Err(super::refuse(format_args!("'{email}' is not an address")));
+            };
+            let mut store = Store::open(db, false)?;
+            let email = email.to_ascii_lowercase();
+            let name = if clear { None } else { name };
+            match store.tx(|tx| gm::names::set_name(tx, &email, name.as_deref()))? {
+                Ok(Some(name)) => println!("{email}: named {name}"),
+                Ok(None) => println!(
+                    "{email}: no name (shown as {})",
+                    gm::names::fallback(&email)
+                ),
+                Err(why) => return Err(super::refuse(why)),
             }
             Ok(0)
         }

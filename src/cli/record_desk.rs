@@ -93,7 +93,12 @@ pub(super) fn replay_json(game: &crate::games::AnyGame, plies: usize) -> serde_j
     })
 }
 
-pub(super) fn export_json(g: &gamelog::Loaded) -> anyhow::Result<serde_json::Value> {
+/// A game as JSON: its plies, outcome and position, its seats' players shown as `reveal`
+/// allows (`pbem export ID --format json`), and the record written the same way.
+pub(super) fn export_json(
+    g: &gamelog::Loaded,
+    reveal: gm::names::Reveal,
+) -> anyhow::Result<serde_json::Value> {
     let plies: Vec<serde_json::Value> = g
         .moves
         .iter()
@@ -107,7 +112,7 @@ pub(super) fn export_json(g: &gamelog::Loaded) -> anyhow::Result<serde_json::Val
                 g.game.seat_name(s.seat).to_string(),
                 match &s.robot {
                     Some(level) if s.email.is_none() => serde_json::json!(format!("robot:{level}")),
-                    _ => serde_json::json!(s.email),
+                    _ => serde_json::json!(gm::names::seat_holder(s, reveal)),
                 },
             )
         })
@@ -119,7 +124,7 @@ pub(super) fn export_json(g: &gamelog::Loaded) -> anyhow::Result<serde_json::Val
     v["start_position"] = serde_json::json!(g.row.start_position);
     v["seats"] = serde_json::Value::Object(seats);
     v["moves"] = serde_json::Value::Array(plies);
-    v["record"] = serde_json::json!(gm::export(g)?);
+    v["record"] = serde_json::json!(gm::export_as(g, reveal)?);
     Ok(v)
 }
 

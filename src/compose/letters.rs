@@ -174,7 +174,8 @@ pub struct SeatMail<'a, L: Letter> {
 #[derive(Debug, Clone, Serialize)]
 pub struct PlayerVars {
     pub seat: &'static str,
-    pub email: Option<String>,
+    /// The player as the reader may see them (`names::seat_holder`); none: an open seat.
+    pub who: Option<String>,
 }
 
 /// `welcome`: the rules summary and the players.
@@ -346,6 +347,8 @@ impl Letter for Reminder {
 #[derive(Debug, Serialize)]
 pub struct Press<'a> {
     pub from: Option<&'static str>,
+    /// The sender's name and address, when the game shows them.
+    pub from_who: Option<String>,
     pub to: String,
     pub text: &'a str,
     /// The other players the reader may write to (every seat but the reader's and the

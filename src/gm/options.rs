@@ -1,4 +1,4 @@
-//! The GM's own options of every game (its clocks: timeout, grace, salt window, early resolve), their meaning and checks; the rules only set them aside (`games::GM_OPTIONS`).
+//! The GM's own options of every game (its clocks: timeout, grace, salt window, early resolve; whether its players are anonymous), their meaning and checks; the rules only set them aside (`games::GM_OPTIONS`).
 
 use crate::duration::{self, Range};
 use crate::gamelog::Loaded;
@@ -40,6 +40,14 @@ pub const COMMON_OPTIONS: &[OptionSpec] = &[
         help: "simultaneous games: once every seat has ordered, wait this long before \
                adjudicating (e.g. 10m; 0: at once); default: the server's setting",
     },
+    OptionSpec {
+        name: "anonymous",
+        default: "no",
+        values: &["no", "yes"],
+        duration: None,
+        help: "yes: the players' mails show the other players by seat only, never their \
+               names or addresses (gunboat play; press still goes through the GM)",
+    },
 ];
 
 /// What happens when a player's move time runs out (`timeout=`).
@@ -65,6 +73,8 @@ pub struct CommonOptions {
     pub salt_window_secs: i64,
     /// Simultaneous games: the wait once every seat has ordered (`None`: the server's).
     pub early_resolve_secs: Option<i64>,
+    /// The players see each other by seat only (`anonymous=yes`).
+    pub anonymous: bool,
 }
 
 impl Default for CommonOptions {
@@ -97,6 +107,7 @@ impl CommonOptions {
                         .map_err(|e| format!("option 'early_resolve': {e}"))?,
                 ),
             },
+            anonymous: text("anonymous") == "yes",
         })
     }
 }
@@ -122,6 +133,13 @@ pub fn settings(g: &Loaded, cfg: &crate::config::Config) -> Vec<String> {
                 in_words(w)
             ),
         });
+    }
+    if common.anonymous {
+        out.push(
+            "Players: anonymous; you know the others by their seats only, and they know you \
+             by yours (press goes through the GM with no name or address)"
+                .into(),
+        );
     }
     out
 }

@@ -13,18 +13,18 @@ use crate::games::{GameKind, Outcome};
 pub struct Rated {
     /// The player: an address, or `robot:LEVEL` (a robot at a level is one player).
     pub player: String,
+    /// What the player is called (`names`): never their address.
+    pub shown: String,
     pub rating: f64,
     pub deviation: f64,
     pub games: usize,
 }
 
-/// The name shown for a player: for now the address's local part (`ann` for
-/// `ann@example.org`), a robot as `robot (strong)`.
+/// The name shown for a player who has none (the address's local part, a robot in words):
+/// `names::fallback`. A player's own name is `names::shown` (or `Rated::shown`, and
+/// `GameFacts::shown` per seat).
 pub fn display_name(player: &str) -> String {
-    if let Some(level) = player.strip_prefix("robot:") {
-        return format!("robot ({level})");
-    }
-    player.split('@').next().unwrap_or(player).to_string()
+    super::names::fallback(player)
 }
 
 /// Each player's result against each other player of one finished game, seen from the
@@ -63,7 +63,13 @@ fn pairs(outcome: &Outcome, seats: usize) -> Vec<(usize, usize, Outcomes)> {
 pub fn ratings(games: &[GameFacts], kind: GameKind) -> Vec<Rated> {
     let config = Glicko2Config::new();
     let mut table: BTreeMap<String, (Glicko2Rating, usize)> = BTreeMap::new();
+    let mut shown: BTreeMap<&str, &str> = BTreeMap::new();
     for f in games.iter().filter(|f| f.kind == kind) {
+        for (p, s) in f.players.iter().zip(&f.shown) {
+            if let (Some(p), Some(s)) = (p, s) {
+                shown.insert(p, s);
+            }
+        }
         let Some(outcome) = &f.outcome else { continue };
         let Some(players) = f.players.iter().cloned().collect::<Option<Vec<String>>>() else {
             continue;
@@ -91,13 +97,16 @@ pub fn ratings(games: &[GameFacts], kind: GameKind) -> Vec<Rated> {
     let mut out: Vec<Rated> = table
         .into_iter()
         .map(|(player, (r, games))| Rated {
+            shown: shown
+                .get(player.as_str())
+                .map_or_else(|| display_name(&player), |s| s.to_string()),
             player,
             rating: r.rating,
             deviation: r.deviation,
             games,
         })
         .collect();
-    out.sort_by(|a, b| b.rating.total_cmp(&a.rating).then(a.player.cmp(&b.player)));
+    out.sort_by(|a, b| b.rating.total_cmp(&a.rating).then(a.shown.cmp(&b.shown)));
     out
 }
 
@@ -122,7 +131,7 @@ pub fn report(games: &[GameFacts], kind: GameKind) -> String {
         out.push_str(&format!(
             "{:>3}. {:<24} {:>5.0} (±{:.0}) {} {}\n",
             i + 1,
-            display_name(&r.player),
+            r.shown,
             r.rating,
             2.0 * r.deviation,
             r.games,
@@ -135,12 +144,6 @@ pub fn report(games: &[GameFacts], kind: GameKind) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn names_are_local_parts_for_now() {
-        assert_eq!(display_name("ann@example.org"), "ann");
-        assert_eq!(display_name("robot:strong"), "robot (strong)");
-    }
 
     #[test]
     fn a_draw_among_some_seats_beats_the_rest() {

@@ -4,15 +4,23 @@ use std::collections::BTreeMap;
 
 use anyhow::anyhow;
 
+use super::names::{seat_holder, Reveal};
 use super::salts;
 use crate::gamelog::{self, Loaded};
 use crate::records;
 use crate::store::{PendingKind, Tx};
 
-/// The game's record: tags (players, options, start, dice commitment and, once revealed,
-/// the seed), then every ply, each roll with a comment naming its dice (`roll 3 {d6}`) so
-/// that anyone can check it against the seed without knowing the game's rules.
+/// The game's record as anyone may read it: its players by name, never by address
+/// (`export_as` with `Reveal::Names`).
 pub fn export(g: &Loaded) -> anyhow::Result<String> {
+    export_as(g, Reveal::Names)
+}
+
+/// The game's record: tags (players shown as `reveal` allows, options, start, dice commitment
+/// and, once revealed, the seed), then every ply, each roll with a comment naming its dice
+/// (`roll 3 {d6}`) so that anyone can check it against the seed without knowing the game's
+/// rules.
+pub fn export_as(g: &Loaded, reveal: Reveal) -> anyhow::Result<String> {
     let mut tags: Vec<(String, String)> = vec![
         ("Game".into(), g.kind().name().into()),
         (
@@ -32,11 +40,7 @@ pub fn export(g: &Loaded) -> anyhow::Result<String> {
     for s in &g.seats {
         tags.push((
             g.game.seat_name(s.seat).to_string(),
-            match (&s.email, &s.robot) {
-                (Some(email), _) => email.clone(),
-                (None, Some(level)) => super::robots::robot_words(level),
-                (None, None) => "?".into(),
-            },
+            seat_holder(s, reveal).unwrap_or_else(|| "?".into()),
         ));
     }
     tags.push(("Result".into(), records::result_tag(&g.game)));

@@ -34,13 +34,11 @@ pub fn robot_words(level: &str) -> String {
     format!("robot ({level})")
 }
 
-/// Who sits in a seat, in words: the player's address, the robot, or nobody yet.
+/// Who sits in a seat, in words, for the GM: the player's name and address, the robot, or
+/// nobody yet.
 pub fn seat_holder(s: &crate::store::SeatRow) -> String {
-    match (&s.email, &s.robot) {
-        (Some(email), _) => email.clone(),
-        (None, Some(level)) => robot_words(level),
-        (None, None) => "(open seat)".into(),
-    }
+    super::names::seat_holder(s, super::names::Reveal::Addresses)
+        .unwrap_or_else(|| "(open seat)".into())
 }
 
 /// The robot seats that owe a ply or orders now, with their levels (none while the game

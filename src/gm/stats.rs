@@ -87,6 +87,9 @@ pub struct GameFacts {
     pub last: DateTime<Utc>,
     /// Each seat's player: an address, `robot:LEVEL`, or None for an empty seat.
     pub players: Vec<Option<String>>,
+    /// What each seat's player is called (`names::seat_holder` with names only): never an
+    /// address.
+    pub shown: Vec<Option<String>>,
 }
 
 /// Every game that has begun (open games wait for players and are on no record yet), only
@@ -126,13 +129,15 @@ pub fn facts(g: &Loaded) -> anyhow::Result<GameFacts> {
         .count();
     let last = g.moves.last().map_or(g.row.created_at, |m| m.at);
     let mut players = vec![None; seats];
+    let mut shown = vec![None; seats];
     for s in &g.seats {
-        if let Some(p) = players.get_mut(s.seat) {
+        if let (Some(p), Some(n)) = (players.get_mut(s.seat), shown.get_mut(s.seat)) {
             *p = match (&s.email, &s.robot) {
                 (Some(email), _) => Some(email.to_ascii_lowercase()),
                 (None, Some(level)) => Some(format!("robot:{level}")),
                 (None, None) => None,
             };
+            *n = super::names::seat_holder(s, super::names::Reveal::Names);
         }
     }
     Ok(GameFacts {
@@ -146,6 +151,7 @@ pub fn facts(g: &Loaded) -> anyhow::Result<GameFacts> {
         days: (last - g.row.created_at).num_days(),
         last,
         players,
+        shown,
     })
 }
 
@@ -330,6 +336,7 @@ mod tests {
             days: 3,
             last: DateTime::<Utc>::MIN_UTC,
             players: vec![],
+            shown: vec![],
         }
     }
 

@@ -18,12 +18,17 @@ pub struct Status {
     pub you: Option<&'static str>,
     pub to_act: String,
     pub deadline: Option<DateTime<Utc>>,
-    /// Each seat's name and player address (none: the seat is open).
+    /// Each seat's name and its player as the reader may see them (none: the seat is open).
     pub seats: Vec<(&'static str, Option<String>)>,
 }
 
-/// The status of a game, as seen from `seat` (none: the GM).
+/// The status of a game, as seen from `seat` (none: the GM, who sees every address; a
+/// player sees the others as the game's mails show them, `names::in_mail`).
 pub fn status(g: &Loaded, seat: Option<usize>) -> Status {
+    let reveal = match seat {
+        Some(_) => super::names::in_mail(g),
+        None => super::names::Reveal::Addresses,
+    };
     Status {
         id: g.row.id,
         title: g.kind().title(),
@@ -35,10 +40,10 @@ pub fn status(g: &Loaded, seat: Option<usize>) -> Status {
             .seats
             .iter()
             .map(|x| {
-                let who = x
-                    .email
-                    .clone()
-                    .or_else(|| x.robot.as_deref().map(super::robots::robot_words));
+                let who = match (reveal, Some(x.seat) == seat) {
+                    (super::names::Reveal::Seats, true) => Some("you".into()),
+                    _ => super::names::seat_holder(x, reveal),
+                };
                 (g.game.seat_name(x.seat), who)
             })
             .collect(),

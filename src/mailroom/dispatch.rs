@@ -173,6 +173,7 @@ pub(super) fn run_command(
         }
         Command::Vacation(days) => cmd_vacation(tx, ctx, s, &text, days, from, auth)?,
         Command::Digest(on) => cmd_digest(tx, ctx, s, &text, *on, from, auth)?,
+        Command::Name(name) => cmd_name(tx, s, &text, name, from, auth)?,
         Command::Salt(salt) => cmd_salt(tx, ctx, s, &text, salt, current)?,
         Command::Start => cmd_start(s, &text, current, gm)?,
         Command::Board => {
@@ -302,6 +303,37 @@ pub(super) fn cmd_digest(
         "digest off: you get a mail for each move again"
     };
     s.lines.push(Line::ok(text, Some(said.into())));
+    Ok(())
+}
+
+/// `NAME Ann Smith`: the name the sender is shown by in records, statistics, ratings and
+/// the other players' mails (`gm::names`); refused in words when it cannot be one.
+pub(super) fn cmd_name(
+    tx: &Tx,
+    s: &mut Session,
+    text: &str,
+    name: &str,
+    from: &str,
+    auth: &Auth,
+) -> anyhow::Result<()> {
+    if matches!(auth, Auth::None) {
+        s.lines.push(Line::no(
+            text,
+            "send NAME from your secret reply address or with your PASSWORD",
+        ));
+        return Ok(());
+    }
+    s.lines
+        .push(match gm::names::set_name(tx, from, Some(name))? {
+            Ok(name) => Line::ok(
+                text,
+                Some(format!(
+                    "you are called {} from now on",
+                    name.unwrap_or_default()
+                )),
+            ),
+            Err(why) => Line::no(text, why),
+        });
     Ok(())
 }
 

@@ -106,6 +106,7 @@ impl Session {
             Command::New { .. } | Command::Join { .. } => "request",
             Command::Start => "start",
             Command::Vacation(_) => "vacation",
+            Command::Name(_) => "name",
             _ => return None,
         };
         if self.once.contains(&key) {
@@ -170,6 +171,7 @@ pub(super) fn command_text(cmd: &Command) -> String {
         Command::Guard(n) => format!("#{n}"),
         Command::Password(_) => "PASSWORD (hidden)".into(),
         Command::Salt(s) => format!("SALT {s}"),
+        Command::Name(n) => format!("NAME {n}"),
         Command::Press { to, .. } => format!("PRESS TO {}", to.join(", ")),
         Command::Bad { line, .. } => line.clone(),
         Command::Board => "BOARD".into(),

@@ -85,6 +85,10 @@ fn a_gm_plays_a_game_from_the_command_line() {
     let o = pbem(d, &["export", "1", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["moves"][0]["text"], "b1 5/4");
+    // A player by name (none given: the address's local part); the address only when asked.
+    assert_eq!(v["seats"]["A"], "alice");
+    let o = pbem(d, &["export", "1", "--format", "json", "--with-addresses"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["seats"]["A"], "alice@example.org");
     // Unknown games and seats are explained.
     let o = pbem(d, &["game", "new", "chess", "--player", "A=a@x.org"]);

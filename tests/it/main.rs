@@ -50,6 +50,7 @@ mod letters;
 mod mail_flow;
 mod mail_inbound;
 mod mail_work;
+mod names;
 mod outbox;
 mod picture;
 mod replay_memo;

@@ -1,4 +1,4 @@
-//! Store methods for players: their address, password, vacation and daily digest.
+//! Store methods for players: their address, name, password, vacation and daily digest.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
@@ -114,5 +114,59 @@ impl Tx<'_> {
             params![player, ts(now)],
         )?;
         Ok(())
+    }
+
+    /// Whether a player with this address is on record (without creating one).
+    pub fn player_exists(&self, email: &str) -> anyhow::Result<bool> {
+        Ok(self
+            .one(
+                "SELECT 1 FROM players WHERE email = ?1",
+                [email.trim().to_ascii_lowercase()],
+                |_| Ok(()),
+            )
+            .optional()?
+            .is_some())
+    }
+
+    /// The player's name, when they have one.
+    pub fn player_name(&self, email: &str) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .one(
+                "SELECT name FROM players WHERE email = ?1",
+                [email.trim().to_ascii_lowercase()],
+                |r| r.get(0),
+            )
+            .optional()?
+            .flatten())
+    }
+
+    /// Sets (or with None removes) a player's name, creating the player if new.
+    pub fn set_player_name(&self, email: &str, name: Option<&str>) -> anyhow::Result<()> {
+        let id = self.player_id(email)?;
+        self.exec(
+            "UPDATE players SET name = ?2 WHERE id = ?1",
+            params![id, name],
+        )?;
+        Ok(())
+    }
+
+    /// The address of the player who has this name (compared without regard to case).
+    pub fn player_named(&self, name: &str) -> anyhow::Result<Option<String>> {
+        Ok(self
+            .one(
+                "SELECT email FROM players WHERE name = ?1 COLLATE NOCASE ORDER BY id LIMIT 1",
+                [name],
+                |r| r.get(0),
+            )
+            .optional()?)
+    }
+
+    /// Every player's name, by address (players without a name left out).
+    pub fn player_names(&self) -> anyhow::Result<Vec<(String, String)>> {
+        let mut st = self
+            .conn()
+            .prepare_cached("SELECT email, name FROM players WHERE name IS NOT NULL")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
     }
 }

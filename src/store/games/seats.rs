@@ -11,6 +11,8 @@ pub struct SeatRow {
     pub seat: usize,
     pub player_id: Option<i64>,
     pub email: Option<String>,
+    /// The player's name (`pbem player name`, `NAME` by mail), when they have one.
+    pub name: Option<String>,
     pub token: Option<String>,
     /// Of the game's count of this seat's missed turns, those before its player took it.
     pub missed_before: u32,
@@ -89,7 +91,7 @@ impl Tx<'_> {
     pub fn seats(&self, game: i64) -> anyhow::Result<Vec<SeatRow>> {
         let mut st = self.conn().prepare_cached(
             "SELECT s.seat, s.player_id, p.email, s.token, s.draw_offer, \
-             p.vacation_until, s.ready, COALESCE(p.digest, 0), s.missed_before, s.robot FROM seats s \
+             p.vacation_until, s.ready, COALESCE(p.digest, 0), s.missed_before, s.robot, p.name FROM seats s \
              LEFT JOIN players p ON p.id = s.player_id \
              WHERE s.game_id = ?1 ORDER BY s.seat",
         )?;
@@ -106,6 +108,7 @@ impl Tx<'_> {
                 digest: r.get(7)?,
                 missed_before: r.get(8)?,
                 robot: r.get(9)?,
+                name: r.get(10)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
