@@ -25,7 +25,8 @@ fn pbem(w: &World, args: &[&str]) -> (String, i32) {
 /// The games of the archive's tests and the d4d6 game still in play.
 pub(crate) struct Group {
     pub(crate) w: World,
-    /// The seed's illustrative game, brought in (finished, with the annotator's comments).
+    /// The seed's first illustrative game, brought in (finished, with the annotator's
+    /// comments), after it the seed's three other recorded games.
     pub(crate) postal: i64,
     /// A d4 d6 chess game won by resignation.
     pub(crate) resigned: i64,
@@ -50,23 +51,29 @@ fn d4d6(w: &mut World) -> i64 {
 /// A short group's games of two kinds.
 pub(crate) fn group() -> Group {
     let mut w = World::new();
-    let record = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dicerink/game1.pgn");
-    let (out, code) = pbem(
-        &w,
-        &[
-            "game",
-            "new",
-            "dicerink",
-            "--from-record",
-            record.to_str().unwrap(),
-            "--player",
-            &format!("A={ANN}"),
-            "--player",
-            &format!("B={BOB}"),
-        ],
-    );
-    assert_eq!(code, 0, "{out}");
-    let postal: i64 = out.lines().next().unwrap().trim().parse().unwrap();
+    // The seed's recorded Dice Rink games (the first with the annotator's comments).
+    let mut postal = Vec::new();
+    for name in ["game1", "game2", "endgame", "figure4"] {
+        let record =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/dicerink/{name}.pgn"));
+        let (out, code) = pbem(
+            &w,
+            &[
+                "game",
+                "new",
+                "dicerink",
+                "--from-record",
+                record.to_str().unwrap(),
+                "--player",
+                &format!("A={ANN}"),
+                "--player",
+                &format!("B={BOB}"),
+            ],
+        );
+        assert_eq!(code, 0, "{out}");
+        postal.push(out.lines().next().unwrap().trim().parse::<i64>().unwrap());
+    }
+    let postal = postal[0];
     let resigned = d4d6(&mut w);
     w.send_scripted(WHITE, resigned, 0, "Fo b6", &[1]);
     w.send_scripted(WHITE, resigned, 0, "b6xc6", &[]);
@@ -139,7 +146,7 @@ fn attrs<'a>(html: &'a str, attr: &str) -> Vec<&'a str> {
 }
 
 fn is_text(p: &Path) -> bool {
-    !p.extension().is_some_and(|x| x == "png")
+    p.extension().is_none_or(|x| x != "png")
 }
 
 #[test]
@@ -220,7 +227,7 @@ fn the_archive_has_its_pages_and_every_link_resolves() {
         assert!(ply1.contains(nav), "{nav}: {ply1}");
     }
     let kind = String::from_utf8(all[Path::new("kinds/dicerink.html")].clone()).unwrap();
-    assert!(kind.contains("Dice Rink: 2 games on record"), "{kind}");
+    assert!(kind.contains("Dice Rink: 4 games on record"), "{kind}");
     assert!(kind.contains("dicerink-chart.svg"), "{kind}");
 }
 
