@@ -120,6 +120,19 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             }
             Ok(0)
         }
+        Command::Archive { dir } => {
+            let w = crate::archive::write(&mut Store::open(&db, false)?, &dir)?;
+            println!(
+                "archive {}: {} games ({} unchanged), {} files written, {} unchanged, {} removed",
+                dir.display(),
+                w.games,
+                w.skipped,
+                w.written,
+                w.unchanged,
+                w.removed
+            );
+            Ok(0)
+        }
         Command::Replay { file, json } => replay(&file, json),
         Command::Demo { dir, html } => crate::dev::demo::run(dir.as_deref(), html.as_deref()),
     }

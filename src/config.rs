@@ -57,6 +57,8 @@ pub struct Config {
     pub smtp_password: Option<Secret>,
     /// A folder of templates overriding the embedded defaults, file by file.
     pub templates_dir: Option<PathBuf>,
+    /// The folder `serve` keeps the games' website in (`pbem archive DIR`), if any.
+    pub archive_dir: Option<PathBuf>,
     /// Largest inbound mail accepted (bytes); larger ones are recorded, not answered.
     pub max_message_bytes: usize,
     /// Mail a single address may be sent per hour; more is held in the outbox until the hour

@@ -1,22 +1,16 @@
 //! The daemon: the one place that reads the clock and sleeps; Maildir and IMAP intake, timers and the outbox sender in a loop.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{atomic::AtomicBool, atomic::Ordering, mpsc, Arc};
 
 use crate::compose::Ctx;
 use crate::config::Config;
-use crate::edge;
 use crate::mail::imap::ImapAccount;
 use crate::mail::intake::{Aside, MaildirSource, Source};
 use crate::mail::outbound::Transport;
-use crate::mailroom;
-use crate::sender;
 use crate::store::Store;
 use crate::template::Templates;
-use crate::timers;
-use crate::unwind;
+use crate::{edge, mailroom, sender, timers, unwind};
 
 pub mod imap_intake;
 mod serve_lock;
@@ -166,6 +160,8 @@ pub struct Daemon {
     imap_wakes: Option<mpsc::Receiver<()>>,
     /// When expired NEW/JOIN requests and old throttle counts were last forgotten.
     pruned: Option<std::time::Instant>,
+    /// The games' website kept current after each pass (`archive_dir`), if configured.
+    archive: Option<crate::archive::Keeper>,
 }
 
 impl Daemon {
@@ -182,13 +178,14 @@ impl Daemon {
         Ok(Daemon {
             db: db.to_path_buf(),
             store,
-            cfg,
             templates,
             transport,
             stop,
             imap,
             imap_wakes: None,
             pruned: None,
+            archive: cfg.archive_dir.clone().map(crate::archive::Keeper::new),
+            cfg,
         })
     }
 
@@ -293,6 +290,9 @@ impl Daemon {
             if failed.note("pruning", pruned).is_some() {
                 self.pruned = Some(std::time::Instant::now());
             }
+        }
+        if let (Some(archive), false) = (&mut self.archive, failed.store_down) {
+            archive.after_pass(&mut self.store);
         }
         match failed.parts.is_empty() {
             true => Ok(pass),

@@ -11,6 +11,7 @@ pub use pbem_rules::{dice, duration, games, invisible, quote, records, robot};
 #[macro_use]
 mod stdout;
 
+pub mod archive;
 pub mod cli;
 pub mod commands;
 pub mod compose;

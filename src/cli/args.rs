@@ -99,6 +99,10 @@ pub enum Command {
     },
     /// The players' Glicko-2 ratings in a game, from its finished games (as RATINGS by mail).
     Ratings { game: String },
+    /// Write the games on record as a static website in DIR (indexes, a page per game with
+    /// its record and the board at every ply, per player and per game); a rerun rewrites
+    /// only what changed.
+    Archive { dir: PathBuf },
     /// Replay a record file (or each game of a collection) without touching the database.
     Replay {
         file: PathBuf,

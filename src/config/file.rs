@@ -26,6 +26,7 @@ struct FileConfig {
     smtp_user: Option<String>,
     smtp_password: Option<String>,
     templates_dir: Option<PathBuf>,
+    archive_dir: Option<PathBuf>,
     admin_address: Option<String>,
     #[serde(default)]
     limits: Limits,
@@ -120,6 +121,10 @@ pub fn load(
         templates_dir: env("PBEM_TEMPLATES")
             .map(PathBuf::from)
             .or(fc.templates_dir),
+        archive_dir: env("PBEM_ARCHIVE_DIR")
+            .map(PathBuf::from)
+            .or(fc.archive_dir)
+            .filter(|d| !d.as_os_str().is_empty()),
         max_message_bytes: count("max_message_bytes", env_bytes, 1 << 20, 4096, 64 << 20)? as usize,
         replies_per_hour: count("replies_per_hour", lim.replies_per_hour, 60, 1, 10_000)?,
         unauth_replies_per_hour,

@@ -75,7 +75,7 @@ window.addEventListener('load', function () {
 const PROPORTIONAL: &str = "'DejaVu Sans', 'Liberation Sans', Arial, sans-serif";
 
 /// The Chromium to run: `PBEM_CHROMIUM`, else Debian's `/usr/bin/chromium`, if it is there.
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let exe = match std::env::var_os("PBEM_CHROMIUM").filter(|v| !v.is_empty()) {
         Some(v) => PathBuf::from(v),
         None => PathBuf::from("/usr/bin/chromium"),
@@ -223,7 +223,7 @@ fn framed(dir: &Path, page: &Path, width: u32) -> (PathBuf, String) {
 }
 
 /// The left `width` columns of a PNG (a frame's part of its page's screenshot).
-fn cropped(bytes: &[u8], width: u32) -> Vec<u8> {
+pub(crate) fn cropped(bytes: &[u8], width: u32) -> Vec<u8> {
     let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
     decoder.set_transformations(png::Transformations::EXPAND);
     let mut reader = decoder.read_info().expect("a PNG header");
@@ -249,7 +249,7 @@ fn cropped(bytes: &[u8], width: u32) -> Vec<u8> {
 
 /// Where the screenshots go: `target/screenshots/` of the workspace (or of
 /// `CARGO_TARGET_DIR`).
-fn screenshots() -> PathBuf {
+pub(crate) fn screenshots() -> PathBuf {
     let target = match option_env!("CARGO_TARGET_DIR") {
         Some(t) => PathBuf::from(t),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),

@@ -17,6 +17,8 @@ mod work;
 #[global_allocator]
 static ALLOCATOR: work::Counting = work::Counting::system();
 
+mod archive;
+mod archive_browser;
 mod bench_smoke;
 mod browser;
 mod cli;

@@ -77,7 +77,7 @@ const LAYERS: &[&[&str]] = &[
     &["gamelog"],
     &["gm"],
     &["compose"],
-    &["timers", "mailroom", "sender"],
+    &["timers", "mailroom", "sender", "archive"],
     &["daemon"],
     &["dev"],
     &["cli"],

@@ -1,0 +1,186 @@
+//! The archive in headless Chromium: every page of a short group's archive loads (in a frame 400 px wide, one page after another) with its pictures and style sheet, logs no console message, and does not scroll sideways; screenshots of the index, a game, a ply and a game kind at 640 and 400 px go to `target/screenshots/archive-*.png`. Skipped without Chromium, failed instead when `PBEM_REQUIRE_BROWSER` is set.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::archive::{archive, files, group};
+use crate::browser::{chromium, cropped, screenshots};
+use crate::html_mail::png_size;
+
+/// The most one Chromium run may take.
+const TIMEOUT: Duration = Duration::from_secs(180);
+
+/// Chromium's narrowest window; a phone's width is a frame inside it.
+const WINDOW: u32 = 500;
+const PHONE: u32 = 400;
+
+/// Loads each page in turn in a frame `width` pixels wide and writes, for each, its width
+/// against the frame's, its pictures that did not load and whether its style sheet applied,
+/// as JSON into the title once all are done.
+fn host(pages: &[String], width: u32) -> String {
+    let list = serde_json::to_string(pages).unwrap();
+    format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>-</title></head>\
+         <body style=\"margin:0\"><iframe id=\"f\" \
+         style=\"display:block;width:{width}px;height:1200px;border:0\"></iframe>\n<script>\n\
+         var pages = {list}, out = [], i = 0, f = document.getElementById('f');\n\
+         f.addEventListener('load', function () {{\n\
+           var d = f.contentDocument, w = f.contentWindow;\n\
+           var imgs = Array.prototype.slice.call(d.images);\n\
+           out.push({{page: pages[i], scroll: d.documentElement.scrollWidth, inner: w.innerWidth,\n\
+             images: imgs.length,\n\
+             broken: imgs.filter(function (m) {{ return !(m.complete && m.naturalWidth > 0); }}).length,\n\
+             styled: d.styleSheets.length === 1 && d.styleSheets[0].cssRules.length > 5}});\n\
+           i++;\n\
+           if (i < pages.length) f.src = pages[i]; else document.title = JSON.stringify(out);\n\
+         }});\n\
+         f.src = pages[0];\n</script></body></html>\n"
+    )
+}
+
+/// Runs headless Chromium on `page` with `args`, logging the pages' console to its error
+/// output; returns (standard output, error output).
+fn run(exe: &Path, page: &Path, args: &[String]) -> (String, String) {
+    let profile = tempfile::tempdir().unwrap();
+    let mut child = Command::new(exe)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+            "--allow-file-access-from-files",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=600000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(args)
+        .arg(format!("file://{}", page.display()))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("Chromium starts");
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("Chromium took more than {TIMEOUT:?} on {}", page.display());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "Chromium failed ({}):\n{err}",
+        out.status
+    );
+    (String::from_utf8_lossy(&out.stdout).into_owned(), err)
+}
+
+/// The title of a dumped DOM, unescaped.
+fn title(dom: &str) -> String {
+    let start = dom.find("<title>").expect("a title") + "<title>".len();
+    let end = start + dom[start..].find("</title>").expect("the title's end");
+    dom[start..end]
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+/// A screenshot of `page` (relative to `dir`) `width` pixels wide, to
+/// `target/screenshots/archive-<name>.png`.
+fn screenshot(exe: &Path, dir: &Path, page: &str, name: &str, width: u32) {
+    let shots = screenshots();
+    std::fs::create_dir_all(&shots).unwrap();
+    let shot = shots.join(format!("archive-{name}.png"));
+    let _ = std::fs::remove_file(&shot);
+    let (load, window) = match width >= WINDOW {
+        true => (dir.join(page), format!("--window-size={width},1100")),
+        false => {
+            let host_page = dir.join(format!("shot-{name}.html"));
+            let html = format!(
+                "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\
+                 <body style=\"margin:0\"><iframe src=\"{page}\" \
+                 style=\"display:block;width:{width}px;height:1100px;border:0\"></iframe>\
+                 </body></html>\n"
+            );
+            std::fs::write(&host_page, html).unwrap();
+            (host_page, format!("--window-size={WINDOW},1100"))
+        }
+    };
+    run(
+        exe,
+        &load,
+        &[format!("--screenshot={}", shot.display()), window],
+    );
+    let mut bytes = std::fs::read(&shot).unwrap_or_else(|e| panic!("{}: {e}", shot.display()));
+    if png_size(&bytes).0 > width {
+        bytes = cropped(&bytes, width);
+        std::fs::write(&shot, &bytes).unwrap();
+    }
+    assert_eq!(png_size(&bytes).0, width, "{}", shot.display());
+}
+
+#[test]
+fn every_archive_page_loads_cleanly_at_a_phone_s_width() {
+    let Some(exe) = chromium() else {
+        assert!(
+            std::env::var_os("PBEM_REQUIRE_BROWSER").is_none(),
+            "PBEM_REQUIRE_BROWSER is set but there is no chromium (or PBEM_CHROMIUM)"
+        );
+        eprintln!("archive browser test skipped: no chromium");
+        return;
+    };
+    let g = group();
+    let top = g.w.dir.path();
+    archive(&g.w, &top.join("site"));
+    let pages: Vec<String> = files(&top.join("site"))
+        .keys()
+        .filter(|p| p.extension().is_some_and(|x| x == "html"))
+        .map(|p| format!("site/{}", p.display()))
+        .collect();
+    assert!(pages.len() > 20, "{pages:?}");
+    let host_page = top.join("all.html");
+    std::fs::write(&host_page, host(&pages, PHONE)).unwrap();
+    let window = format!("--window-size={WINDOW},1200");
+    let (dom, log) = run(&exe, &host_page, &["--dump-dom".into(), window]);
+    let json: serde_json::Value = serde_json::from_str(&title(&dom))
+        .unwrap_or_else(|e| panic!("no measure in the title ({e}):\n{dom}\n{log}"));
+    let measured = json.as_array().expect("one measure a page");
+    assert_eq!(measured.len(), pages.len(), "{json}");
+    for m in measured {
+        let n = |k: &str| m[k].as_f64().unwrap_or_else(|| panic!("{k} in {m}"));
+        assert_eq!(n("inner"), f64::from(PHONE), "{m}");
+        assert!(
+            n("scroll") <= n("inner"),
+            "scrolls sideways at {PHONE} px: {m}"
+        );
+        assert_eq!(n("broken"), 0.0, "a picture did not load: {m}");
+        assert!(m["styled"].as_bool().unwrap(), "no style sheet: {m}");
+    }
+    let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
+    assert!(
+        console.is_empty(),
+        "console messages:\n{}",
+        console.join("\n")
+    );
+    let shots = [
+        ("index", "site/index.html".to_string()),
+        ("game", format!("site/games/{}/index.html", g.postal)),
+        ("ply", format!("site/games/{}/ply-5.html", g.postal)),
+        ("kind", "site/kinds/dicerink.html".to_string()),
+    ];
+    for (name, page) in &shots {
+        screenshot(&exe, top, page, name, 640);
+        screenshot(&exe, top, page, &format!("{name}-{PHONE}"), PHONE);
+    }
+}
