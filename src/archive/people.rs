@@ -40,21 +40,23 @@ impl People {
     /// The players of `games`, in the order of their first game, so that a later player
     /// who shares a name takes the numbered file and an earlier one's page stays where it was.
     pub(super) fn of(games: &[GameFacts]) -> People {
-        let mut first: Vec<(i64, &str)> = Vec::new();
+        let mut first: Vec<(i64, &str, &str)> = Vec::new();
         let mut seen = BTreeSet::new();
         let mut by_id: Vec<&GameFacts> = games.iter().collect();
         by_id.sort_by_key(|f| f.id);
         for f in by_id {
-            for p in f.players.iter().flatten() {
-                if seen.insert(p.as_str()) {
-                    first.push((f.id, p));
+            for (p, shown) in f.players.iter().zip(&f.shown) {
+                if let (Some(p), Some(shown)) = (p, shown) {
+                    if seen.insert(p.as_str()) {
+                        first.push((f.id, p, shown));
+                    }
                 }
             }
         }
         let mut taken = BTreeSet::new();
         let mut people = People::default();
-        for (_, player) in first {
-            let name = public::name(player);
+        for (_, player, shown) in first {
+            let name = public::name(shown);
             let base = slug(&name);
             let mut file = format!("{base}.html");
             let mut n = 1;

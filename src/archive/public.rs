@@ -2,18 +2,19 @@
 
 use crate::gamelog::Loaded;
 use crate::games::Outcome;
-use crate::gm::{self, ratings, stats::GameFacts, stats::Standing};
+use crate::gm::{self, stats::GameFacts, stats::Standing};
 use crate::store::GameStatus;
 
-/// The name the archive shows for a player (an address or `robot:LEVEL`): the one place
-/// the archive names anyone, so a better name (a player's own) is a change of this line.
-pub(super) fn name(player: &str) -> String {
-    scrub(&ratings::display_name(player))
+/// The name the archive shows for a player, from what `gm::names` shows for them (their own
+/// name, else the address's local part, a robot in words): the one place the archive names
+/// anyone, scrubbed once more of anything that reads as an address.
+pub(super) fn name(shown: &str) -> String {
+    scrub(shown)
 }
 
 /// Each seat's player by name, `(open seat)` for one nobody took.
 pub(super) fn seat_players(f: &GameFacts) -> Vec<String> {
-    f.players
+    f.shown
         .iter()
         .map(|p| p.as_deref().map_or_else(|| "(open seat)".into(), name))
         .collect()
@@ -94,7 +95,8 @@ fn named(g: &Loaded, line: &str) -> String {
     let mut line = line.to_string();
     for s in &g.seats {
         if let Some(email) = &s.email {
-            line = line.replace(&format!("\"{email}\""), &format!("\"{}\"", name(email)));
+            let shown = s.name.clone().unwrap_or_else(|| gm::names::fallback(email));
+            line = line.replace(&format!("\"{email}\""), &format!("\"{}\"", name(&shown)));
         }
     }
     line

@@ -152,6 +152,9 @@ fn is_text(p: &Path) -> bool {
 #[test]
 fn the_archive_has_its_pages_and_every_link_resolves() {
     let mut g = group();
+    // A player with a name of her own is shown by it; one without, by the address's start.
+    let (out, code) = pbem(&g.w, &["player", "name", ANN, "Ann Smith"]);
+    assert_eq!(code, 0, "{out}");
     let site = g.w.dir.path().join("site");
     let wrote = archive(&g.w, &site);
     let all = files(&site);
@@ -162,7 +165,7 @@ fn the_archive_has_its_pages_and_every_link_resolves() {
         "by-game.html".into(),
         "by-player.html".into(),
         "style.css".into(),
-        "players/ann.html".into(),
+        "players/ann-smith.html".into(),
         "players/white.html".into(),
         "kinds/dicerink.html".into(),
         "kinds/dicerink-chart.svg".into(),
@@ -211,7 +214,7 @@ fn the_archive_has_its_pages_and_every_link_resolves() {
     for words in [
         "mistake, better would have been 1N5 keeping b4 on the back rank",
         "4S5 would have been better",
-        "ann",
+        "Ann Smith",
         "A won",
         "ply-0.html",
     ] {
