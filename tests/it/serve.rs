@@ -58,12 +58,15 @@ fn serve_outlives_a_missing_cur_folder_and_a_locked_database_then_processes_the_
          Message-ID: <serve-1@example.net>\r\n\r\nHELP\r\n",
     )
     .unwrap();
-    // Another writer holds the database for four seconds: several of the daemon's passes
-    // give up on the lock (after its one-second busy timeout).
+    // Another writer holds the database until a pass of the daemon has given up on the lock
+    // (after its one-second busy timeout) and said so in its log.
     let holder = rusqlite::Connection::open(d.join("pbem.sqlite")).unwrap();
     holder.execute_batch("BEGIN IMMEDIATE").unwrap();
     let mut daemon = serve(d);
-    std::thread::sleep(Duration::from_secs(4));
+    wait_for(Duration::from_secs(60), "a pass giving up on the lock", || {
+        let log = std::fs::read_to_string(d.join("serve.log")).unwrap_or_default();
+        log.contains("retrying") && log.contains("locked")
+    });
     assert!(
         daemon.try_wait().unwrap().is_none(),
         "serve exited: {}",
