@@ -57,10 +57,7 @@ pub(super) fn best_ply(game: &AnyGame, me: Seat, rng: &mut Rng) -> Option<String
         mover: me,
     };
     let plies = game.legal_plies();
-    let mut values = Vec::with_capacity(plies.len());
-    for ply in &plies {
-        values.push(judge.ply(game, ply)?);
-    }
+    let values = judge.plies(game, &plies)?;
     let best = judge.best(values.iter().copied())?;
     let ties: Vec<usize> = (0..plies.len()).filter(|&i| values[i] == best).collect();
     Some(plies[ties[rng.below(ties.len())]].clone())
@@ -125,6 +122,29 @@ struct Judge<'a> {
 }
 
 impl Judge<'_> {
+    /// The values of these plies of the mover. Plies that differ only in the waiting square
+    /// they send a Cavalo to (`@b7`: a promoted one, or a captured one) are worth the same,
+    /// as the table knows no waiting area; so one of them is played out for all (a promotion
+    /// has up to sixteen squares to send its Cavalo to). Not a promotion to a Rinoceronte
+    /// before the move: that Rinoceronte steps this turn, where the Cavalo waits.
+    fn plies(&self, game: &AnyGame, plies: &[String]) -> Option<Vec<f64>> {
+        let mut seen: HashMap<String, f64> = HashMap::new();
+        let mut values = Vec::with_capacity(plies.len());
+        for ply in plies {
+            let key = waiting_blind(ply);
+            let known = key.as_ref().and_then(|k| seen.get(k).copied());
+            let value = match known {
+                Some(v) => v,
+                None => self.ply(game, ply)?,
+            };
+            if let Some(k) = key {
+                seen.insert(k, value);
+            }
+            values.push(value);
+        }
+        Some(values)
+    }
+
     /// The value of playing `ply` for the mover in `game` (mid-turn).
     fn ply(&self, game: &AnyGame, ply: &str) -> Option<f64> {
         let mut child = game.clone();
@@ -154,10 +174,7 @@ impl Judge<'_> {
                 Some(total / f64::from(die))
             }
             ToAct::Seat(s) if s == self.mover => {
-                let mut values = Vec::new();
-                for ply in game.legal_plies() {
-                    values.push(self.ply(game, &ply)?);
-                }
+                let values = self.plies(game, &game.legal_plies())?;
                 self.best(values.into_iter())
             }
             ToAct::Seat(_) => self.leaf(game),
@@ -190,8 +207,11 @@ impl Judge<'_> {
             })
         };
         let white_to_move = pos.to_move == Color::White;
-        self.table
-            .try_value(piece_of(Color::White)?, piece_of(Color::Black)?, white_to_move)
+        self.table.try_value(
+            piece_of(Color::White)?,
+            piece_of(Color::Black)?,
+            white_to_move,
+        )
     }
 
     /// The mover's best of these values (White's view): the highest for White, the lowest for
@@ -200,6 +220,31 @@ impl Judge<'_> {
         let white = self.mover == Color::White.index();
         values.reduce(|a, b| if white { a.max(b) } else { a.min(b) })
     }
+}
+
+/// The ply without its waiting squares (`@b7`), when where a Cavalo waits cannot change what
+/// the table makes of the ply; None for a promotion to a Rinoceronte before the move (the
+/// only ply with a special alone starting `Ca` and making a Rinoceronte).
+fn waiting_blind(ply: &str) -> Option<String> {
+    if !ply.contains('@') {
+        return None;
+    }
+    if ply.starts_with("Ca") && !ply.contains(';') && ply.contains("=Ri") {
+        return None;
+    }
+    let mut out = String::with_capacity(ply.len());
+    let mut skip = 0;
+    for c in ply.chars() {
+        if c == '@' {
+            // The square after it: two characters.
+            skip = 2;
+        } else if skip > 0 {
+            skip -= 1;
+        } else {
+            out.push(c);
+        }
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -230,5 +275,18 @@ mod tests {
         assert!(pieces("W:Rid4/NE B:Rad3,Cag8/S w", true).is_none());
         assert!(pieces("W:Gaa6,Rig1/NE B:Rad3 w", true).is_none());
         assert!(pieces("W:Rid4/NE B:Rad3 w", false).is_none());
+    }
+
+    #[test]
+    fn plies_differing_in_a_waiting_square_are_one() {
+        let blind = |p: &str| waiting_blind(p);
+        assert_eq!(blind("Caa4=Go@g8"), Some("Caa4=Go".into()));
+        assert_eq!(
+            blind("a4-a3/E;Caa3=Ri/NE@b7"),
+            Some("a4-a3/E;Caa3=Ri/NE".into())
+        );
+        assert_eq!(blind("c5xd8@h8"), Some("c5xd8".into()));
+        assert_eq!(blind("Caa4=Ri/NE@b7"), None);
+        assert_eq!(blind("Goc5"), None);
     }
 }
