@@ -20,12 +20,15 @@ use crate::games::{Actor, AnyGame, GameRef, Outcome, Seat, ToAct};
 /// A table's key: White's kind, Black's kind, the Rinoceronte variant.
 type Key = (Kind, Kind, bool);
 
+/// One key's table, solved by whichever thread asks first.
+type Cell = Arc<OnceLock<Arc<Table>>>;
+
 /// The tables solved so far in this process, one cell a key. A deterministic cache with no
 /// I/O: a table is a pure function of its key, so keeping it changes only how long the first
 /// ask takes (a solve takes up to seconds, once per process and key). The map's lock is held
 /// only to find a key's cell; the solve runs in the cell, so two keys solve side by side and
 /// one key is solved once however many threads ask.
-static TABLES: OnceLock<Mutex<HashMap<Key, Arc<OnceLock<Arc<Table>>>>>> = OnceLock::new();
+static TABLES: OnceLock<Mutex<HashMap<Key, Cell>>> = OnceLock::new();
 
 /// The solved table for White's `white` kind against Black's `black` kind (it also holds the
 /// kinds a Cavalo promotes to), solved on first use and kept for the process.
