@@ -3,7 +3,7 @@
 
 use pbem::cli::d4d6_query;
 use pbem::games::d4d6::pieces::Kind;
-use pbem::games::d4d6::tablebase::{analyze, Analysis, Query, SolvedLayers, Table};
+use pbem::games::d4d6::tablebase::{self, analyze, Analysis, Query, SolvedLayers, Table};
 
 fn query(args: &str) -> Query {
     let a: Vec<&str> = args.split_whitespace().collect();
@@ -170,4 +170,87 @@ fn bad_queries_are_refused() {
     assert!(d4d6_query(&["--white", "Ca@g6/N", "--black", "Ra"]).is_err());
     assert!(d4d6_query(&["--white", "Ca@g3/W", "--black", "Ra"]).is_ok());
     assert!(d4d6_query(&["--white", "Ga", "--black", "Ra", "--extremes", "pairs"]).is_err());
+}
+
+/// `pbem analyze` gives a position the value the d4 d6 robot keeps there: the robot's
+/// declaration, each roll of its die followed by the best choice by the table, is worth
+/// what the command line prints for that one position.
+#[test]
+fn the_robot_keeps_the_value_pbem_analyze_prints() {
+    use pbem::games::d4d6::pieces::Color;
+    use pbem::games::{Actor, AnyGame, GameKind, GameRef, Options, Outcome, ToAct};
+    use pbem::robot::{decide, endgame_table, Decision, Level, View};
+
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "analyze",
+        "d4d6",
+        "--white",
+        "Ga@a6",
+        "--black",
+        "Ra@d3",
+        "--extremes",
+        "positions",
+        "--json",
+    ];
+    let o = crate::common::pbem_in(dir.path(), &args);
+    assert!(o.status.success(), "{}", crate::common::output_text(&o));
+    let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(j["positions"], 1);
+    let printed = j["average"].as_f64().unwrap();
+
+    let game = AnyGame::from_position(GameKind::D4D6, &Options::new(), "W:Gaa6 B:Rad3 w").unwrap();
+    let Some(Decision::Ply(declared)) = decide(&View::new(&game, 1), 0, Level::Strong) else {
+        panic!("no declaration")
+    };
+    let table = endgame_table(Kind::Gata, Kind::Rato, false);
+    let mut after = game.clone();
+    after.play(Actor::Seat(0), &declared).unwrap();
+    let die = match after.to_act() {
+        ToAct::Chance(sides) => sides[0],
+        other => panic!("{declared}: {other:?}"),
+    };
+    // White's best after each roll: a capture wins, else the table's value with Black to move.
+    let worth = |g: &AnyGame| match g.outcome() {
+        Some(Outcome::Win { seat: 0, .. }) => 1.0,
+        Some(other) => panic!("{other:?}"),
+        None => {
+            let GameRef::D4D6(d) = g.game() else {
+                panic!("not d4 d6")
+            };
+            let state = |color| {
+                let (sq, p) = d
+                    .position()
+                    .squares_of(color)
+                    .find(|(s, p)| s.is_playing() && p.kind.is_gambling())
+                    .unwrap();
+                tablebase::PieceState {
+                    kind: p.kind,
+                    sq,
+                    facing: p.facing,
+                }
+            };
+            table.value(state(Color::White), state(Color::Black), false)
+        }
+    };
+    let mut total = 0.0;
+    for roll in 1..=die {
+        let mut rolled = after.clone();
+        rolled.play(Actor::Chance, &format!("roll {roll}")).unwrap();
+        let best = rolled
+            .legal_plies()
+            .iter()
+            .map(|p| {
+                let mut g = rolled.clone();
+                g.play(Actor::Seat(0), p).unwrap();
+                worth(&g)
+            })
+            .fold(f64::NEG_INFINITY, f64::max);
+        total += best;
+    }
+    let kept = total / f64::from(die);
+    assert!(
+        (kept - printed).abs() < 1e-9,
+        "{declared} keeps {kept}, pbem analyze prints {printed}"
+    );
 }

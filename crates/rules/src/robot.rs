@@ -11,6 +11,9 @@ mod diptactoe;
 mod eval;
 mod rng;
 mod search;
+mod tablebase;
+
+pub use tablebase::endgame_table;
 
 use crate::games::{AnyGame, Seat, ToAct};
 
@@ -94,7 +97,14 @@ pub fn decide(view: &View, seat: Seat, level: Level) -> Option<Decision> {
     let mut rng = rng::Rng::new(view.seed(seat, level));
     match game.to_act() {
         ToAct::Seat(s) if s == seat => {
-            search::best_ply(game, seat, level, &mut rng).map(Decision::Ply)
+            // d4 d6 with one gambling piece a side: the 2-men table decides (not for the
+            // beginner, who plays by its own lights).
+            let table = (level != Level::Easy)
+                .then(|| tablebase::best_ply(game, seat, &mut rng))
+                .flatten();
+            table
+                .or_else(|| search::best_ply(game, seat, level, &mut rng))
+                .map(Decision::Ply)
         }
         ToAct::Orders(seats) if seats.contains(&seat) => Some(Decision::Orders(diptactoe::orders(
             game, seat, level, &mut rng,

@@ -306,6 +306,15 @@ impl SideStates {
         let f = facing.map_or(8, |d| d as usize);
         (kind as usize * 64 + sq.0 as usize) * 9 + f
     }
+    /// The state of this piece, or None when the table holds none such (another kind, a
+    /// square outside the playing area, a facing the table does not hold there).
+    fn lookup(&self, state: PieceState) -> Option<usize> {
+        if !state.sq.is_playing() {
+            return None;
+        }
+        let i = self.index[Self::key(state.kind, state.sq, state.facing)];
+        (i != NO_STATE).then_some(i as usize)
+    }
     /// The state for a piece ending a move here; a loss for its owner outside the playing area.
     fn find(&self, kind: Kind, sq: Sq, facing: Option<Dir>) -> u32 {
         if !sq.is_playing() {
@@ -682,6 +691,25 @@ impl Table {
         let b = self.black.find(black.kind, black.sq, black.facing) as usize;
         let offset = if white_to_move { 0 } else { nw * nb };
         self.values[offset + w * nb + b]
+    }
+
+    /// The value of one position (White's view), or None when the table does not hold it (a
+    /// piece it has no state for, or both pieces on one square): the robot asks of positions
+    /// it has not vetted one by one.
+    pub(crate) fn try_value(
+        &self,
+        white: PieceState,
+        black: PieceState,
+        white_to_move: bool,
+    ) -> Option<f64> {
+        if white.sq == black.sq {
+            return None;
+        }
+        let (nw, nb) = (self.white.states.len(), self.black.states.len());
+        let w = self.white.lookup(white)?;
+        let b = self.black.lookup(black)?;
+        let offset = if white_to_move { 0 } else { nw * nb };
+        Some(self.values[offset + w * nb + b])
     }
 }
 
