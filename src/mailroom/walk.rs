@@ -55,13 +55,14 @@ pub(super) fn handle_mail(
         .iter()
         .find_map(|a| requests::code_in(ctx, a))
     {
-        let known = tx.player_exists(&from)?;
+        // A player new with this confirmation is named by their From at first (`gm::names`),
+        // before the game it makes is told to anyone: the welcome lists them by that name.
+        if !tx.player_exists(&from)? {
+            tx.player_id(&from)?;
+            crate::gm::names::take_from_header(tx, &from, inb.from_name.as_deref())?;
+        }
         if let Err(h) = requests::confirm(tx, ctx, &mut session, &from, &code, gm)? {
             return Ok((h, None));
-        }
-        // A player the confirmation made is named by their From at first (`gm::names`).
-        if !known {
-            crate::gm::names::take_from_header(tx, &from, inb.from_name.as_deref())?;
         }
         reply(tx, ctx, &mut session, None, &from)?;
         return Ok((done("request confirmed"), session.game));

@@ -98,7 +98,7 @@ fn the_gm_sets_and_clears_a_name() {
 }
 
 /// NEW and its confirmation, sent with this From header.
-fn ask_and_confirm_as(w: &mut World, from_header: &str, from: &str, body: &str) {
+fn ask_and_confirm_as(w: &mut World, from_header: &str, from: &str, body: &str) -> Vec<OutboxRow> {
     let with_from = |raw: Vec<u8>| {
         String::from_utf8(raw)
             .unwrap()
@@ -111,7 +111,25 @@ fn ask_and_confirm_as(w: &mut World, from_header: &str, from: &str, body: &str) 
     let confirm_to = ask.reply_to.clone().unwrap();
     let raw = with_from(w.mail(from, &confirm_to, "Re: confirm", "yes"));
     assert_eq!(w.deliver(&raw).unwrap().status, "done");
-    w.new_mail();
+    w.new_mail()
+}
+
+/// The name taken from the From is the name the game's first mails give: a game against the
+/// robot begins at the confirmation, and its welcome lists the new player by it.
+#[test]
+fn the_welcome_of_a_new_player_names_them_by_their_from() {
+    let mut w = World::new();
+    let mail = ask_and_confirm_as(
+        &mut w,
+        &format!("From: \"Ann Smith\" <{ANN}>"),
+        ANN,
+        "NEW dicerink robot",
+    );
+    let welcome = mail
+        .iter()
+        .find(|m| says(&m.body, "Welcome to game"))
+        .expect("a welcome");
+    assert!(says(&welcome.body, "A: Ann Smith"), "{}", welcome.body);
 }
 
 #[test]

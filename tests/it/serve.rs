@@ -63,10 +63,14 @@ fn serve_outlives_a_missing_cur_folder_and_a_locked_database_then_processes_the_
     let holder = rusqlite::Connection::open(d.join("pbem.sqlite")).unwrap();
     holder.execute_batch("BEGIN IMMEDIATE").unwrap();
     let mut daemon = serve(d);
-    wait_for(Duration::from_secs(60), "a pass giving up on the lock", || {
-        let log = std::fs::read_to_string(d.join("serve.log")).unwrap_or_default();
-        log.contains("retrying") && log.contains("locked")
-    });
+    wait_for(
+        Duration::from_secs(60),
+        "a pass giving up on the lock",
+        || {
+            let log = std::fs::read_to_string(d.join("serve.log")).unwrap_or_default();
+            log.contains("retrying") && log.contains("locked")
+        },
+    );
     assert!(
         daemon.try_wait().unwrap().is_none(),
         "serve exited: {}",
