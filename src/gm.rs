@@ -11,6 +11,7 @@ use crate::records;
 use crate::store::{GameStatus, NewGame};
 
 pub mod clock;
+pub mod comments;
 mod context;
 pub mod life;
 mod ops;
@@ -18,6 +19,7 @@ pub mod options;
 mod play;
 pub mod ratings;
 mod record;
+pub mod reliability;
 pub mod robots;
 mod salts;
 mod seats;

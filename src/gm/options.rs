@@ -40,6 +40,15 @@ pub const COMMON_OPTIONS: &[OptionSpec] = &[
         help: "simultaneous games: once every seat has ordered, wait this long before \
                adjudicating (e.g. 10m; 0: at once); default: the server's setting",
     },
+    OptionSpec {
+        name: "min_reliability",
+        default: "none",
+        values: &[],
+        duration: None,
+        help: "a percent (e.g. 80): JOIN is refused to a player whose reliability (turns \
+               made in time, `pbem player show`) is below it; a player with no record yet \
+               may join",
+    },
 ];
 
 /// What happens when a player's move time runs out (`timeout=`).
@@ -65,6 +74,8 @@ pub struct CommonOptions {
     pub salt_window_secs: i64,
     /// Simultaneous games: the wait once every seat has ordered (`None`: the server's).
     pub early_resolve_secs: Option<i64>,
+    /// The reliability in percent a player needs to JOIN (`None`: anyone may).
+    pub min_reliability: Option<u32>,
 }
 
 impl Default for CommonOptions {
@@ -97,7 +108,21 @@ impl CommonOptions {
                         .map_err(|e| format!("option 'early_resolve': {e}"))?,
                 ),
             },
+            min_reliability: percent(text("min_reliability"))?,
         })
+    }
+}
+
+/// `min_reliability`'s value: `none`, or a percent from 0 to 100 (`80` or `80%`).
+fn percent(text: &str) -> Result<Option<u32>, String> {
+    if text == "none" {
+        return Ok(None);
+    }
+    match text.trim_end_matches('%').parse::<u32>() {
+        Ok(p) if p <= 100 => Ok(Some(p)),
+        _ => Err(format!(
+            "option 'min_reliability' cannot be '{text}': a percent from 0 to 100, or none"
+        )),
     }
 }
 

@@ -412,7 +412,13 @@ impl fmt::Display for GameKind {
 /// Options a game's settings (and its record's `[Options]`) may carry that belong to the GM, not
 /// to the game: its clocks (`timeout`, `grace`, `salt_window`, `early_resolve`). The rules set
 /// them aside unread; the application gives them their meaning and checks them.
-pub const GM_OPTIONS: &[&str] = &["timeout", "grace", "salt_window", "early_resolve"];
+pub const GM_OPTIONS: &[&str] = &[
+    "timeout",
+    "grace",
+    "salt_window",
+    "early_resolve",
+    "min_reliability",
+];
 
 /// The game's own options out of a game's settings (the GM's set aside), checked.
 fn game_options(kind: GameKind, options: &Options) -> Result<Options, String> {
