@@ -17,7 +17,10 @@ pub(super) fn run(db: &Path, cmd: PlayerCmd) -> anyhow::Result<Exit> {
         PlayerCmd::Show { email } => {
             let mut store = Store::open(db, false)?;
             let shown = store.read(|tx| show(tx, &email))?;
-            print!("{}", shown.ok_or_else(|| refuse(format_args!("{email} plays in no game")))?);
+            print!(
+                "{}",
+                shown.ok_or_else(|| refuse(format_args!("{email} plays in no game")))?
+            );
             Ok(0)
         }
         PlayerCmd::Digest { email, state } => {

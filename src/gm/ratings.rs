@@ -142,10 +142,7 @@ pub fn finished_games(tx: &Tx, kind: GameKind) -> anyhow::Result<Vec<GameFacts>>
 
 /// A player's own line in the game-over mail: "Your Dice Rink rating: 1540 -> 1562".
 pub fn change_line(kind: GameKind, before: f64, after: f64) -> String {
-    format!(
-        "Your {} rating: {before:.0} -> {after:.0}",
-        kind.title()
-    )
+    format!("Your {} rating: {before:.0} -> {after:.0}", kind.title())
 }
 
 /// The ratings as a table, for the GM's terminal and the player's mail.

@@ -56,14 +56,25 @@ pub fn of(tx: &Tx, email: &str) -> anyhow::Result<Option<(String, Option<String>
 /// Whether a move the seat makes now is late: its deadline passed without it (the grace
 /// was granted, or the clock stopped for the GM: the seat is marked overdue), or the deadline
 /// is past and the clock has not yet acted on it.
-pub(super) fn late_now(tx: &Tx, g: &Loaded, seat: usize, now: DateTime<Utc>) -> anyhow::Result<bool> {
+pub(super) fn late_now(
+    tx: &Tx,
+    g: &Loaded,
+    seat: usize,
+    now: DateTime<Utc>,
+) -> anyhow::Result<bool> {
     let past = super::clock::deadline(g).is_some_and(|d| d < now);
     Ok(past || g.row.graced || tx.overdue(g.row.id, seat)?)
 }
 
 /// The seat's player made their move: in time, or late (`late`, judged before the move
 /// moved the clock on).
-pub(super) fn moved(tx: &Tx, g: &Loaded, seat: usize, late: bool, now: DateTime<Utc>) -> anyhow::Result<()> {
+pub(super) fn moved(
+    tx: &Tx,
+    g: &Loaded,
+    seat: usize,
+    late: bool,
+    now: DateTime<Utc>,
+) -> anyhow::Result<()> {
     let duty = if late { Duty::Late } else { Duty::InTime };
     tx.record_duty(g.row.id, seat, duty, now)
 }
@@ -87,7 +98,10 @@ pub(super) fn orders_settled(
     now: DateTime<Utc>,
 ) -> anyhow::Result<()> {
     for &s in seats {
-        let duty = match (ordered.contains_key(&s) && !stood_in.contains(&s), tx.overdue(g.row.id, s)?) {
+        let duty = match (
+            ordered.contains_key(&s) && !stood_in.contains(&s),
+            tx.overdue(g.row.id, s)?,
+        ) {
             (true, false) => Duty::InTime,
             (true, true) => Duty::Late,
             (false, _) => Duty::Missed,

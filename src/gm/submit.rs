@@ -404,9 +404,9 @@ fn first_move(
                 }
             }
             // The reader's reason helps a mistyped move, and only puzzles prose.
-            Err(Refusal::Rules(e @ PlyError::Syntax(_))) => out
-                .lines
-                .push(LineOutcome::NotAMove(reads_as_a_move(g, &line).then_some(e))),
+            Err(Refusal::Rules(e @ PlyError::Syntax(_))) => out.lines.push(LineOutcome::NotAMove(
+                reads_as_a_move(g, &line).then_some(e),
+            )),
             Err(e) => {
                 out.lines.push(LineOutcome::Refused(TurnRefusal::Play(e)));
                 tried = true;

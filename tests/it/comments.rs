@@ -11,9 +11,16 @@ const BOB: &str = "bob@example.org";
 #[test]
 fn a_comment_line_and_a_parenthesis_reach_the_record_and_the_moves_are_played() {
     let mut w = World::new();
-    let id = w.game(GameKind::DiceRink, &[("A", ANN), ("B", BOB)], &[], None, None);
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", ANN), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
     w.new_mail();
-    w.send_to_seat(ANN, id, 0, "b1 5/4 (a solid start)").unwrap();
+    w.send_to_seat(ANN, id, 0, "b1 5/4 (a solid start)")
+        .unwrap();
     let mail = w.new_mail();
     let reply = &only_to(&mail, ANN).body;
     assert!(!reply.contains("not a move"), "{reply}");
@@ -57,13 +64,23 @@ fn a_comment_line_and_a_parenthesis_reach_the_record_and_the_moves_are_played() 
 #[test]
 fn a_comment_without_a_move_is_not_kept_and_says_why() {
     let mut w = World::new();
-    let id = w.game(GameKind::DiceRink, &[("A", ANN), ("B", BOB)], &[], None, None);
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", ANN), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
     w.new_mail();
-    w.send_to_seat(ANN, id, 0, "COMMENT thinking it over").unwrap();
+    w.send_to_seat(ANN, id, 0, "COMMENT thinking it over")
+        .unwrap();
     let mail = w.new_mail();
     let reply = &only_to(&mail, ANN).body;
     assert!(
-        says(reply, "not kept: a comment goes into the record with your move"),
+        says(
+            reply,
+            "not kept: a comment goes into the record with your move"
+        ),
         "{reply}"
     );
     assert!(w.load(id).moves.is_empty());

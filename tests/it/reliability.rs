@@ -108,8 +108,15 @@ fn a_move_in_the_grace_is_late_and_a_game_left_weighs_more() {
         .unwrap();
     assert!(o.status.success(), "{}", output_text(&o));
     let (after, _) = show(&w, CARL);
-    assert!(after.contains("1 turn in time, 0 late, 0 missed, 1 game left"), "{after}");
-    assert_eq!(percent(&after), 16, "1 in time over 1 + 5 for the game left: {after}");
+    assert!(
+        after.contains("1 turn in time, 0 late, 0 missed, 1 game left"),
+        "{after}"
+    );
+    assert_eq!(
+        percent(&after),
+        16,
+        "1 in time over 1 + 5 for the game left: {after}"
+    );
 }
 
 #[test]
@@ -148,13 +155,16 @@ fn min_reliability_refuses_a_join_in_words_and_welcomes_a_player_with_no_record(
         w.ask_and_confirm(CARL, &format!("JOIN {open}")).status,
         "done"
     );
-    assert_eq!(
-        w.load(open).seat(1).unwrap().email.as_deref(),
-        Some(CARL)
-    );
+    assert_eq!(w.load(open).seat(1).unwrap().email.as_deref(), Some(CARL));
     // A value that is no percent is refused when the game is made.
     let bad = pbem_command(w.dir.path(), "pbem.sqlite")
-        .args(["game", "new", "dicerink", "--option", "min_reliability=often"])
+        .args([
+            "game",
+            "new",
+            "dicerink",
+            "--option",
+            "min_reliability=often",
+        ])
         .output()
         .unwrap();
     assert!(!bad.status.success());
@@ -181,16 +191,31 @@ fn rating_line(body: &str) -> (u32, u32) {
 #[test]
 fn the_game_over_mail_gives_each_player_their_rating_before_and_after() {
     let mut w = World::new();
-    let first = w.game(GameKind::DiceRink, &[("A", ANN), ("B", BOB)], &[], None, None);
+    let first = w.game(
+        GameKind::DiceRink,
+        &[("A", ANN), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
     w.new_mail();
     w.send_to_seat(BOB, first, 1, "RESIGN").unwrap();
     let mail = w.new_mail();
     let (ann_before, ann_after) = rating_line(&only_to(&mail, ANN).body);
     let (bob_before, bob_after) = rating_line(&only_to(&mail, BOB).body);
     assert_eq!((ann_before, bob_before), (1500, 1500));
-    assert!(ann_after > 1500 && bob_after < 1500, "{ann_after} {bob_after}");
+    assert!(
+        ann_after > 1500 && bob_after < 1500,
+        "{ann_after} {bob_after}"
+    );
     // The next game starts from where the last one left them, as `pbem ratings` has it.
-    let second = w.game(GameKind::DiceRink, &[("A", BOB), ("B", ANN)], &[], None, None);
+    let second = w.game(
+        GameKind::DiceRink,
+        &[("A", BOB), ("B", ANN)],
+        &[],
+        None,
+        None,
+    );
     w.new_mail();
     w.send_to_seat(BOB, second, 0, "RESIGN").unwrap();
     let mail = w.new_mail();
@@ -215,6 +240,8 @@ fn the_game_over_mail_gives_each_player_their_rating_before_and_after() {
     w.new_mail();
     w.send_to_seat(CARL, robot, 0, "RESIGN").unwrap();
     let mail = w.new_mail();
-    assert!(mail.iter().all(|m| m.to_addr == CARL || !m.kind.contains("game_over")));
+    assert!(mail
+        .iter()
+        .all(|m| m.to_addr == CARL || !m.kind.contains("game_over")));
     assert_eq!(rating_line(&only_to(&mail, CARL).body).0, 1500);
 }

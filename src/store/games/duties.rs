@@ -97,9 +97,9 @@ impl Tx<'_> {
             return Ok(None);
         };
         let mut counts = DutyCounts::default();
-        let mut st = self
-            .conn()
-            .prepare_cached("SELECT kind, COUNT(*) FROM duties WHERE player_id = ?1 GROUP BY kind")?;
+        let mut st = self.conn().prepare_cached(
+            "SELECT kind, COUNT(*) FROM duties WHERE player_id = ?1 GROUP BY kind",
+        )?;
         let rows = st.query_map([id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, u32>(1)?)))?;
         for row in rows {
             let (kind, n) = row?;
