@@ -47,6 +47,8 @@ pub enum Command {
     /// `START` (or `READY`): the player has no more salts to add; once every player has said
     /// so, the salts are fixed and the dice may roll.
     Start,
+    /// `COMMENT text`: the player's comment on the move of this mail, kept in the record.
+    Comment(String),
     /// `PRESS TO RED, BLUE: text`, `PRESS TO ALL: text`.
     Press {
         to: Vec<String>,
@@ -185,6 +187,10 @@ fn parse_line(line: &str) -> Vec<Command> {
         "SALT" => match rest {
             "" => vec![bad(line, "SALT needs some text after it")],
             s => vec![Command::Salt(s.to_string())],
+        },
+        "COMMENT" => match rest {
+            "" => vec![bad(line, "COMMENT needs some words after it")],
+            c => vec![Command::Comment(c.to_string())],
         },
         "PRESS" => parse_press(line, rest),
         _ => vec![Command::Game(line.to_string())],

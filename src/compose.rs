@@ -405,11 +405,18 @@ fn announce(
     };
     if played.finished {
         let record = crate::gm::export_as(g, crate::gm::names::in_mail(g))?;
+        let ratings = rating_changes(tx, g)?;
         for s in &g.seats {
+            let rating = s
+                .email
+                .as_ref()
+                .and_then(|e| ratings.get(&e.to_ascii_lowercase()))
+                .map(|(before, after)| crate::gm::ratings::change_line(g.kind(), *before, *after));
             let over = GameOver {
                 plies: plies.clone(),
                 reports: reports_for(s.seat).0,
                 record: record.clone(),
+                rating,
             };
             to_seat(tx, ctx, g, s.seat, &over, None)?;
         }
@@ -439,6 +446,19 @@ fn announce(
         to_seat(tx, ctx, g, s.seat, &report, None)?;
     }
     Ok(())
+}
+
+/// What a finished game did to its players' ratings, by address (none when it has no
+/// result to rate: a game the GM cancelled).
+fn rating_changes(
+    tx: &Tx,
+    g: &Loaded,
+) -> anyhow::Result<std::collections::BTreeMap<String, (f64, f64)>> {
+    if g.game.outcome().is_none() {
+        return Ok(Default::default());
+    }
+    let games = crate::gm::ratings::finished_games(tx, g.kind())?;
+    Ok(crate::gm::ratings::change(&games, g.kind(), g.row.id))
 }
 
 /// The welcome mail to every seat: rules summary, players, board, the seat's Reply-To.

@@ -11,6 +11,7 @@ use crate::records;
 use crate::store::{GameStatus, NewGame};
 
 pub mod clock;
+pub mod comments;
 mod context;
 pub mod life;
 pub mod names;
@@ -19,6 +20,7 @@ pub mod options;
 mod play;
 pub mod ratings;
 mod record;
+pub mod reliability;
 pub mod robots;
 mod salts;
 mod seats;

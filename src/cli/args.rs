@@ -186,6 +186,9 @@ pub enum Command {
 pub enum PlayerCmd {
     /// A player's games and the games with open seats (as LIST by mail shows them).
     Games { email: String },
+    /// A player: address, name, games, reliability (turns in time, late, missed, games
+    /// left) and their rating in each game they played.
+    Show { email: String },
     /// Set (or with --clear remove) a player's password for PASSWORD lines; read from stdin.
     Password {
         email: String,

@@ -1,9 +1,11 @@
-//! `pbem player games|digest|vacation|password|name`: a player's own settings, set by the GM.
+//! `pbem player games|show|name|digest|vacation|password`: a player's record and own settings, set by the GM.
 
 use std::path::Path;
 
-use super::{say, seat_turns, Exit, PlayerCmd};
-use crate::store::Store;
+use super::{refuse, say, seat_turns, Exit, PlayerCmd};
+use crate::games::GameKind;
+use crate::gm::stats::{self, Standing};
+use crate::store::{Store, Tx};
 use crate::{edge, gm};
 
 pub(super) fn run(db: &Path, cmd: PlayerCmd) -> anyhow::Result<Exit> {
@@ -11,6 +13,15 @@ pub(super) fn run(db: &Path, cmd: PlayerCmd) -> anyhow::Result<Exit> {
         PlayerCmd::Games { email } => {
             let mut store = Store::open(db, false)?;
             seat_turns::games_of(&mut store, &email)
+        }
+        PlayerCmd::Show { email } => {
+            let mut store = Store::open(db, false)?;
+            let shown = store.read(|tx| show(tx, &email))?;
+            print!(
+                "{}",
+                shown.ok_or_else(|| refuse(format_args!("{email} plays in no game")))?
+            );
+            Ok(0)
         }
         PlayerCmd::Digest { email, state } => {
             let mut store = Store::open(db, false)?;
@@ -78,4 +89,67 @@ pub(super) fn run(db: &Path, cmd: PlayerCmd) -> anyhow::Result<Exit> {
             Ok(0)
         }
     }
+}
+
+/// `pbem player show`: the player's address, their name column as it is, their games, their
+/// reliability and their rating in each game kind they played; `None` for an address the
+/// store has never seen.
+fn show(tx: &Tx, email: &str) -> anyhow::Result<Option<String>> {
+    let Some((address, name, reliability)) = gm::reliability::of(tx, email)? else {
+        return Ok(None);
+    };
+    let mut out = format!(
+        "Player: {address}\nName: {}\nReliability: {}\n",
+        name.as_deref().unwrap_or("(none)"),
+        reliability.words()
+    );
+    let games: Vec<stats::GameFacts> = stats::games_on_record(tx, None)?
+        .into_iter()
+        .filter(|f| f.players.iter().flatten().any(|p| *p == address))
+        .collect();
+    out.push_str(&format!("Games: {}\n", games.len()));
+    for f in &games {
+        let seats: Vec<usize> = (0..f.players.len())
+            .filter(|&s| f.players[s].as_deref() == Some(address.as_str()))
+            .collect();
+        let named: Vec<&str> = seats.iter().map(|&s| f.seat_names[s].as_str()).collect();
+        let result = match &f.standing {
+            Standing::InPlay => "in play",
+            Standing::Cancelled => "cancelled",
+            Standing::Drawn { .. } => "drawn",
+            Standing::Won { seat, .. } if seats.contains(seat) => "won",
+            Standing::Won { .. } => "lost",
+        };
+        out.push_str(&format!(
+            "  #{} {} ({}): {result}\n",
+            f.id,
+            f.kind.title(),
+            named.join(", ")
+        ));
+    }
+    let mut rated = Vec::new();
+    for &kind in GameKind::ALL {
+        if !games.iter().any(|f| f.kind == kind) {
+            continue;
+        }
+        let all = gm::ratings::finished_games(tx, kind)?;
+        if let Some(r) = gm::ratings::ratings(&all, kind)
+            .into_iter()
+            .find(|r| r.player == address)
+        {
+            rated.push(format!(
+                "  {}: {:.0} (±{:.0}), {} rated {}\n",
+                kind.title(),
+                r.rating,
+                2.0 * r.deviation,
+                r.games,
+                if r.games == 1 { "game" } else { "games" }
+            ));
+        }
+    }
+    match rated.is_empty() {
+        true => out.push_str("Ratings: none yet (no finished game)\n"),
+        false => out.push_str(&format!("Ratings:\n{}", rated.concat())),
+    }
+    Ok(Some(out))
 }

@@ -311,6 +311,9 @@ pub struct GameOver {
     pub plies: Vec<PlyVars>,
     pub reports: Vec<String>,
     pub record: String,
+    /// The player's own rating line ("Your Dice Rink rating: 1540 -> 1562"), when the game
+    /// rated them.
+    pub rating: Option<String>,
 }
 
 impl Letter for GameOver {

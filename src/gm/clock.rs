@@ -40,6 +40,7 @@ pub fn on_time(gm: &mut Gm, id: i64, lead_secs: i64) -> anyhow::Result<Option<St
     let grace = options::of(&g).grace_secs;
     if !g.row.graced && grace > 0 && !owing(&g).0.is_empty() {
         gm.tx.grant_grace(id, deadline + Duration::seconds(grace))?;
+        super::reliability::overdue(gm.tx, &g, &owing(&g).0)?;
         // The grace's reminder is this deadline's one: no second comes before it.
         gm.tx.set_reminded(id)?;
         let g = gamelog::load(gm.tx, id)?;
@@ -97,6 +98,8 @@ fn late_move(gm: &mut Gm, g: &mut Loaded, seat: usize) -> anyhow::Result<Option<
         // report, the outcome and the record say it ran out of time.
         let played = play_with(gm, g, Actor::Gm, |game| game.time_out(seat))?
             .map_err(|e| anyhow!("{name} cannot forfeit: {e}"))?;
+        super::reliability::missed(gm.tx, g, seat, gm.now)?;
+        super::reliability::left(gm.tx, g, seat, gm.now)?;
         gm.tell(News::Played {
             g,
             played: &played,
@@ -121,6 +124,8 @@ fn late_move(gm: &mut Gm, g: &mut Loaded, seat: usize) -> anyhow::Result<Option<
     }
     gm.tx.set_deadline(id, None)?;
     g.row.deadline = None;
+    // What the player sends from now on is late; what the GM plays for them, missed.
+    super::reliability::overdue(gm.tx, g, &[seat])?;
     let email = g
         .seat(seat)
         .and_then(|s| s.email.clone())
@@ -237,6 +242,7 @@ fn adjudicate_with(
         .turn_ply(&orders)
         .map_err(|e| anyhow!("game {}: cannot build the turn: {e}", g.row.id))?;
     tx.clear_pending(g.row.id, PendingKind::Orders)?;
+    super::reliability::orders_settled(tx, g, seats, &orders, stood_in, gm.now)?;
     let at = g.moves.len() as i64 + 1;
     let mark = robots::orders_mark(g, seats, stood_in);
     let mut played = play(gm, g, Actor::Gm, &ply, None)?

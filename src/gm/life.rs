@@ -432,6 +432,7 @@ pub fn eject(
     };
     // The one who leaves is told from the game as it was (their seat and address).
     let before = g.clone();
+    super::reliability::left(tx, g, seat, now)?;
     tx.empty_seat(g.row.id, seat)?;
     tx.clear_pending_of(g.row.id, seat)?;
     tx.log_event(
@@ -491,6 +492,8 @@ pub fn replace(
 ) -> anyhow::Result<()> {
     let (tx, id) = (gm.tx, g.row.id);
     tx.clear_pending_of(id, seat)?;
+    // A player still in the seat leaves it (one taken out by `eject` was recorded then).
+    super::reliability::left(tx, g, seat, gm.now)?;
     seat_player(tx, g, seat, email, token)?;
     let name = g.game.seat_name(seat);
     tx.log_event(Some(id), gm.now, &format!("seat {name} given to {email}"))?;

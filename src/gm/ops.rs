@@ -62,6 +62,11 @@ pub enum Refusal {
     BadAddress(String),
     #[error("{0} plays in no game")]
     NotAPlayer(String),
+    #[error(
+        "game {game} asks its players for a reliability of at least {min}% (min_reliability: \
+         turns made in time); yours is {has}%"
+    )]
+    Unreliable { game: i64, min: u32, has: u32 },
 }
 
 /// What a draw offer did.

@@ -48,6 +48,15 @@ pub const COMMON_OPTIONS: &[OptionSpec] = &[
         help: "yes: the players' mails show the other players by seat only, never their \
                names or addresses (gunboat play; press still goes through the GM)",
     },
+    OptionSpec {
+        name: "min_reliability",
+        default: "none",
+        values: &[],
+        duration: None,
+        help: "a percent (e.g. 80): JOIN is refused to a player whose reliability (turns \
+               made in time, `pbem player show`) is below it; a player with no record yet \
+               may join",
+    },
 ];
 
 /// What happens when a player's move time runs out (`timeout=`).
@@ -75,6 +84,8 @@ pub struct CommonOptions {
     pub early_resolve_secs: Option<i64>,
     /// The players see each other by seat only (`anonymous=yes`).
     pub anonymous: bool,
+    /// The reliability in percent a player needs to JOIN (`None`: anyone may).
+    pub min_reliability: Option<u32>,
 }
 
 impl Default for CommonOptions {
@@ -108,7 +119,21 @@ impl CommonOptions {
                 ),
             },
             anonymous: text("anonymous") == "yes",
+            min_reliability: percent(text("min_reliability"))?,
         })
+    }
+}
+
+/// `min_reliability`'s value: `none`, or a percent from 0 to 100 (`80` or `80%`).
+fn percent(text: &str) -> Result<Option<u32>, String> {
+    if text == "none" {
+        return Ok(None);
+    }
+    match text.trim_end_matches('%').parse::<u32>() {
+        Ok(p) if p <= 100 => Ok(Some(p)),
+        _ => Err(format!(
+            "option 'min_reliability' cannot be '{text}': a percent from 0 to 100, or none"
+        )),
     }
 }
 

@@ -7,6 +7,7 @@ use skillratings::Outcomes;
 
 use super::stats::GameFacts;
 use crate::games::{GameKind, Outcome};
+use crate::store::{GameStatus, Tx};
 
 /// One player's rating in one game kind.
 #[derive(Debug, Clone)]
@@ -58,18 +59,16 @@ fn pairs(outcome: &Outcome, seats: usize) -> Vec<(usize, usize, Outcomes)> {
     out
 }
 
-/// The ratings of one game kind, best first: every finished game of the kind with a
-/// result and every seat played, in the order of `games` (the order they ended).
-pub fn ratings(games: &[GameFacts], kind: GameKind) -> Vec<Rated> {
+/// Each player's rating after every game of `kind`, in the order of `games`; `seen` hears
+/// each game's rated players with their rating before and after it.
+fn rate(
+    games: &[GameFacts],
+    kind: GameKind,
+    mut seen: impl FnMut(i64, &str, f64, f64),
+) -> BTreeMap<String, (Glicko2Rating, usize)> {
     let config = Glicko2Config::new();
     let mut table: BTreeMap<String, (Glicko2Rating, usize)> = BTreeMap::new();
-    let mut shown: BTreeMap<&str, &str> = BTreeMap::new();
     for f in games.iter().filter(|f| f.kind == kind) {
-        for (p, s) in f.players.iter().zip(&f.shown) {
-            if let (Some(p), Some(s)) = (p, s) {
-                shown.insert(p, s);
-            }
-        }
         let Some(outcome) = &f.outcome else { continue };
         let Some(players) = f.players.iter().cloned().collect::<Option<Vec<String>>>() else {
             continue;
@@ -90,11 +89,27 @@ pub fn ratings(games: &[GameFacts], kind: GameKind) -> Vec<Rated> {
                 continue;
             }
             let after = glicko2_rating_period(&before[i], &results[i], &config);
+            seen(f.id, p, before[i].rating, after.rating);
             let entry = table.entry(p.clone()).or_insert((after, 0));
             *entry = (after, entry.1 + 1);
         }
     }
-    let mut out: Vec<Rated> = table
+    table
+}
+
+/// The ratings of one game kind, best first: every finished game of the kind with a
+/// result and every seat played, in the order of `games` (the order they ended).
+pub fn ratings(games: &[GameFacts], kind: GameKind) -> Vec<Rated> {
+    // What each player is called, as their latest game of the kind shows them.
+    let mut shown: BTreeMap<&str, &str> = BTreeMap::new();
+    for f in games.iter().filter(|f| f.kind == kind) {
+        for (p, s) in f.players.iter().zip(&f.shown) {
+            if let (Some(p), Some(s)) = (p, s) {
+                shown.insert(p, s);
+            }
+        }
+    }
+    let mut out: Vec<Rated> = rate(games, kind, |_, _, _, _| {})
         .into_iter()
         .map(|(player, (r, games))| Rated {
             shown: shown
@@ -108,6 +123,38 @@ pub fn ratings(games: &[GameFacts], kind: GameKind) -> Vec<Rated> {
         .collect();
     out.sort_by(|a, b| b.rating.total_cmp(&a.rating).then(a.shown.cmp(&b.shown)));
     out
+}
+
+/// What game `id` did to its players' ratings (for its game-over mail): each rated player
+/// with their rating before and after it, as `pbem ratings` computes them (robots included:
+/// they are rated, though they get no mail).
+pub fn change(games: &[GameFacts], kind: GameKind, id: i64) -> BTreeMap<String, (f64, f64)> {
+    let mut out = BTreeMap::new();
+    rate(games, kind, |game, player, before, after| {
+        if game == id {
+            out.insert(player.to_string(), (before, after));
+        }
+    });
+    out
+}
+
+/// The finished games of one kind as the ratings read them, in the order they ended (the
+/// games in play have no result to rate, and are not replayed).
+pub fn finished_games(tx: &Tx, kind: GameKind) -> anyhow::Result<Vec<GameFacts>> {
+    let mut out = Vec::new();
+    for row in tx.games(Some(GameStatus::Finished))? {
+        if row.kind != kind.name() {
+            continue;
+        }
+        out.push(super::stats::facts(&crate::gamelog::load(tx, row.id)?)?);
+    }
+    out.sort_by_key(|f| (f.last, f.id));
+    Ok(out)
+}
+
+/// A player's own line in the game-over mail: "Your Dice Rink rating: 1540 -> 1562".
+pub fn change_line(kind: GameKind, before: f64, after: f64) -> String {
+    format!("Your {} rating: {before:.0} -> {after:.0}", kind.title())
 }
 
 /// The ratings as a table, for the GM's terminal and the player's mail.

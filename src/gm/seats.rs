@@ -120,6 +120,11 @@ pub fn seat_open_to(
     if !robot && g.seats.iter().any(|x| x.email.as_deref() == Some(email)) {
         return Ok(Err(Refusal::AlreadySeated(game)));
     }
+    if let Some(min) = super::options::of(&g).min_reliability.filter(|_| !robot) {
+        if let Some(has) = super::reliability::below(tx, email, min)? {
+            return Ok(Err(Refusal::Unreliable { game, min, has }));
+        }
+    }
     let open: Vec<usize> = g
         .seats
         .iter()

@@ -139,6 +139,8 @@ pub struct Submission {
     pub ordered: bool,
     /// A plan was played but none of its outcomes could be: the seat is asked for its choice.
     pub unplanned: bool,
+    /// The number of the seat's own ply, when one was played (a comment is kept with it).
+    pub ply: Option<i64>,
 }
 
 impl Submission {
@@ -164,6 +166,8 @@ pub fn submit(gm: &mut Gm, g: &mut Loaded, turn: &Turn) -> anyhow::Result<Submis
             .collect();
         return Ok(out);
     }
+    // Judged before the move moves the clock on (reliability: in time or late).
+    let late = super::reliability::late_now(gm.tx, g, turn.seat, gm.now)?;
     let orders_turn = matches!(g.game.to_act(), ToAct::Orders(_));
     // A declaration with outcomes planned per roll over several lines (d4 d6 chess), maybe
     // followed by a sign-off ("Cheers, / Boris"): the plan is the lines before it.
@@ -211,9 +215,23 @@ pub fn submit(gm: &mut Gm, g: &mut Loaded, turn: &Turn) -> anyhow::Result<Submis
         (Intent::AsTheTurnAllows | Intent::Move, _, None) => first_move(gm, g, turn, &mut out)?,
     }
     if let Some(played) = &mut out.played {
+        settled(gm, g, turn, late)?;
         tell_played(gm, g, turn, played)?;
     }
     Ok(out)
+}
+
+/// The seat's turn was played: its player's reliability records how (a turn of orders is
+/// recorded when it is adjudicated). The robot's own seat owes nothing; the GM's move for a
+/// seat counts against its player only once the seat was late.
+fn settled(gm: &Gm, g: &Loaded, turn: &Turn, late: bool) -> anyhow::Result<()> {
+    use super::reliability::{missed, moved};
+    match turn.by {
+        By::Mail(_) => moved(gm.tx, g, turn.seat, late, gm.now),
+        By::StandIn => missed(gm.tx, g, turn.seat, gm.now),
+        By::Gm if late => missed(gm.tx, g, turn.seat, gm.now),
+        By::Gm | By::Robot => Ok(()),
+    }
 }
 
 /// How many of the last lines are a sign-off: lines of one or two words of letters (a
@@ -302,6 +320,7 @@ fn planned(
     out: &mut Submission,
 ) -> anyhow::Result<()> {
     let seat = turn.seat;
+    let at = g.moves.len() as i64 + 1;
     let played = match play_planned(gm, g, seat, plan, message(turn))? {
         Ok(p) => p,
         Err(e) => {
@@ -327,6 +346,7 @@ fn planned(
         .all(|p| p.0 != Actor::Seat(seat));
     out.unplanned = none_played && g.game.to_act() == ToAct::Seat(seat);
     out.played = Some(played);
+    out.ply = Some(at);
     Ok(())
 }
 
@@ -356,24 +376,37 @@ fn first_move(
             });
             continue;
         }
+        // A comment in parentheses after the move is the record's, never part of the move.
+        let (line, comment) = match super::comments::split(g, seat, line) {
+            Some((mv, c)) => (mv, Some(c)),
+            None => (line.clone(), None),
+        };
+        let at = g.moves.len() as i64 + 1;
         // A whole move or a conditional on one line (Siberian Dice: `H d4`, `c3: 1>a1 *>e5`);
         // a lone declaration with nothing planned is a plain move.
-        let one = std::slice::from_ref(line);
+        let one = std::slice::from_ref(&line);
         if let Some(plan) = g.game.conditional(one).filter(|p| !p.outcomes.is_empty()) {
             planned(gm, g, turn, &plan, one, out)?;
+            if let (Some(ply), Some(c)) = (out.ply, &comment) {
+                super::comments::keep(gm.tx, g.row.id, ply, c)?;
+            }
             tried = true;
             continue;
         }
-        match play(gm, g, Actor::Seat(seat), line, message(turn))? {
+        match play(gm, g, Actor::Seat(seat), &line, message(turn))? {
             Ok(played) => {
                 let first = played.plies.first().map(|p| p.1.clone());
                 out.lines.push(LineOutcome::Played(first));
                 out.played = Some(played);
+                out.ply = Some(at);
+                if let Some(c) = &comment {
+                    super::comments::keep(gm.tx, g.row.id, at, c)?;
+                }
             }
             // The reader's reason helps a mistyped move, and only puzzles prose.
-            Err(Refusal::Rules(e @ PlyError::Syntax(_))) => out
-                .lines
-                .push(LineOutcome::NotAMove(reads_as_a_move(g, line).then_some(e))),
+            Err(Refusal::Rules(e @ PlyError::Syntax(_))) => out.lines.push(LineOutcome::NotAMove(
+                reads_as_a_move(g, &line).then_some(e),
+            )),
             Err(e) => {
                 out.lines.push(LineOutcome::Refused(TurnRefusal::Play(e)));
                 tried = true;

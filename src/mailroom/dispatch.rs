@@ -39,7 +39,13 @@ pub(super) fn run_lines(
     });
     let mut unauth_game_lines = 0;
     let mut game_lines: Vec<String> = Vec::new();
+    // `COMMENT` lines wait for the mail's move, wherever they stand in it.
+    let mut comments: Vec<&str> = Vec::new();
     for cmd in cmds {
+        if let Command::Comment(text) = cmd {
+            comments.push(text);
+            continue;
+        }
         if let Command::Game(text) = cmd {
             if session.current.is_none() {
                 unauth_game_lines += 1;
@@ -71,6 +77,7 @@ pub(super) fn run_lines(
     }
     let current = session.current;
     flush(ctx, session, &mut game_lines, current, msg_id, gm)?;
+    keep_comments(tx, session, &comments, auth)?;
     // Strangers get no answer to game lines: only registered addresses are ever told.
     let registered = !tx.seats_of(from)?.is_empty();
     if matches!(auth, Auth::None)
@@ -85,6 +92,34 @@ pub(super) fn run_lines(
         ))));
     }
     Ok(None)
+}
+
+/// The mail's `COMMENT` lines go into the record with the move it played, as that ply's
+/// comment; without a move of the sender's in the mail, there is nothing to keep them with.
+fn keep_comments(
+    tx: &Tx,
+    session: &mut Session,
+    comments: &[&str],
+    auth: &Auth,
+) -> anyhow::Result<()> {
+    for text in comments {
+        let line = format!("COMMENT {text}");
+        match session.my_ply {
+            Some((game, ply)) => {
+                gm::comments::keep(tx, game, ply, text)?;
+                session.lines.push(Line::ok(&line, None));
+            }
+            None if session.current.is_none() => {
+                session.lines.push(Line::no(&line, no_game_reason(auth)));
+            }
+            None => session.lines.push(Line::no(
+                &line,
+                "not kept: a comment goes into the record with your move, and this mail \
+                 played none",
+            )),
+        }
+    }
+    Ok(())
 }
 
 /// `GAME 12`: the lines below are for game 12, if the mail's proof covers it.
@@ -193,7 +228,9 @@ pub(super) fn run_command(
         Command::DrawOffer | Command::DrawAccept => cmd_draw_offer(gm, s, &text, current)?,
         Command::DrawDecline => cmd_draw_decline(gm, s, &text, current)?,
         Command::Press { to, text: body } => cmd_press(gm, s, &text, to, body, current)?,
-        Command::Game(_) | Command::UseGame(_) => unreachable!("handled by the caller"),
+        Command::Game(_) | Command::UseGame(_) | Command::Comment(_) => {
+            unreachable!("handled by the caller")
+        }
     }
     Ok(())
 }

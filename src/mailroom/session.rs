@@ -47,6 +47,8 @@ pub(super) struct Session {
     /// The mail proves no seat: its answer names its lines in pbem's words only, never
     /// repeating these words of the mail.
     pub(super) unproven: Option<stranger::Words>,
+    /// The (game, ply) of the seat's own move this mail played: its `COMMENT` goes there.
+    pub(super) my_ply: Option<(i64, i64)>,
 }
 
 impl Session {
@@ -75,6 +77,7 @@ impl Session {
             ended: false,
             acted: false,
             unproven: None,
+            my_ply: None,
         }
     }
 
@@ -172,6 +175,7 @@ pub(super) fn command_text(cmd: &Command) -> String {
         Command::Password(_) => "PASSWORD (hidden)".into(),
         Command::Salt(s) => format!("SALT {s}"),
         Command::Name(n) => format!("NAME {n}"),
+        Command::Comment(c) => format!("COMMENT {c}"),
         Command::Press { to, .. } => format!("PRESS TO {}", to.join(", ")),
         Command::Bad { line, .. } => line.clone(),
         Command::Board => "BOARD".into(),

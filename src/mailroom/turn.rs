@@ -44,6 +44,9 @@ pub(super) fn flush(
         .iter()
         .all(|l| !matches!(l, LineOutcome::Ordered(_)));
     s.moved |= sub.moved();
+    if let Some(ply) = sub.ply {
+        s.my_ply = Some((game_id, ply));
+    }
     for (line, outcome) in lines.iter().zip(sub.lines) {
         s.lines.push(line_of(line, outcome));
     }

@@ -1,5 +1,6 @@
 //! Store methods for games: a game's row, its status, clocks, options and salts (players, seats and the game's log in `games/`).
 
+mod duties;
 mod moves;
 mod players;
 mod seats;
@@ -9,6 +10,7 @@ use rusqlite::{params, OptionalExtension, Row};
 
 use super::{parse_ts, ts, GameStatus, Tx};
 
+pub use duties::{Duty, DutyCounts};
 pub use moves::{MoveRow, PlannedOutcome};
 pub use players::DigestDue;
 pub use seats::SeatRow;
@@ -259,7 +261,7 @@ impl Tx<'_> {
     pub fn empty_seat(&self, game: i64, seat: usize) -> anyhow::Result<()> {
         self.exec(
             "UPDATE seats SET player_id = NULL, token = NULL, draw_offer = 0, missed_before = 0, \
-             robot = NULL \
+             robot = NULL, overdue = 0 \
              WHERE game_id = ?1 AND seat = ?2",
             params![game, seat as i64],
         )?;

@@ -17,7 +17,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, TransactionBehavior};
 
 pub use desk::MessageFilter;
-pub use games::{DigestDue, GameRow, MoveRow, NewGame, PlannedOutcome, SeatRow};
+pub use games::{DigestDue, Duty, DutyCounts, GameRow, MoveRow, NewGame, PlannedOutcome, SeatRow};
 pub use mail::{HtmlPart, MessageRow, OutboxRow};
 pub use requests::RequestRow;
 pub use status::{GameStatus, MessageStatus, OutboxStatus, PendingKind};

@@ -348,6 +348,23 @@ const MIGRATIONS: &[&str] = &[
     r#"
     ALTER TABLE moves ADD COLUMN comment TEXT;
     "#,
+    // 18: reliability (the Diplomacy judges' dedication). Each turn a player owed, and each
+    // game they left, as it was settled: `duties` keeps the player (a seat changes hands),
+    // the game and what became of it; `seats.overdue` marks a seat whose deadline passed
+    // without its move (a grace granted, or the clock stopped for the GM), so that a move
+    // it makes after is known late. Games played before have no rows: no record yet.
+    r#"
+    CREATE TABLE duties (
+        id        INTEGER PRIMARY KEY,
+        player_id INTEGER NOT NULL REFERENCES players(id),
+        game_id   INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        at        TEXT NOT NULL,
+        kind      TEXT NOT NULL
+                  CHECK (kind = 'in_time' OR kind = 'late' OR kind = 'missed' OR kind = 'left')
+    );
+    CREATE INDEX duties_player ON duties(player_id);
+    ALTER TABLE seats ADD COLUMN overdue INTEGER NOT NULL DEFAULT 0;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -410,15 +410,16 @@ impl fmt::Display for GameKind {
 }
 
 /// Options a game's settings (and its record's `[Options]`) may carry that belong to the GM, not
-/// to the game: its clocks (`timeout`, `grace`, `salt_window`, `early_resolve`) and whether its
-/// players are anonymous (`anonymous`). The rules set them aside unread; the application gives
-/// them their meaning and checks them.
+/// to the game: its clocks (`timeout`, `grace`, `salt_window`, `early_resolve`), whether its
+/// players are anonymous (`anonymous`) and who may join (`min_reliability`). The rules set them
+/// aside unread; the application gives them their meaning and checks them.
 pub const GM_OPTIONS: &[&str] = &[
     "timeout",
     "grace",
     "salt_window",
     "early_resolve",
     "anonymous",
+    "min_reliability",
 ];
 
 /// The game's own options out of a game's settings (the GM's set aside), checked.

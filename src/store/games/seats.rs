@@ -59,7 +59,7 @@ impl Tx<'_> {
         // A new player starts clean: the old one's draw offer stays with them.
         self.exec(
             "UPDATE seats SET player_id = ?3, token = ?4, draw_offer = 0, missed_before = 0, \
-             robot = NULL \
+             robot = NULL, overdue = 0 \
              WHERE game_id = ?1 AND seat = ?2",
             params![game, seat as i64, player, token],
         )?;
@@ -71,7 +71,7 @@ impl Tx<'_> {
     pub fn seat_robot(&self, game: i64, seat: usize, level: &str) -> anyhow::Result<()> {
         self.exec(
             "UPDATE seats SET player_id = NULL, token = NULL, draw_offer = 0, missed_before = 0, \
-             robot = ?3, ready = 1 WHERE game_id = ?1 AND seat = ?2",
+             robot = ?3, ready = 1, overdue = 0 WHERE game_id = ?1 AND seat = ?2",
             params![game, seat as i64, level],
         )?;
         Ok(())
