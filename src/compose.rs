@@ -1,6 +1,7 @@
 //! Builds outgoing mails about games (subjects, threading, each seat's secret Reply-To, bodies) and queues them finished.
 
 mod gather;
+pub use gather::HeldNews;
 pub mod html;
 pub mod illustrate;
 pub mod letters;

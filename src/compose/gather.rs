@@ -7,8 +7,19 @@ use crate::gamelog::Loaded;
 use crate::gm::Played;
 use crate::store::Tx;
 
-/// What the herald holds back while an action runs (`Ctx::gathering`).
+/// News held between the transactions of one action (`Ctx::gathering_held`).
 #[derive(Default)]
+pub struct HeldNews(Gathered);
+
+impl HeldNews {
+    /// Nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.0.games.is_empty() && self.0.played.is_empty() && self.0.lines.is_empty()
+    }
+}
+
+/// What the herald holds back while an action runs (`Ctx::gathering`).
+#[derive(Default, Clone)]
 pub(super) struct Gathered {
     /// Each game the news is about, as it stood at its latest news.
     games: Vec<Loaded>,
@@ -78,6 +89,39 @@ impl Ctx<'_> {
             tell_gathered(tx, self, gathered)?;
         }
         Ok(out)
+    }
+
+    /// As `gathering`, for an action spread over several transactions (a robot's turn: its
+    /// declaration, the GM's roll, then its choice, each played in a short transaction of its
+    /// own so that no search holds the store): the news is kept in `held` across them, and
+    /// told, in this transaction, once `action` says the action is over (its `bool`).
+    /// Whatever is held when the transactions stop coming is told by `tell_held`.
+    pub fn gathering_held<T>(
+        &self,
+        tx: &Tx,
+        held: &mut HeldNews,
+        action: impl FnOnce() -> anyhow::Result<(T, bool)>,
+    ) -> anyhow::Result<T> {
+        let outer = self.gathered.replace(Some(held.0.clone()));
+        let result = action();
+        let gathered = self.gathered.replace(outer);
+        // On failure the transaction rolls back, and with it this one's news: `held` keeps
+        // only what earlier, committed transactions gathered.
+        let (out, over) = result?;
+        let gathered = gathered.unwrap_or_default();
+        if over {
+            held.0 = Gathered::default();
+            tell_gathered(tx, self, gathered)?;
+        } else {
+            held.0 = gathered;
+        }
+        Ok(out)
+    }
+
+    /// Tells what `held` still holds (the action's last transaction failed, or stopped
+    /// before the action was over).
+    pub fn tell_held(&self, tx: &Tx, held: &mut HeldNews) -> anyhow::Result<()> {
+        tell_gathered(tx, self, std::mem::take(&mut held.0))
     }
 
     /// The gathered news, when an action is gathering it (the herald keeps its news there).

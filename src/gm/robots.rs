@@ -96,6 +96,16 @@ pub fn decide_due(due: &Due) -> Vec<(usize, Option<Decision>)> {
         .collect()
 }
 
+/// Whether the one robot that just played (`due`) is to play again at once, its turn not over
+/// (a choice after its declaration's roll): its news then waits for the rest of its turn.
+pub fn turn_goes_on(tx: &crate::store::Tx, due: &Due) -> anyhow::Result<bool> {
+    let g = gamelog::load(tx, due.id)?;
+    Ok(match (g.game.to_act(), due.seats.as_slice()) {
+        (ToAct::Seat(s), [(seat, _)]) => s == *seat && g.row.status == GameStatus::Active,
+        _ => false,
+    })
+}
+
 /// Plays `decisions` (made on `due`) in the write transaction, if the game is still where it
 /// was when they were made (no ply since, the same robots due); none when it moved on (a
 /// player's mail or the GM came between: the next pass decides again). How many were played.

@@ -2,7 +2,7 @@
 
 use chrono::Duration;
 
-use crate::compose::Ctx;
+use crate::compose::{Ctx, HeldNews};
 use crate::gm;
 use crate::store::Store;
 
@@ -32,10 +32,28 @@ pub fn run(store: &mut Store, ctx: &Ctx) -> anyhow::Result<usize> {
     Ok(made)
 }
 
-/// One game's robots: a draw offered to them answered, then decision after decision, up to the pass's bound (a round whose
-/// decisions the game moved past before they were played counts toward it too, so the loop
-/// always ends).
+/// One game's robots: a draw offered to them answered, then decision after decision, up to
+/// the pass's bound (a round whose decisions the game moved past before they were played
+/// counts toward it too, so the loop always ends). A robot's turn of several plies (d4 d6's
+/// declaration then choice, Siberian Dice's die then hex) is told as one mail a seat, as a
+/// player's would be: its news is held across its transactions until the turn is over.
 fn play_game(store: &mut Store, ctx: &Ctx, id: i64, early: Duration) -> anyhow::Result<usize> {
+    let mut held = HeldNews::default();
+    let result = play_turns(store, ctx, id, early, &mut held);
+    if !held.is_empty() {
+        store.tx(|tx| ctx.tell_held(tx, &mut held))?;
+    }
+    result
+}
+
+/// The decisions of `play_game`, their news gathered in `held`.
+fn play_turns(
+    store: &mut Store,
+    ctx: &Ctx,
+    id: i64,
+    early: Duration,
+    held: &mut HeldNews,
+) -> anyhow::Result<usize> {
     let bound = gm::robots::PLIES_PER_PASS;
     let mut made = 0;
     if !store
@@ -52,8 +70,10 @@ fn play_game(store: &mut Store, ctx: &Ctx, id: i64, early: Duration) -> anyhow::
         };
         let decisions = gm::robots::decide_due(&due);
         made += store.tx(|tx| {
-            ctx.gathering(tx, || {
-                gm::robots::play_decided(&mut ctx.gm(tx), &due, decisions, early)
+            ctx.gathering_held(tx, held, || {
+                let n = gm::robots::play_decided(&mut ctx.gm(tx), &due, decisions, early)?;
+                let goes_on = n > 0 && made + n < bound && gm::robots::turn_goes_on(tx, &due)?;
+                Ok((n, !goes_on))
             })
         })?;
         if made >= bound {

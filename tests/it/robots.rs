@@ -615,3 +615,32 @@ fn a_robot_ahead_declines_a_draw() {
     let told = only_to(&mail, ALICE);
     assert!(says(&told.body, "decline"), "{}", told.body);
 }
+
+/// A robot's turn of several plies (Siberian Dice: its die declared, the GM's roll, its hex)
+/// is played in a transaction per ply, yet told as one mail, as a player's turn would be.
+#[test]
+fn a_robots_turn_of_several_plies_is_one_mail() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::Siberian,
+        &[("BLUE", ALICE), ("RED", "robot:easy")],
+        &[],
+        None,
+        None,
+    );
+    w.new_mail();
+    let to = w.seat_address(id, 0);
+    let raw = w.mail(
+        ALICE,
+        &to,
+        &format!("Re: [pbem #{id}] Siberian Dice"),
+        "H d4",
+    );
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    w.new_mail();
+    assert_eq!(robots(&mut w), 2, "the robot declared, then placed");
+    let mail = w.new_mail();
+    let report = only_to(&mail, ALICE);
+    assert!(says(&report.body, "The GM rolled"), "{}", report.body);
+    assert!(says(&report.body, "RED placed"), "{}", report.body);
+}
