@@ -7,6 +7,7 @@
 //! the same view, seat and level always give the same decision. Its work is bounded by counts
 //! of positions searched, never by a clock (this crate has none).
 
+mod dicess;
 mod diptactoe;
 mod eval;
 mod rng;

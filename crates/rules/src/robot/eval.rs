@@ -71,21 +71,13 @@ fn d4d6_material(g: &d4d6::D4d6, me: Seat) -> f64 {
 }
 
 /// Dicess: the seed's score (10 a die plus its row: material and advance), the numbers on the
-/// dice (strength to capture), and the nearest die to the opponent's star squares.
+/// dice (strength to capture), the fastest die's points to a star square, the guard of the own
+/// star squares, and a die that reaches a star square this turn (judged with whose turn it is).
 fn dicess_material(g: &dicess::Dicess, me: Seat) -> f64 {
-    let board = g.position();
-    let mut score = 0.0;
-    for side in [0, 1] {
-        let sign = if side == me { 1.0 } else { -1.0 };
-        let mut furthest = 0u8;
-        for (sq, die) in board.dice_of(side) {
-            let row = sq.row_of(side);
-            furthest = furthest.max(row);
-            score += sign * (10.0 + f64::from(row) * 0.6 + f64::from(die.number) * 0.4);
-        }
-        score += sign * f64::from(furthest) * 0.5;
-    }
-    score / 30.0
+    use crate::games::{Rules, ToAct};
+    let to_move = matches!(g.to_act(), ToAct::Seat(s) if s == me);
+    let cells = super::dicess::cells(g.position(), me);
+    super::dicess::judge(&cells, me, to_move) / 30.0
 }
 
 /// Siberian Dice: the robot's perfect dice against the best of the others', toward the target.

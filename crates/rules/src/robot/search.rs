@@ -26,6 +26,15 @@ const OVERSIGHT: usize = 4;
 /// How far and how much a level searches: the deepest depth tried, and the positions (plies
 /// played) it may spend beyond the robot's own turn.
 fn limits(kind: GameKind, level: Level) -> (u32, u64) {
+    // Dicess's whole turns are dozens a side: a second turn each (depth 2) would pass any
+    // count that keeps a second, and an abandoned depth costs its whole count for nothing. So
+    // the strongest robot judges its turn against every reply, the normal its turn alone.
+    if kind == GameKind::Dicess {
+        return match level {
+            Level::Easy | Level::Normal => (0, 0),
+            Level::Strong => (1, 12_000),
+        };
+    }
     // Plies cost very different amounts in different games (d4 d6 chess lists up to a thousand
     // plies in a position, Siberian Dice under forty): the counts keep the strongest level
     // well under a second of CPU per decision.
@@ -45,7 +54,7 @@ fn limits(kind: GameKind, level: Level) -> (u32, u64) {
 
 /// The ply the robot plays for `me`, to move in `game`.
 pub(super) fn best_ply(game: &AnyGame, me: Seat, level: Level, rng: &mut Rng) -> Option<String> {
-    let plies = game.legal_plies();
+    let plies = plies_of(game);
     match plies.len() {
         0 => return None,
         1 => return plies.into_iter().next(),
@@ -80,6 +89,15 @@ pub(super) fn best_ply(game: &AnyGame, me: Seat, level: Level, rng: &mut Rng) ->
         .filter(|&i| values[i] >= best - NEAR)
         .collect();
     Some(plies[ties[rng.below(ties.len())]].clone())
+}
+
+/// The plies a seat's search weighs: Dicess's whole turns and placements from the robot's own
+/// generator (the game lists one-step turns and one placement), every other game's legal plies.
+fn plies_of(game: &AnyGame) -> Vec<String> {
+    match game.kind() {
+        GameKind::Dicess => super::dicess::candidates(game),
+        _ => game.legal_plies(),
+    }
 }
 
 struct Search {
@@ -136,7 +154,7 @@ impl Search {
                 } else {
                     depth - 1
                 };
-                let plies = game.legal_plies();
+                let plies = plies_of(game);
                 let mut best: Option<f64> = None;
                 for ply in &plies {
                     let Some(child) = self.child(game, Actor::Seat(s), ply) else {

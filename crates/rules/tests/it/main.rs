@@ -19,6 +19,7 @@ mod record_shared;
 mod records;
 mod robot;
 mod robot_tablebase;
+mod robot_dicess;
 mod siberian_games;
 
 use std::path::PathBuf;
