@@ -24,18 +24,7 @@ figure { margin: 0.5rem 0; }
 
 /// Text made safe inside HTML (element content and quoted attributes alike).
 pub(super) fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::compose::html::escape(text)
 }
 
 /// A whole page: `root` is the way back to the archive's top (`""`, `"../"`, `"../../"`),

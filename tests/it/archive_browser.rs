@@ -1,15 +1,10 @@
 //! The archive in headless Chromium: every page of a short group's archive loads (in a frame 400 px wide, one page after another) with its pictures and style sheet, logs no console message, and does not scroll sideways; screenshots of the index, a game, a ply and a game kind at 640 and 400 px go to `target/screenshots/archive-*.png`. Skipped without Chromium, failed instead when `PBEM_REQUIRE_BROWSER` is set.
 
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use crate::archive::{archive, files, group};
-use crate::browser::{chromium, cropped, screenshots};
+use crate::browser::{chromium, cropped, screenshots, title};
 use crate::html_mail::png_size;
-
-/// The most one Chromium run may take.
-const TIMEOUT: Duration = Duration::from_secs(180);
 
 /// Chromium's narrowest window; a phone's width is a frame inside it.
 const WINDOW: u32 = 500;
@@ -42,58 +37,16 @@ fn host(pages: &[String], width: u32) -> String {
 /// Runs headless Chromium on `page` with `args`, logging the pages' console to its error
 /// output; returns (standard output, error output).
 fn run(exe: &Path, page: &Path, args: &[String]) -> (String, String) {
-    let profile = tempfile::tempdir().unwrap();
-    let mut child = Command::new(exe)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--allow-file-access-from-files",
+    let mut args = args.to_vec();
+    args.extend(
+        [
             "--enable-logging=stderr",
             "--v=0",
             "--virtual-time-budget=600000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .args(args)
-        .arg(format!("file://{}", page.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("Chromium starts");
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("Chromium took more than {TIMEOUT:?} on {}", page.display());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let out = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        out.status.success(),
-        "Chromium failed ({}):\n{err}",
-        out.status
+        ]
+        .map(String::from),
     );
-    (String::from_utf8_lossy(&out.stdout).into_owned(), err)
-}
-
-/// The title of a dumped DOM, unescaped.
-fn title(dom: &str) -> String {
-    let start = dom.find("<title>").expect("a title") + "<title>".len();
-    let end = start + dom[start..].find("</title>").expect("the title's end");
-    dom[start..end]
-        .replace("&quot;", "\"")
-        .replace("&lt;", "<")
-        .replace("&gt;", ">")
-        .replace("&amp;", "&")
+    crate::browser::headless_run(exe, page, &args)
 }
 
 /// A screenshot of `page` (relative to `dir`) `width` pixels wide, to

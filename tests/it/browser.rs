@@ -12,7 +12,7 @@ use crate::html_mail::{
 use crate::per_game;
 
 /// The most one Chromium run may take (it usually takes a second or two).
-const TIMEOUT: Duration = Duration::from_secs(90);
+const TIMEOUT: Duration = Duration::from_secs(180);
 
 /// How far apart (CSS pixels) two characters of one column may start and still line up.
 const TOLERANCE: f64 = 0.5;
@@ -86,6 +86,15 @@ pub(crate) fn chromium() -> Option<PathBuf> {
 /// Runs headless Chromium on `page` with a fresh profile and `args`; returns its standard
 /// output, failing with its error output when it fails or takes too long.
 fn headless(exe: &Path, page: &Path, args: &[String]) -> String {
+    let mut args = args.to_vec();
+    args.push("--virtual-time-budget=3000".into());
+    headless_run(exe, page, &args).0
+}
+
+/// Runs headless Chromium on `page` with a fresh profile and `args` (with the flags that keep
+/// it quiet, offline and reading local files); returns (standard output, error output),
+/// failing with its error output when it fails or takes too long.
+pub(crate) fn headless_run(exe: &Path, page: &Path, args: &[String]) -> (String, String) {
     let profile = tempfile::tempdir().unwrap();
     let mut child = Command::new(exe)
         .args([
@@ -99,7 +108,6 @@ fn headless(exe: &Path, page: &Path, args: &[String]) -> String {
             "--disable-sync",
             "--hide-scrollbars",
             "--allow-file-access-from-files",
-            "--virtual-time-budget=3000",
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(args)
@@ -119,18 +127,18 @@ fn headless(exe: &Path, page: &Path, args: &[String]) -> String {
         std::thread::sleep(Duration::from_millis(50));
     }
     let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(
         out.status.success(),
-        "Chromium failed ({}) on {}:\n{}",
+        "Chromium failed ({}) on {}:\n{err}",
         out.status,
         page.display(),
-        String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    (String::from_utf8_lossy(&out.stdout).into_owned(), err)
 }
 
 /// The title of a dumped DOM, its text unescaped.
-fn title(dom: &str) -> String {
+pub(crate) fn title(dom: &str) -> String {
     let start = dom.find("<title>").expect("a title") + "<title>".len();
     let end = start + dom[start..].find("</title>").expect("the title's end");
     dom[start..end]

@@ -35,6 +35,14 @@ fn limits(kind: GameKind, level: Level) -> (u32, u64) {
             Level::Strong => (1, 12_000),
         };
     }
+    // A d4 d6 chess turn is thousands of positions (each declaration, its roll, up to hundreds
+    // of choices after it): the next seat's turn under each would be millions, which no count
+    // that keeps a second reaches, and an abandoned depth costs its whole count for nothing.
+    // So every level judges its own turn to its end, chance included (the tablebase decides
+    // the 2-men endings); the easy one now and then without looking.
+    if kind == GameKind::D4D6 {
+        return (0, 0);
+    }
     // Plies cost very different amounts in different games (d4 d6 chess lists up to a thousand
     // plies in a position, Siberian Dice under forty): the counts keep the strongest level
     // well under a second of CPU per decision.

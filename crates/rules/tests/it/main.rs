@@ -18,8 +18,8 @@ mod record_roundtrip;
 mod record_shared;
 mod records;
 mod robot;
-mod robot_tablebase;
 mod robot_dicess;
+mod robot_tablebase;
 mod siberian_games;
 
 use std::path::PathBuf;
