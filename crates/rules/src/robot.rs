@@ -11,6 +11,7 @@ mod diptactoe;
 mod eval;
 mod rng;
 mod search;
+mod siberian;
 
 use crate::games::{AnyGame, Seat, ToAct};
 
