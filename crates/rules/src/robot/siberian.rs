@@ -223,7 +223,7 @@ impl Ctx {
 fn answered(level: Level, phase_place: bool) -> usize {
     match (level, phase_place) {
         (Level::Strong, true) => 8,
-        (Level::Strong, false) => 3,
+        (Level::Strong, false) => 2,
         _ => 0,
     }
 }
@@ -306,14 +306,34 @@ fn placements(ctx: &Ctx, lifted: &Lite, pips: u8, targets: &[usize], deep: usize
     if deep == 0 || next == ctx.me {
         return values;
     }
+    // The best by the evaluation, and every placement that breaks another seat's perfect die:
+    // a block looks poor to the evaluation alone (it gains the robot nothing) until the
+    // reply shows what it stopped.
+    let theirs = |b: &Lite| {
+        let c = b.counts();
+        (0..ctx.players)
+            .filter(|&s| s != ctx.me)
+            .map(|s| c[s])
+            .sum::<usize>()
+    };
+    let before = theirs(lifted);
     let mut order: Vec<usize> = (0..targets.len()).collect();
     order.sort_by(|&a, &b| values[b].total_cmp(&values[a]));
-    for &i in order.iter().take(deep) {
-        if ctx.terminal(&boards[i]).is_none() {
-            values[i] = reply(ctx, &boards[i], next);
-        }
+    let breaks = order[deep.min(order.len())..]
+        .iter()
+        .copied()
+        .filter(|&i| theirs(&boards[i]) < before);
+    let chosen: Vec<usize> = order.iter().copied().take(deep).chain(breaks).collect();
+    // The rest were judged worse before any reply: a reply only lowers a judgement, so they
+    // must not outrank the answered ones on their unanswered (hopeful) values.
+    let mut out = vec![f64::NEG_INFINITY; targets.len()];
+    for &i in &chosen {
+        out[i] = match ctx.terminal(&boards[i]) {
+            Some(v) => v,
+            None => reply(ctx, &boards[i], next),
+        };
     }
-    values
+    out
 }
 
 /// The board's value after `seat` (another seat) plays its best move on it: the worst for the

@@ -102,8 +102,9 @@ fn strategic_the_indicator_one_is_placed_for_the_win() {
 
 #[test]
 fn grossmeister_the_sequence_head_is_placed_for_the_win() {
-    let tag = format!("{FOUR_AND_TWO_LONE} move=BLUE sequences=1666666,6666666");
-    let mut g = game(&[("variant", "grossmeister")], &tag);
+    let tag = "BLUE:a1=1,a2=1,g1=1,g2=1,a4=1,d7=1,e2=1,e3=1 RED:d4=2,e4=5,c3=4 move=BLUE \
+               sequences=16666,6666666666";
+    let mut g = game(&[("variant", "grossmeister")], tag);
     robot_move(&mut g, 6);
     assert!(won_by(&g, 0), "no win:\n{}", g.board());
 }
