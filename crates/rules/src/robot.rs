@@ -12,6 +12,7 @@ mod diptactoe;
 mod eval;
 mod rng;
 mod search;
+mod siberian;
 mod tablebase;
 
 pub use tablebase::endgame_table;

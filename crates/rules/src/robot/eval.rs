@@ -1,5 +1,6 @@
 //! The robot's judgement of a position no search has ended: per game, the few features that win it, squashed into (-1, 1) from the robot's seat.
 
+use super::siberian as siberian_search;
 use crate::games::d4d6::pieces::{Color, Kind};
 use crate::games::{d4d6, dicerink, dicess, siberian, AnyGame, GameRef, Seat};
 
@@ -96,3 +97,61 @@ fn siberian_perfection(g: &siberian::Siberian, me: Seat) -> f64 {
     let weight = |c: f64| c + c * c / target;
     (weight(mine) - weight(best_other)) / target
 }
+
+/// Siberian Dice for the normal and strong robots, on the search's compact board: each seat's
+/// perfect dice, those nobody else can break (no vacant neighbour to be filled, no other
+/// seat's neighbour to be lifted), the dice one neighbour from perfect, and for the seat to
+/// move the chance that its next die finds a hex where it is perfect at once. Nearer the
+/// target each counts for more.
+pub(super) fn siberian_board(
+    b: &siberian_search::Lite,
+    ctx: &siberian_search::Ctx,
+    to_move: Seat,
+    pips: Option<u8>,
+) -> f64 {
+    let mut worth = [0.0f64; 3];
+    let mut spots = 0u32;
+    for i in 0..siberian::hex::HEXES {
+        if b.vacant(i) {
+            spots |= 1 << b.filled[i];
+            continue;
+        }
+        let seat = usize::from(b.owner[i]);
+        let (p, n) = (b.pips[i], b.filled[i]);
+        let own = b.by_seat[seat][i];
+        let vacant = siberian_search::neighbours(i).len() as u8 - n;
+        let foreign = n - own;
+        worth[seat] += if p == n {
+            if vacant == 0 && foreign == 0 {
+                SIB_SECURE
+            } else {
+                1.0
+            }
+        } else if p == n + 1 && vacant > 0 {
+            SIB_NEAR
+        } else if n == p + 1 && own > 0 {
+            SIB_NEAR / 2.0
+        } else {
+            0.0
+        };
+    }
+    let chance = match pips {
+        Some(p) => f64::from(spots >> p & 1),
+        None => f64::from((spots & 0b111_1110).count_ones()) / 6.0,
+    };
+    worth[to_move] += SIB_TEMPO * chance;
+    let target = ctx.target as f64;
+    let weight = |c: f64| c + c * c / target;
+    let best_other = (0..ctx.players)
+        .filter(|&s| s != ctx.me && ctx.playing[s])
+        .map(|s| weight(worth[s]))
+        .fold(0.0, f64::max);
+    0.95 * (1.5 * (weight(worth[ctx.me]) - best_other) / target).tanh()
+}
+
+/// A perfect die nobody else can break, against 1 for any perfect die.
+const SIB_SECURE: f64 = 1.5;
+/// A die one neighbour from perfect.
+const SIB_NEAR: f64 = 0.3;
+/// The seat to move, by its chance of a die perfect at once.
+const SIB_TEMPO: f64 = 0.6;

@@ -10,7 +10,7 @@
 use super::eval;
 use super::rng::Rng;
 use super::Level;
-use crate::games::{Actor, AnyGame, GameKind, Outcome, Seat, ToAct};
+use crate::games::{Actor, AnyGame, GameKind, GameRef, Outcome, Seat, ToAct};
 
 /// A roll with more outcomes than this is sampled rather than enumerated.
 const ENUMERATE: usize = 36;
@@ -72,6 +72,11 @@ pub(super) fn best_ply(game: &AnyGame, me: Seat, level: Level, rng: &mut Rng) ->
     // plays a move without looking at all (seeded, so still the same answer for the same view).
     if level == Level::Easy && rng.below(OVERSIGHT) == 0 {
         return Some(plies[rng.below(plies.len())].clone());
+    }
+    // Siberian Dice has its own search (robot/siberian.rs): a turn there is too wide for
+    // this one's second turn to fit any count.
+    if let (GameRef::Siberian(g), Level::Normal | Level::Strong) = (game.game(), level) {
+        return super::siberian::best_ply(g, me, level, &plies, rng);
     }
     let (max_depth, budget) = limits(game.kind(), level);
     let mut search = Search {

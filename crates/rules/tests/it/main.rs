@@ -19,6 +19,7 @@ mod record_shared;
 mod records;
 mod robot;
 mod robot_dicess;
+mod robot_siberian;
 mod robot_tablebase;
 mod siberian_games;
 
