@@ -458,8 +458,7 @@ fn rating_changes(
     if g.game.outcome().is_none() {
         return Ok(Default::default());
     }
-    let games = crate::gm::ratings::finished_games(tx, g.kind())?;
-    Ok(crate::gm::ratings::change(&games, g.kind(), g.row.id))
+    crate::gm::ratings::change_at_end(tx, g)
 }
 
 /// The welcome mail to every seat: rules summary, players, board, the seat's Reply-To.

@@ -15,6 +15,7 @@ mod auth;
 mod dispatch;
 mod guard;
 mod note;
+mod player_settings;
 mod redact;
 mod repeats;
 mod reply;

@@ -59,42 +59,108 @@ fn pairs(outcome: &Outcome, seats: usize) -> Vec<(usize, usize, Outcomes)> {
     out
 }
 
+/// Each player's rating and rated games so far.
+type Table = BTreeMap<String, (Glicko2Rating, usize)>;
+
 /// Each player's rating after every game of `kind`, in the order of `games`; `seen` hears
 /// each game's rated players with their rating before and after it.
-fn rate(
-    games: &[GameFacts],
-    kind: GameKind,
-    mut seen: impl FnMut(i64, &str, f64, f64),
-) -> BTreeMap<String, (Glicko2Rating, usize)> {
-    let config = Glicko2Config::new();
-    let mut table: BTreeMap<String, (Glicko2Rating, usize)> = BTreeMap::new();
+fn rate(games: &[GameFacts], kind: GameKind, mut seen: impl FnMut(i64, &str, f64, f64)) -> Table {
+    let mut table = Table::new();
     for f in games.iter().filter(|f| f.kind == kind) {
-        let Some(outcome) = &f.outcome else { continue };
-        let Some(players) = f.players.iter().cloned().collect::<Option<Vec<String>>>() else {
-            continue;
-        };
-        let before: Vec<Glicko2Rating> = players
-            .iter()
-            .map(|p| table.get(p).map_or_else(Glicko2Rating::new, |(r, _)| *r))
-            .collect();
-        let mut results: Vec<Vec<(Glicko2Rating, Outcomes)>> = vec![Vec::new(); players.len()];
-        for (a, b, r) in pairs(outcome, players.len()) {
-            // One player in two seats plays no game against themself.
-            if players[a] != players[b] {
-                results[a].push((before[b], r));
-            }
-        }
-        for (i, p) in players.iter().enumerate() {
-            if results[i].is_empty() {
-                continue;
-            }
-            let after = glicko2_rating_period(&before[i], &results[i], &config);
-            seen(f.id, p, before[i].rating, after.rating);
-            let entry = table.entry(p.clone()).or_insert((after, 0));
-            *entry = (after, entry.1 + 1);
-        }
+        rate_one(&mut table, f, &mut seen);
     }
     table
+}
+
+/// `table` moved on by one finished game (none when it has no result or an empty seat).
+fn rate_one(table: &mut Table, f: &GameFacts, seen: &mut impl FnMut(i64, &str, f64, f64)) {
+    let config = Glicko2Config::new();
+    let Some(outcome) = &f.outcome else { return };
+    let Some(players) = f.players.iter().cloned().collect::<Option<Vec<String>>>() else {
+        return;
+    };
+    let before: Vec<Glicko2Rating> = players
+        .iter()
+        .map(|p| table.get(p).map_or_else(Glicko2Rating::new, |(r, _)| *r))
+        .collect();
+    let mut results: Vec<Vec<(Glicko2Rating, Outcomes)>> = vec![Vec::new(); players.len()];
+    for (a, b, r) in pairs(outcome, players.len()) {
+        // One player in two seats plays no game against themself.
+        if players[a] != players[b] {
+            results[a].push((before[b], r));
+        }
+    }
+    for (i, p) in players.iter().enumerate() {
+        if results[i].is_empty() {
+            continue;
+        }
+        let after = glicko2_rating_period(&before[i], &results[i], &config);
+        seen(f.id, p, before[i].rating, after.rating);
+        let entry = table.entry(p.clone()).or_insert((after, 0));
+        *entry = (after, entry.1 + 1);
+    }
+}
+
+/// What the game `g`, just finished, did to its players' ratings (for its game-over mail),
+/// each rated player's rating before and after it. Bounded by the game itself: the kind's
+/// ratings as they stood before it are kept (`rating_memo`) and moved on by this game alone;
+/// only when the memo does not cover every other finished game of the kind (a game brought
+/// in, a database from before) are they rebuilt from the games, once.
+pub fn change_at_end(
+    tx: &Tx,
+    g: &crate::gamelog::Loaded,
+) -> anyhow::Result<BTreeMap<String, (f64, f64)>> {
+    let kind = g.kind();
+    let facts = super::stats::facts(g)?;
+    let count = tx.finished_count(kind.name())?;
+    let kept = tx
+        .rating_memo(kind.name())?
+        .filter(|(games, _)| *games == count - 1)
+        .and_then(|(_, state)| table_from_json(&state));
+    let mut table = match kept {
+        Some(table) => table,
+        None => {
+            let mut others = finished_games(tx, kind)?;
+            others.retain(|f| f.id != facts.id);
+            rate(&others, kind, |_, _, _, _| {})
+        }
+    };
+    let mut out = BTreeMap::new();
+    rate_one(&mut table, &facts, &mut |_, player, before, after| {
+        out.insert(player.to_string(), (before, after));
+    });
+    tx.set_rating_memo(kind.name(), count, &table_json(&table))?;
+    Ok(out)
+}
+
+/// The table as the memo keeps it: each player's [rating, deviation, volatility, games].
+fn table_json(table: &Table) -> String {
+    let map: serde_json::Map<String, serde_json::Value> = table
+        .iter()
+        .map(|(p, (r, n))| {
+            (
+                p.clone(),
+                serde_json::json!([r.rating, r.deviation, r.volatility, n]),
+            )
+        })
+        .collect();
+    serde_json::Value::Object(map).to_string()
+}
+
+/// The memo's table read back (None when it does not read: rebuilt instead).
+fn table_from_json(text: &str) -> Option<Table> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    let mut table = Table::new();
+    for (player, v) in value.as_object()? {
+        let num = |i: usize| v.get(i).and_then(serde_json::Value::as_f64);
+        let rating = Glicko2Rating {
+            rating: num(0)?,
+            deviation: num(1)?,
+            volatility: num(2)?,
+        };
+        table.insert(player.clone(), (rating, num(3)? as usize));
+    }
+    Some(table)
 }
 
 /// The ratings of one game kind, best first: every finished game of the kind with a

@@ -1,8 +1,8 @@
 //! Each command and game line of a mail to the GM operation that answers it, in order.
 
 use super::{
-    auth::pick_seat, auth::Auth, refused, requests, session::command_text, session::Session,
-    turn::flush, turn::reply_played, Handled, Line,
+    auth::pick_seat, auth::Auth, player_settings, refused, requests, session::command_text,
+    session::Session, turn::flush, turn::reply_played, Handled, Line,
 };
 use crate::commands::{Command, HelpTopic};
 use crate::compose::{Ctx, Help};
@@ -206,9 +206,11 @@ pub(super) fn run_command(
         Command::Join { game, seat } => {
             requests::ask_join(tx, ctx, s, &text, from, *game, seat.as_deref())?;
         }
-        Command::Vacation(days) => cmd_vacation(tx, ctx, s, &text, days, from, auth)?,
-        Command::Digest(on) => cmd_digest(tx, ctx, s, &text, *on, from, auth)?,
-        Command::Name(name) => cmd_name(tx, s, &text, name, from, auth)?,
+        Command::Vacation(days) => {
+            player_settings::cmd_vacation(tx, ctx, s, &text, days, from, auth)?
+        }
+        Command::Digest(on) => player_settings::cmd_digest(tx, ctx, s, &text, *on, from, auth)?,
+        Command::Name(name) => player_settings::cmd_name(tx, s, &text, name, from, auth)?,
         Command::Salt(salt) => cmd_salt(tx, ctx, s, &text, salt, current)?,
         Command::Start => cmd_start(s, &text, current, gm)?,
         Command::Board => {
@@ -281,96 +283,6 @@ pub(super) fn cmd_records(
         (Some(k), true) => gm::ratings::report(&games, k),
         _ => gm::stats::report(&games, kind),
     });
-    Ok(())
-}
-
-/// `VACATION n` / `VACATION OFF`: the sender's clocks pause or run again.
-pub(super) fn cmd_vacation(
-    tx: &Tx,
-    ctx: &Ctx,
-    s: &mut Session,
-    text: &str,
-    days: &Option<u32>,
-    from: &str,
-    auth: &Auth,
-) -> anyhow::Result<()> {
-    if matches!(auth, Auth::None) {
-        s.lines.push(Line::no(
-            text,
-            "send VACATION from your secret reply address or with your PASSWORD",
-        ));
-        return Ok(());
-    }
-    let until = gm::set_vacation(tx, from, *days, ctx.now)?;
-    s.lines.push(Line::ok(
-        text,
-        Some(match until {
-            Some(u) => format!("your clocks are paused until {}", crate::template::date(u)),
-            None => "vacation ended: your clocks run again".into(),
-        }),
-    ));
-    Ok(())
-}
-
-/// `DIGEST ON|OFF`: the player's turn reports as one mail a day, or each at once.
-pub(super) fn cmd_digest(
-    tx: &Tx,
-    ctx: &Ctx,
-    s: &mut Session,
-    text: &str,
-    on: bool,
-    from: &str,
-    auth: &Auth,
-) -> anyhow::Result<()> {
-    if matches!(auth, Auth::None) {
-        s.lines.push(Line::no(
-            text,
-            "send DIGEST from your secret reply address or with your PASSWORD",
-        ));
-        return Ok(());
-    }
-    if let Err(why) = gm::set_digest(tx, from, on, ctx.now)? {
-        s.lines.push(Line::no(text, why.to_string()));
-        return Ok(());
-    }
-    let said = if on {
-        "from now on, news of your games comes as one mail a day, listing every game \
-         where it is your turn; a deadline within the day is still mailed at once"
-    } else {
-        "digest off: you get a mail for each move again"
-    };
-    s.lines.push(Line::ok(text, Some(said.into())));
-    Ok(())
-}
-
-/// `NAME Ann Smith`: the name the sender is shown by in records, statistics, ratings and
-/// the other players' mails (`gm::names`); refused in words when it cannot be one.
-pub(super) fn cmd_name(
-    tx: &Tx,
-    s: &mut Session,
-    text: &str,
-    name: &str,
-    from: &str,
-    auth: &Auth,
-) -> anyhow::Result<()> {
-    if matches!(auth, Auth::None) {
-        s.lines.push(Line::no(
-            text,
-            "send NAME from your secret reply address or with your PASSWORD",
-        ));
-        return Ok(());
-    }
-    s.lines
-        .push(match gm::names::set_name(tx, from, Some(name))? {
-            Ok(name) => Line::ok(
-                text,
-                Some(format!(
-                    "you are called {} from now on",
-                    name.unwrap_or_default()
-                )),
-            ),
-            Err(why) => Line::no(text, why),
-        });
     Ok(())
 }
 

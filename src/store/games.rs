@@ -3,6 +3,7 @@
 mod duties;
 mod moves;
 mod players;
+mod rating_memo;
 mod seats;
 
 use chrono::{DateTime, Utc};

@@ -365,6 +365,17 @@ const MIGRATIONS: &[&str] = &[
     CREATE INDEX duties_player ON duties(player_id);
     ALTER TABLE seats ADD COLUMN overdue INTEGER NOT NULL DEFAULT 0;
     "#,
+    // 19: each game kind's ratings as they stood after its `games` finished games, so that a
+    // game's end moves them on by that game alone (its game-over mail's rating line) instead
+    // of replaying every finished game in the mail's transaction. Rebuilt from the games when
+    // it does not cover all but the game ending (a game brought in, a database from before).
+    r#"
+    CREATE TABLE rating_memo (
+        kind  TEXT PRIMARY KEY,
+        games INTEGER NOT NULL,
+        state TEXT NOT NULL
+    );
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -245,3 +245,34 @@ fn the_game_over_mail_gives_each_player_their_rating_before_and_after() {
         .all(|m| m.to_addr == CARL || !m.kind.contains("game_over")));
     assert_eq!(rating_line(&only_to(&mail, CARL).body).0, 1500);
 }
+
+/// A game's end moves the ratings on by that game alone: the kind's ratings as they stood are
+/// kept, and no other finished game is replayed in the mail's transaction (here the first
+/// game's record is made unreadable after its end: a replay of it would fail the mail).
+#[test]
+fn a_game_end_rates_that_game_alone_without_replaying_the_others() {
+    let mut w = World::new();
+    let players = [("A", ANN), ("B", BOB)];
+    let first = w.game(GameKind::DiceRink, &players, &[], None, None);
+    w.new_mail();
+    w.send_to_seat(BOB, first, 1, "RESIGN").unwrap();
+    let (_, ann_after) = rating_line(&only_to(&w.new_mail(), ANN).body);
+    let db = rusqlite::Connection::open(w.dir.path().join("pbem.sqlite")).unwrap();
+    let broken = db
+        .execute(
+            "UPDATE moves SET text = 'no such move' WHERE game_id = ?1",
+            [first],
+        )
+        .unwrap();
+    assert!(broken >= 1);
+    let second = w.game(GameKind::DiceRink, &players, &[], None, None);
+    w.new_mail();
+    let handled = w.send_to_seat(BOB, second, 1, "RESIGN").unwrap();
+    assert_eq!(handled.status, "done");
+    let (again, higher) = rating_line(&only_to(&w.new_mail(), ANN).body);
+    assert_eq!(
+        again, ann_after,
+        "the second game starts from the first's end"
+    );
+    assert!(higher > again);
+}
