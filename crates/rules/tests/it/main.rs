@@ -18,6 +18,7 @@ mod record_roundtrip;
 mod record_shared;
 mod records;
 mod robot;
+mod robot_dicerink;
 mod siberian_games;
 
 use std::path::PathBuf;
