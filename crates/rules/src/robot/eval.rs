@@ -17,10 +17,16 @@ pub(super) fn evaluate(game: &AnyGame, me: Seat) -> f64 {
     0.95 * raw.tanh()
 }
 
-/// Dice Rink is a race: the ranks each side's dice still have to go to the far rank, and how
-/// free the side to move is (a die forced to answer a match loses a tempo).
+/// Dice Rink, judged on its position (the search's own plies have no game around them).
 fn dice_rink(g: &dicerink::DiceRink, me: Seat) -> f64 {
-    let pos = g.position();
+    dice_rink_position(g.position(), me)
+}
+
+/// Dice Rink is a race: the ranks each side's dice still have to go to the far rank, how
+/// free each side's dice are to roll (a die that cannot roll is held back until the other
+/// side lets it go), and the tempo a die forced to answer a match loses. Unsquashed: the
+/// callers squash it.
+pub(super) fn dice_rink_position(pos: &dicerink::position::Position, me: Seat) -> f64 {
     let mut score = 0.0;
     for die in pos.dice() {
         let goal = dicerink::position::goal_rank(die.owner);
@@ -31,7 +37,7 @@ fn dice_rink(g: &dicerink::DiceRink, me: Seat) -> f64 {
         // alone can hold both sides in a cycle, and a game nobody wins is worth little.
         score += if die.owner == me { value } else { -0.6 * value };
     }
-    if let Some(sq) = g.must_move() {
+    if let Some(sq) = pos.forced {
         let forced_owner = pos.die_at(sq).map(|d| d.owner);
         score += if forced_owner == Some(me) {
             -0.05

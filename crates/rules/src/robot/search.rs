@@ -7,6 +7,8 @@
 //! that would pass the level's count of positions is abandoned and the last complete one
 //! decides, so the answer depends on counts only, never on time.
 
+mod rink;
+
 use super::eval;
 use super::rng::Rng;
 use super::Level;
@@ -18,8 +20,6 @@ const ENUMERATE: usize = 36;
 const SAMPLES: usize = 6;
 /// Root values this close to the best count as equally good.
 const NEAR: f64 = 0.02;
-/// How much a root ply's immediate judgement adds to its searched value in a race.
-const PROGRESS: f64 = 0.5;
 /// The easy robot plays without looking one turn in this many: a beginner's oversight.
 const OVERSIGHT: usize = 4;
 
@@ -78,6 +78,12 @@ pub(super) fn best_ply(game: &AnyGame, me: Seat, level: Level, rng: &mut Rng) ->
     if let (GameRef::Siberian(g), Level::Normal | Level::Strong) = (game.game(), level) {
         return super::siberian::best_ply(g, me, level, &plies, rng);
     }
+    // Dice Rink beyond the beginner has its own deeper search (search/rink.rs says why).
+    if let (GameRef::DiceRink(g), Level::Normal | Level::Strong) = (game.game(), level) {
+        if let Some(ply) = rink::best_ply(g, &plies, me, level, rng) {
+            return Some(ply);
+        }
+    }
     let (max_depth, budget) = limits(game.kind(), level);
     let mut search = Search {
         me,
@@ -124,17 +130,9 @@ impl Search {
     /// Each root ply's value at this depth, or None when the count ran out.
     fn root(&mut self, game: &AnyGame, plies: &[String], depth: u32) -> Option<Vec<f64>> {
         let mut values = Vec::with_capacity(plies.len());
-        // A race (Dice Rink) where each side can always hold the other back searches to equal
-        // values; a little of the position's own judgement after the ply breaks the tie toward
-        // progress, so the robot does not walk a cycle while a random player stumbles on.
-        let nudge = match game.kind() {
-            GameKind::DiceRink => PROGRESS,
-            _ => 0.0,
-        };
         for ply in plies {
             let child = self.child(game, Actor::Seat(self.me), ply)?;
-            let now = nudge * eval::evaluate(&child, self.me);
-            values.push(self.value(&child, depth, self.me)? + now);
+            values.push(self.value(&child, depth, self.me)?);
         }
         Some(values)
     }

@@ -18,6 +18,7 @@ mod record_roundtrip;
 mod record_shared;
 mod records;
 mod robot;
+mod robot_dicerink;
 mod robot_dicess;
 mod robot_siberian;
 mod robot_tablebase;
