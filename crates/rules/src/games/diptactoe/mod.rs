@@ -51,7 +51,7 @@ const OPTIONS: &[OptionSpec] = &[
         default: "named",
         values: &["named", "anonymous"],
         duration: None,
-        help: "press between players is relayed with the sender's name, or anonymously",
+        help: "press between players is relayed with the sender's seat (BLUE ...), or anonymously",
     },
     OptionSpec {
         name: "nmr_limit",
@@ -70,7 +70,7 @@ fn settings(options: &Options) -> Vec<String> {
     };
     let press = match options_get(OPTIONS, options, "press") {
         "anonymous" => "Press between players: relayed anonymously",
-        _ => "Press between players: relayed with the sender's name",
+        _ => "Press between players: relayed with the sender's seat",
     };
     let limit = options_get(OPTIONS, options, "nmr_limit");
     vec![
