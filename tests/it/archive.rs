@@ -316,3 +316,30 @@ fn serve_keeps_the_archive_current_when_archive_dir_is_set() {
         .is_file());
     assert_eq!(archive(&g.w, &site), 0, "serve left it current");
 }
+
+/// A long-running serve's keeper notices what changes no ply: a player's new name.
+#[test]
+fn the_keeper_writes_again_when_a_player_is_renamed() {
+    let mut g = group();
+    let site = g.w.dir.path().join("kept");
+    let mut keeper = pbem::archive::Keeper::new(site.clone());
+    assert!(
+        keeper.keep(&mut g.w.store).unwrap().is_some(),
+        "a first pass writes"
+    );
+    assert_eq!(
+        keeper.keep(&mut g.w.store).unwrap(),
+        None,
+        "nothing changed"
+    );
+    let (out, code) = pbem(&g.w, &["player", "name", BOB, "Robert Roe"]);
+    assert_eq!(code, 0, "{out}");
+    let written = keeper
+        .keep(&mut g.w.store)
+        .unwrap()
+        .expect("the rename is seen");
+    assert!(written.written > 0, "{written:?}");
+    let page =
+        std::fs::read_to_string(site.join(format!("games/{}/index.html", g.postal))).unwrap();
+    assert!(page.contains("Robert Roe"), "{page}");
+}
