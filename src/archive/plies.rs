@@ -16,6 +16,19 @@ pub(super) fn label(k: usize, m: &MoveRow) -> String {
     format!("{k}. {}: {}", m.actor, m.text)
 }
 
+/// A ply's comment after it, in parentheses (nothing when it has none).
+fn comment(m: &MoveRow) -> String {
+    m.comment
+        .as_deref()
+        .map(|c| {
+            format!(
+                " <span class=\"comment\">({})</span>",
+                esc(&public::scrub(c))
+            )
+        })
+        .unwrap_or_default()
+}
+
 /// The game's plies as a list, each a link to its page; `current` is marked.
 pub(super) fn list(g: &Loaded, current: Option<usize>) -> String {
     if g.moves.is_empty() {
@@ -35,17 +48,7 @@ pub(super) fn list(g: &Loaded, current: Option<usize>) -> String {
                 ),
                 false => link(&format!("ply-{k}.html"), &text),
             };
-            let note = m
-                .comment
-                .as_deref()
-                .map(|c| {
-                    format!(
-                        " <span class=\"comment\">({})</span>",
-                        esc(&public::scrub(c))
-                    )
-                })
-                .unwrap_or_default();
-            format!("<li>{entry}{note}</li>")
+            format!("<li>{entry}{}</li>", comment(m))
         })
         .collect();
     format!("<ol class=\"plies\">\n{}\n</ol>\n", items.join("\n"))
@@ -115,18 +118,8 @@ fn ply_page(a: &Archived, k: usize) -> String {
         ),
         _ => {
             let m = &g.moves[k - 1];
-            let c = m
-                .comment
-                .as_deref()
-                .map(|c| {
-                    format!(
-                        " <span class=\"comment\">({})</span>",
-                        esc(&public::scrub(c))
-                    )
-                })
-                .unwrap_or_default();
             (
-                format!("{}{c}", esc(&label(k, m))),
+                format!("{}{}", esc(&label(k, m)), comment(m)),
                 format!("The board after {}", label(k, m)),
             )
         }
