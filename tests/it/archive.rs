@@ -229,6 +229,19 @@ fn the_archive_has_its_pages_and_every_link_resolves() {
     ] {
         assert!(ply1.contains(nav), "{nav}: {ply1}");
     }
+    // A ply's page lists the plies around it (the game's page lists them all).
+    let ply30 =
+        String::from_utf8(all[Path::new(&format!("games/{}/ply-30.html", g.postal))].clone())
+            .unwrap();
+    assert!(plies > 50, "{plies}");
+    assert!((1..=plies).all(|k| page.contains(&format!("\"ply-{k}.html\">"))));
+    assert!(
+        ply30.contains("ply-10.html\">") && ply30.contains("ply-50.html\">"),
+        "{ply30}"
+    );
+    assert!(!ply30.contains("ply-9.html\">"), "{ply30}");
+    assert!(!ply1.contains("ply-22.html\">"), "{ply1}");
+    assert!(ply1.contains("<ol class=\"plies\" start=\"1\">"), "{ply1}");
     let kind = String::from_utf8(all[Path::new("kinds/dicerink.html")].clone()).unwrap();
     assert!(kind.contains("Dice Rink: 4 games on record"), "{kind}");
     assert!(kind.contains("dicerink-chart.svg"), "{kind}");
