@@ -42,7 +42,7 @@ pub(super) fn write(
             for r in &table {
                 let who = match people.by_player.get(&r.player) {
                     Some(p) => link(&format!("../players/{}", p.file), &p.name),
-                    None => esc(&public::name(&r.shown)),
+                    None => esc(&r.shown),
                 };
                 body.push_str(&format!(
                     "<li>{who}: {:.0} (±{:.0}), {} {}</li>\n",

@@ -88,7 +88,7 @@ pub fn write(store: &mut Store, dir: &Path) -> anyhow::Result<Written> {
 
 /// The archive kept current by `serve` (the config's `archive_dir`): after a pass, the
 /// archive is written again only when a game changed since the last time (a cheap look at
-/// the games' rows and their plies' count, not a replay).
+/// the games' rows, their plies' count and comments and the players' names, not a replay).
 pub struct Keeper {
     dir: PathBuf,
     stamp: Option<String>,
@@ -122,11 +122,12 @@ impl Keeper {
     }
 }
 
-/// Every game's row (its state, not its clock), its seats and its number of plies, hashed.
+/// Every game's row (its state, not its clock), its seats, its plies' count and comments,
+/// and every player's name (a rename or a comment changes no ply), hashed.
 fn stamp(tx: &Tx) -> anyhow::Result<String> {
     let mut h = Sha256::new();
     for row in tx.games(None)? {
-        let plies = tx.moves(row.id)?.len();
+        let moves = tx.moves(row.id)?;
         let seats: Vec<String> = tx
             .seats(row.id)?
             .iter()
@@ -134,7 +135,7 @@ fn stamp(tx: &Tx) -> anyhow::Result<String> {
             .collect();
         h.update(
             format!(
-                "{} {} {:?} {} {} {} {} {plies} {}\n",
+                "{} {} {:?} {} {} {} {} {} {}\n",
                 row.id,
                 row.status.as_str(),
                 row.result,
@@ -142,10 +143,17 @@ fn stamp(tx: &Tx) -> anyhow::Result<String> {
                 row.salts_fixed,
                 row.salts,
                 row.options,
+                moves.len(),
                 seats.join(",")
             )
             .as_bytes(),
         );
+        for m in moves.iter().filter(|m| m.comment.is_some()) {
+            h.update(format!("{} {:?}\n", m.ply, m.comment).as_bytes());
+        }
+    }
+    for (player, name) in tx.player_names()? {
+        h.update(format!("{player}={name}\n").as_bytes());
     }
     Ok(hex::encode(h.finalize()))
 }

@@ -2,7 +2,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::public;
 use crate::gm::stats::GameFacts;
 
 /// Every player of the archived games: the player (an address or `robot:LEVEL`, known only
@@ -56,7 +55,7 @@ impl People {
         let mut taken = BTreeSet::new();
         let mut people = People::default();
         for (_, player, shown) in first {
-            let name = public::name(shown);
+            let name = shown.to_string();
             let base = slug(&name);
             let mut file = format!("{base}.html");
             let mut n = 1;

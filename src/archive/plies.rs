@@ -16,15 +16,39 @@ pub(super) fn label(k: usize, m: &MoveRow) -> String {
     format!("{k}. {}: {}", m.actor, m.text)
 }
 
-/// The game's plies as a list, each a link to its page; `current` is marked.
+/// A ply's comment after it, in parentheses (nothing when it has none).
+fn comment(m: &MoveRow) -> String {
+    m.comment
+        .as_deref()
+        .map(|c| {
+            format!(
+                " <span class=\"comment\">({})</span>",
+                esc(&public::scrub(c))
+            )
+        })
+        .unwrap_or_default()
+}
+
+/// How many plies a ply's page lists before and after its own: the whole list is the game's
+/// page's, so that a game of many plies does not repeat all of them on each ply's page.
+const AROUND: usize = 20;
+
+/// The game's plies as a list, each a link to its page: all of them (the game's page), or,
+/// with `current` marked, those within `AROUND` of it (a ply's page).
 pub(super) fn list(g: &Loaded, current: Option<usize>) -> String {
     if g.moves.is_empty() {
         return "<p class=\"muted\">No move yet.</p>\n".into();
     }
+    let (from, to) = match current {
+        Some(k) => (k.saturating_sub(AROUND).max(1), k + AROUND),
+        None => (1, g.moves.len()),
+    };
     let items: Vec<String> = g
         .moves
         .iter()
         .enumerate()
+        .skip(from - 1)
+        .take(to + 1 - from)
         .map(|(i, m)| {
             let k = i + 1;
             let text = format!("{}: {}", m.actor, m.text);
@@ -35,20 +59,21 @@ pub(super) fn list(g: &Loaded, current: Option<usize>) -> String {
                 ),
                 false => link(&format!("ply-{k}.html"), &text),
             };
-            let note = m
-                .comment
-                .as_deref()
-                .map(|c| {
-                    format!(
-                        " <span class=\"comment\">({})</span>",
-                        esc(&public::scrub(c))
-                    )
-                })
-                .unwrap_or_default();
-            format!("<li>{entry}{note}</li>")
+            format!("<li>{entry}{}</li>", comment(m))
         })
         .collect();
-    format!("<ol class=\"plies\">\n{}\n</ol>\n", items.join("\n"))
+    let cut = from > 1 || to < g.moves.len();
+    let whole = match cut {
+        true => format!(
+            "<p>{}</p>\n",
+            link("index.html", "Every ply on the game's page")
+        ),
+        false => String::new(),
+    };
+    format!(
+        "<ol class=\"plies\" start=\"{from}\">\n{}\n</ol>\n{whole}",
+        items.join("\n")
+    )
 }
 
 /// Marks a skipped game's ply files as still right.
@@ -115,18 +140,8 @@ fn ply_page(a: &Archived, k: usize) -> String {
         ),
         _ => {
             let m = &g.moves[k - 1];
-            let c = m
-                .comment
-                .as_deref()
-                .map(|c| {
-                    format!(
-                        " <span class=\"comment\">({})</span>",
-                        esc(&public::scrub(c))
-                    )
-                })
-                .unwrap_or_default();
             (
-                format!("{}{c}", esc(&label(k, m))),
+                format!("{}{}", esc(&label(k, m)), comment(m)),
                 format!("The board after {}", label(k, m)),
             )
         }

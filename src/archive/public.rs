@@ -5,18 +5,11 @@ use crate::games::Outcome;
 use crate::gm::{self, stats::GameFacts, stats::Standing};
 use crate::store::GameStatus;
 
-/// The name the archive shows for a player, from what `gm::names` shows for them (their own
-/// name, else the address's local part, a robot in words): the one place the archive names
-/// anyone, scrubbed once more of anything that reads as an address.
-pub(super) fn name(shown: &str) -> String {
-    scrub(shown)
-}
-
 /// Each seat's player by name, `(open seat)` for one nobody took.
 pub(super) fn seat_players(f: &GameFacts) -> Vec<String> {
     f.shown
         .iter()
-        .map(|p| p.as_deref().map_or_else(|| "(open seat)".into(), name))
+        .map(|p| p.clone().unwrap_or_else(|| "(open seat)".into()))
         .collect()
 }
 
@@ -66,10 +59,11 @@ pub(super) fn scrub(text: &str) -> String {
     out
 }
 
-/// The game's record as the archive publishes it: the export with each seat's address
-/// replaced by the player's name, the salts only once they are fixed, the dice seed only
-/// of a finished game (and only when the record reveals it anyway), and any address in a
-/// tag or a comment cut (a move's own text is left alone: d4d6 writes `S@b7`).
+/// The game's record as the archive publishes it: the export (its players by name, as
+/// `gm::names` shows them: a name never holds `@`), the salts only once they are fixed, the
+/// dice seed only of a finished game (and only when the record reveals it anyway), and any
+/// address a GM or player wrote in a tag (an event's name) or a comment cut (a move's own
+/// text is left alone: d4d6 writes `S@b7`).
 pub(super) fn record(g: &Loaded) -> anyhow::Result<String> {
     let text = gm::export(g)?;
     let mut out = String::with_capacity(text.len());
@@ -81,25 +75,13 @@ pub(super) fn record(g: &Loaded) -> anyhow::Result<String> {
             if secret_salt || secret_seed {
                 continue;
             }
-            out.push_str(&scrub(&named(g, line)));
+            out.push_str(&scrub(line));
         } else {
             out.push_str(&scrub_comments(line, &mut depth));
         }
         out.push('\n');
     }
     Ok(out)
-}
-
-/// A tag line with the seats' addresses replaced by their players' names.
-fn named(g: &Loaded, line: &str) -> String {
-    let mut line = line.to_string();
-    for s in &g.seats {
-        if let Some(email) = &s.email {
-            let shown = s.name.clone().unwrap_or_else(|| gm::names::fallback(email));
-            line = line.replace(&format!("\"{email}\""), &format!("\"{}\"", name(&shown)));
-        }
-    }
-    line
 }
 
 /// A line of moves with the words inside `{...}` comments scrubbed; `depth` carries an open

@@ -229,6 +229,19 @@ fn the_archive_has_its_pages_and_every_link_resolves() {
     ] {
         assert!(ply1.contains(nav), "{nav}: {ply1}");
     }
+    // A ply's page lists the plies around it (the game's page lists them all).
+    let ply30 =
+        String::from_utf8(all[Path::new(&format!("games/{}/ply-30.html", g.postal))].clone())
+            .unwrap();
+    assert!(plies > 50, "{plies}");
+    assert!((1..=plies).all(|k| page.contains(&format!("\"ply-{k}.html\">"))));
+    assert!(
+        ply30.contains("ply-10.html\">") && ply30.contains("ply-50.html\">"),
+        "{ply30}"
+    );
+    assert!(!ply30.contains("ply-9.html\">"), "{ply30}");
+    assert!(!ply1.contains("ply-22.html\">"), "{ply1}");
+    assert!(ply1.contains("<ol class=\"plies\" start=\"1\">"), "{ply1}");
     let kind = String::from_utf8(all[Path::new("kinds/dicerink.html")].clone()).unwrap();
     assert!(kind.contains("Dice Rink: 4 games on record"), "{kind}");
     assert!(kind.contains("dicerink-chart.svg"), "{kind}");
@@ -315,4 +328,31 @@ fn serve_keeps_the_archive_current_when_archive_dir_is_set() {
         .join(format!("games/{}/index.html", g.postal))
         .is_file());
     assert_eq!(archive(&g.w, &site), 0, "serve left it current");
+}
+
+/// A long-running serve's keeper notices what changes no ply: a player's new name.
+#[test]
+fn the_keeper_writes_again_when_a_player_is_renamed() {
+    let mut g = group();
+    let site = g.w.dir.path().join("kept");
+    let mut keeper = pbem::archive::Keeper::new(site.clone());
+    assert!(
+        keeper.keep(&mut g.w.store).unwrap().is_some(),
+        "a first pass writes"
+    );
+    assert_eq!(
+        keeper.keep(&mut g.w.store).unwrap(),
+        None,
+        "nothing changed"
+    );
+    let (out, code) = pbem(&g.w, &["player", "name", BOB, "Robert Roe"]);
+    assert_eq!(code, 0, "{out}");
+    let written = keeper
+        .keep(&mut g.w.store)
+        .unwrap()
+        .expect("the rename is seen");
+    assert!(written.written > 0, "{written:?}");
+    let page =
+        std::fs::read_to_string(site.join(format!("games/{}/index.html", g.postal))).unwrap();
+    assert!(page.contains("Robert Roe"), "{page}");
 }

@@ -3,11 +3,9 @@
 use std::path::Path;
 
 use crate::archive::{archive, files, group};
-use crate::browser::{chromium, cropped, screenshots, title};
-use crate::html_mail::png_size;
+use crate::browser::{chromium_or_skip, screenshot_page, title, LEAST_WINDOW};
 
-/// Chromium's narrowest window; a phone's width is a frame inside it.
-const WINDOW: u32 = 500;
+/// A phone's width: a frame inside Chromium's narrowest window.
 const PHONE: u32 = 400;
 
 /// Loads each page in turn in a frame `width` pixels wide and writes, for each, its width
@@ -49,48 +47,9 @@ fn run(exe: &Path, page: &Path, args: &[String]) -> (String, String) {
     crate::browser::headless_run(exe, page, &args)
 }
 
-/// A screenshot of `page` (relative to `dir`) `width` pixels wide, to
-/// `target/screenshots/archive-<name>.png`.
-fn screenshot(exe: &Path, dir: &Path, page: &str, name: &str, width: u32) {
-    let shots = screenshots();
-    std::fs::create_dir_all(&shots).unwrap();
-    let shot = shots.join(format!("archive-{name}.png"));
-    let _ = std::fs::remove_file(&shot);
-    let (load, window) = match width >= WINDOW {
-        true => (dir.join(page), format!("--window-size={width},1100")),
-        false => {
-            let host_page = dir.join(format!("shot-{name}.html"));
-            let html = format!(
-                "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"></head>\
-                 <body style=\"margin:0\"><iframe src=\"{page}\" \
-                 style=\"display:block;width:{width}px;height:1100px;border:0\"></iframe>\
-                 </body></html>\n"
-            );
-            std::fs::write(&host_page, html).unwrap();
-            (host_page, format!("--window-size={WINDOW},1100"))
-        }
-    };
-    run(
-        exe,
-        &load,
-        &[format!("--screenshot={}", shot.display()), window],
-    );
-    let mut bytes = std::fs::read(&shot).unwrap_or_else(|e| panic!("{}: {e}", shot.display()));
-    if png_size(&bytes).0 > width {
-        bytes = cropped(&bytes, width);
-        std::fs::write(&shot, &bytes).unwrap();
-    }
-    assert_eq!(png_size(&bytes).0, width, "{}", shot.display());
-}
-
 #[test]
 fn every_archive_page_loads_cleanly_at_a_phone_s_width() {
-    let Some(exe) = chromium() else {
-        assert!(
-            std::env::var_os("PBEM_REQUIRE_BROWSER").is_none(),
-            "PBEM_REQUIRE_BROWSER is set but there is no chromium (or PBEM_CHROMIUM)"
-        );
-        eprintln!("archive browser test skipped: no chromium");
+    let Some(exe) = chromium_or_skip("archive browser test") else {
         return;
     };
     let g = group();
@@ -104,7 +63,7 @@ fn every_archive_page_loads_cleanly_at_a_phone_s_width() {
     assert!(pages.len() > 20, "{pages:?}");
     let host_page = top.join("all.html");
     std::fs::write(&host_page, host(&pages, PHONE)).unwrap();
-    let window = format!("--window-size={WINDOW},1200");
+    let window = format!("--window-size={LEAST_WINDOW},1200");
     let (dom, log) = run(&exe, &host_page, &["--dump-dom".into(), window]);
     let json: serde_json::Value = serde_json::from_str(&title(&dom))
         .unwrap_or_else(|e| panic!("no measure in the title ({e}):\n{dom}\n{log}"));
@@ -133,7 +92,8 @@ fn every_archive_page_loads_cleanly_at_a_phone_s_width() {
         ("kind", "site/kinds/dicerink.html".to_string()),
     ];
     for (name, page) in &shots {
-        screenshot(&exe, top, page, name, 640);
-        screenshot(&exe, top, page, &format!("{name}-{PHONE}"), PHONE);
+        let page = top.join(page);
+        screenshot_page(&exe, &page, &format!("archive-{name}"), 640);
+        screenshot_page(&exe, &page, &format!("archive-{name}-{PHONE}"), PHONE);
     }
 }

@@ -75,12 +75,26 @@ window.addEventListener('load', function () {
 const PROPORTIONAL: &str = "'DejaVu Sans', 'Liberation Sans', Arial, sans-serif";
 
 /// The Chromium to run: `PBEM_CHROMIUM`, else Debian's `/usr/bin/chromium`, if it is there.
-pub(crate) fn chromium() -> Option<PathBuf> {
+fn chromium() -> Option<PathBuf> {
     let exe = match std::env::var_os("PBEM_CHROMIUM").filter(|v| !v.is_empty()) {
         Some(v) => PathBuf::from(v),
         None => PathBuf::from("/usr/bin/chromium"),
     };
     exe.is_file().then_some(exe)
+}
+
+/// The Chromium for `test`; without one the test says it is skipped (None), and fails
+/// instead when `PBEM_REQUIRE_BROWSER` is set.
+pub(crate) fn chromium_or_skip(test: &str) -> Option<PathBuf> {
+    let exe = chromium();
+    if exe.is_none() {
+        assert!(
+            std::env::var_os("PBEM_REQUIRE_BROWSER").is_none(),
+            "PBEM_REQUIRE_BROWSER is set but there is no chromium (or PBEM_CHROMIUM)"
+        );
+        eprintln!("{test} skipped: no chromium");
+    }
+    exe
 }
 
 /// Runs headless Chromium on `page` with a fresh profile and `args`; returns its standard
@@ -186,7 +200,7 @@ fn measure(exe: &Path, dir: &Path, html: &str, font: Option<&str>, width: u32) -
         "measure.html"
     });
     std::fs::write(&page, format!("{}{script}{}", &html[..at], &html[at..])).unwrap();
-    let (page, window) = framed(dir, &page, width);
+    let (page, window) = framed(&page, width);
     let args = ["--dump-dom".to_string(), window];
     let dom = headless(exe, &page, &args);
     let json: serde_json::Value = serde_json::from_str(&title(&dom))
@@ -208,17 +222,17 @@ fn measure(exe: &Path, dir: &Path, html: &str, font: Option<&str>, width: u32) -
 }
 
 /// Chromium's narrowest window: a narrower page is shown in a frame of its width.
-const LEAST_WINDOW: u32 = 500;
+pub(crate) const LEAST_WINDOW: u32 = 500;
 
 /// The page to load to show `page` at `width` pixels, and the window size for it: the page
-/// itself, or, narrower than Chromium's least window, a page holding it in a frame of that
-/// width (top left) that takes the frame's measure as its title.
-fn framed(dir: &Path, page: &Path, width: u32) -> (PathBuf, String) {
+/// itself, or, narrower than Chromium's least window, a page beside it holding it in a frame
+/// of that width (top left) that takes the frame's measure as its title.
+fn framed(page: &Path, width: u32) -> (PathBuf, String) {
     if width >= LEAST_WINDOW {
         return (page.to_path_buf(), format!("--window-size={width},1400"));
     }
     let name = page.file_name().unwrap().to_string_lossy();
-    let host = dir.join(format!("frame-{name}"));
+    let host = page.with_file_name(format!("frame-{name}"));
     let html = format!(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>-</title></head>\
          <body style=\"margin:0\"><iframe src=\"{name}\" \
@@ -231,7 +245,7 @@ fn framed(dir: &Path, page: &Path, width: u32) -> (PathBuf, String) {
 }
 
 /// The left `width` columns of a PNG (a frame's part of its page's screenshot).
-pub(crate) fn cropped(bytes: &[u8], width: u32) -> Vec<u8> {
+fn cropped(bytes: &[u8], width: u32) -> Vec<u8> {
     let mut decoder = png::Decoder::new(std::io::Cursor::new(bytes));
     decoder.set_transformations(png::Transformations::EXPAND);
     let mut reader = decoder.read_info().expect("a PNG header");
@@ -257,7 +271,7 @@ pub(crate) fn cropped(bytes: &[u8], width: u32) -> Vec<u8> {
 
 /// Where the screenshots go: `target/screenshots/` of the workspace (or of
 /// `CARGO_TARGET_DIR`).
-pub(crate) fn screenshots() -> PathBuf {
+fn screenshots() -> PathBuf {
     let target = match option_env!("CARGO_TARGET_DIR") {
         Some(t) => PathBuf::from(t),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("target"),
@@ -277,12 +291,7 @@ fn page(dir: &Path, p: &Parts) -> String {
 /// one) in a browser; without Chromium, skipped, or failed if `PBEM_REQUIRE_BROWSER` is set.
 #[test]
 fn every_game_s_turn_report_in_a_browser() {
-    let Some(exe) = chromium() else {
-        assert!(
-            std::env::var_os("PBEM_REQUIRE_BROWSER").is_none(),
-            "PBEM_REQUIRE_BROWSER is set but there is no chromium (or PBEM_CHROMIUM)"
-        );
-        eprintln!("browser test skipped: no chromium");
+    let Some(exe) = chromium_or_skip("browser test") else {
         return;
     };
     per_game::run_each("browser", TURN_REPORTS, |game, &play| {
@@ -356,13 +365,19 @@ fn fits_a_phone(what: impl std::fmt::Display, m: &Measured) {
 /// A screenshot of the page `html` in a window `width` pixels wide, to
 /// `target/screenshots/<name>.png`.
 fn screenshot(exe: &Path, dir: &Path, html: &str, name: &str, width: u32) {
+    let plain = dir.join("mail.html");
+    std::fs::write(&plain, html).unwrap();
+    screenshot_page(exe, &plain, name, width);
+}
+
+/// A screenshot of the page at `page` `width` pixels wide (in a frame beside it when
+/// narrower than Chromium's least window), to `target/screenshots/<name>.png`.
+pub(crate) fn screenshot_page(exe: &Path, page: &Path, name: &str, width: u32) {
     let shots = screenshots();
     std::fs::create_dir_all(&shots).unwrap();
     let shot = shots.join(format!("{name}.png"));
     let _ = std::fs::remove_file(&shot);
-    let plain = dir.join("mail.html");
-    std::fs::write(&plain, html).unwrap();
-    let (page, window) = framed(dir, &plain, width);
+    let (page, window) = framed(page, width);
     let args = [format!("--screenshot={}", shot.display()), window];
     headless(exe, &page, &args);
     let mut bytes = std::fs::read(&shot).unwrap_or_else(|e| panic!("{}: {e}", shot.display()));
@@ -378,12 +393,7 @@ fn screenshot(exe: &Path, dir: &Path, html: &str, name: &str, width: u32) {
 /// sideways (the commitment in a `<pre>` ran off it).
 #[test]
 fn a_welcome_s_seed_wraps_at_a_phone_s_width() {
-    let Some(exe) = chromium() else {
-        assert!(
-            std::env::var_os("PBEM_REQUIRE_BROWSER").is_none(),
-            "PBEM_REQUIRE_BROWSER is set but there is no chromium (or PBEM_CHROMIUM)"
-        );
-        eprintln!("browser test skipped: no chromium");
+    let Some(exe) = chromium_or_skip("browser test") else {
         return;
     };
     let (mut w, row) = welcome();
