@@ -715,3 +715,38 @@ fn a_seated_player_who_writes_to_the_plain_address_is_answered_from_the_seats_ad
     w.deliver(&raw).unwrap();
     assert_eq!(w.load(id).moves.len(), 1);
 }
+
+/// A game the GM cancels has no result to rate, yet the ratings kept for its kind count it:
+/// the next game's end still rates that game alone, replaying no other finished game in the
+/// mail's transaction (here the first game's record is made unreadable after its end: a
+/// replay of it would fail the mail).
+#[test]
+fn a_cancelled_game_leaves_the_next_game_end_rating_that_game_alone() {
+    let mut w = World::new();
+    let players = [("A", ALICE), ("B", BOB)];
+    let first = w.game(GameKind::DiceRink, &players, &[], None, None);
+    w.new_mail();
+    w.send_to_seat(BOB, first, 1, "RESIGN").unwrap();
+    w.new_mail();
+    let cancelled = w.game(GameKind::DiceRink, &players, &[], None, None);
+    let o = common::pbem_command(w.dir.path(), "pbem.sqlite")
+        .args(["game", "cancel", &cancelled.to_string(), "--reason", "x"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", common::output_text(&o));
+    w.new_mail();
+    let db = rusqlite::Connection::open(w.dir.path().join("pbem.sqlite")).unwrap();
+    let broken = db
+        .execute(
+            "UPDATE moves SET text = 'no such move' WHERE game_id = ?1",
+            [first],
+        )
+        .unwrap();
+    assert!(broken >= 1);
+    let third = w.game(GameKind::DiceRink, &players, &[], None, None);
+    w.new_mail();
+    let handled = w.send_to_seat(BOB, third, 1, "RESIGN").unwrap();
+    assert_eq!(handled.status, "done");
+    let over = only_to(&w.new_mail(), ALICE).body.clone();
+    assert!(says(&over, "Your Dice Rink rating: "), "{over}");
+}
