@@ -532,6 +532,36 @@ fn a_robot_decision_the_game_moved_past_is_not_played() {
     }
 }
 
+/// A decision is played only on the position it was made for: when the GM took the player's
+/// move back and she played another in its place meanwhile, the game has as many plies as
+/// when the robot read it, yet another position: the decision is dropped.
+#[test]
+fn a_robot_decision_on_a_position_taken_back_is_not_played() {
+    let mut w = World::new();
+    let players = [("A", ALICE), ("B", "robot:easy")];
+    let id = w.game(GameKind::DiceRink, &players, &[], None, None);
+    w.new_mail();
+    let legal = w.load(id).game.legal_plies();
+    w.send_to_seat(ALICE, id, 0, &legal[0]).unwrap();
+    let plies = w.load(id).moves.len();
+    let due = robots_due(&mut w, id).expect("the robot is to act");
+    let decisions = pbem::gm::robots::decide_due(&due);
+    let o = crate::common::pbem_command(w.dir.path(), "pbem.sqlite")
+        .args(["game", "rollback", &id.to_string()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", output_text(&o));
+    w.send_to_seat(ALICE, id, 0, &legal[legal.len() - 1]).unwrap();
+    let g = w.load(id);
+    assert_eq!(g.moves.len(), plies, "as many plies, another position");
+    assert_eq!(
+        play_decided(&mut w, &due, decisions),
+        0,
+        "a decision for the position taken back is dropped"
+    );
+    assert_eq!(w.load(id).moves.len(), plies);
+}
+
 /// What the robots of game `id` owe now, read as the pass reads it.
 fn robots_due(w: &mut World, id: i64) -> Option<pbem::gm::robots::Due> {
     w.store
