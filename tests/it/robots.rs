@@ -582,23 +582,32 @@ fn play_decided(
         .unwrap()
 }
 
+/// A game of `kind` against the robot (Alice in `seat`, from `position` if given), then Alice's
+/// `body` mailed to her seat, handled; the mails so far read: the robots' pass is next.
+fn alice_writes_to_a_robot_game(
+    w: &mut World,
+    kind: GameKind,
+    players: &[(&str, &str)],
+    position: Option<&str>,
+    body: &str,
+) -> i64 {
+    let id = w.game(kind, players, &[], position, None);
+    w.new_mail();
+    let seat = players.iter().position(|(_, who)| *who == ALICE).unwrap();
+    let to = w.seat_address(id, seat);
+    let raw = w.mail(ALICE, &to, &format!("Re: [pbem #{id}] {}", kind.title()), body);
+    assert_eq!(w.deliver(&raw).unwrap().status, "done", "{body}");
+    w.new_mail();
+    id
+}
+
 /// A draw offered to the robot is answered at its next pass: in a balanced position it agrees,
 /// and the game ends drawn, as with a player's DRAW.
 #[test]
 fn the_robot_answers_a_draw_offer() {
     let mut w = World::new();
-    let id = w.game(
-        GameKind::DiceRink,
-        &[("A", ALICE), ("B", "robot")],
-        &[],
-        None,
-        None,
-    );
-    w.new_mail();
-    let to = w.seat_address(id, 0);
-    let raw = w.mail(ALICE, &to, &format!("Re: [pbem #{id}] Dice Rink"), "DRAW");
-    assert_eq!(w.deliver(&raw).unwrap().status, "done");
-    w.new_mail();
+    let players = [("A", ALICE), ("B", "robot")];
+    let id = alice_writes_to_a_robot_game(&mut w, GameKind::DiceRink, &players, None, "DRAW");
     assert_eq!(
         w.load(id).row.status,
         "active",
@@ -622,18 +631,9 @@ fn the_robot_answers_a_draw_offer() {
 fn a_robot_ahead_declines_a_draw() {
     let mut w = World::new();
     // White (the robot) has a Gata, a Formiga and two Ratos against Black's lone Rato.
-    let id = w.game(
-        GameKind::D4D6,
-        &[("WHITE", "robot:easy"), ("BLACK", ALICE)],
-        &[],
-        Some("W:Gad4,Foc3,Rae3,Raf3 B:Raf6 b"),
-        None,
-    );
-    w.new_mail();
-    let to = w.seat_address(id, 1);
-    let raw = w.mail(ALICE, &to, &format!("Re: [pbem #{id}] d4 d6 chess"), "DRAW");
-    assert_eq!(w.deliver(&raw).unwrap().status, "done");
-    w.new_mail();
+    let players = [("WHITE", "robot:easy"), ("BLACK", ALICE)];
+    let position = Some("W:Gad4,Foc3,Rae3,Raf3 B:Raf6 b");
+    let id = alice_writes_to_a_robot_game(&mut w, GameKind::D4D6, &players, position, "DRAW");
     assert_eq!(robots(&mut w), 1, "the robot answered");
     let g = w.load(id);
     assert_eq!(g.row.status, "active");
@@ -651,23 +651,8 @@ fn a_robot_ahead_declines_a_draw() {
 #[test]
 fn a_robots_turn_of_several_plies_is_one_mail() {
     let mut w = World::new();
-    let id = w.game(
-        GameKind::Siberian,
-        &[("BLUE", ALICE), ("RED", "robot:easy")],
-        &[],
-        None,
-        None,
-    );
-    w.new_mail();
-    let to = w.seat_address(id, 0);
-    let raw = w.mail(
-        ALICE,
-        &to,
-        &format!("Re: [pbem #{id}] Siberian Dice"),
-        "H d4",
-    );
-    assert_eq!(w.deliver(&raw).unwrap().status, "done");
-    w.new_mail();
+    let players = [("BLUE", ALICE), ("RED", "robot:easy")];
+    let id = alice_writes_to_a_robot_game(&mut w, GameKind::Siberian, &players, None, "H d4");
     assert_eq!(robots(&mut w), 2, "the robot declared, then placed");
     let mail = w.new_mail();
     let report = only_to(&mail, ALICE);
