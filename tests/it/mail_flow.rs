@@ -749,3 +749,34 @@ fn a_cancelled_game_leaves_the_next_game_end_rating_that_game_alone() {
     let over = only_to(&w.new_mail(), ALICE).body.clone();
     assert!(says(&over, "Your Dice Rink rating: "), "{over}");
 }
+
+/// A draw offer is told once: the same seat's DRAW sent again while its offer stands (a mail
+/// of DRAW lines, mail after mail) mails the others nothing more, so a player cannot fill
+/// their mailboxes with it; the sender is still answered.
+#[test]
+fn a_draw_offer_sent_again_is_not_told_again() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", ALICE), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
+    w.new_mail();
+    assert_eq!(w.send_to_seat(BOB, id, 1, "DRAW").unwrap().status, "done");
+    let mail = w.new_mail();
+    assert!(says(&only_to(&mail, ALICE).body, "B offers a draw"), "{mail:#?}");
+    let many = vec!["DRAW"; 100].join("\n");
+    for body in [many.as_str(), "DRAW", "DRAW OFFER"] {
+        assert_eq!(w.send_to_seat(BOB, id, 1, body).unwrap().status, "done");
+        let mail = w.new_mail();
+        assert!(mail.iter().all(|m| m.to_addr == BOB), "{mail:#?}");
+        assert!(says(&only_to(&mail, BOB).body, "draw offered"), "{mail:#?}");
+    }
+    // Declined, a new offer is news again.
+    assert_eq!(w.send_to_seat(ALICE, id, 0, "DRAW DECLINE").unwrap().status, "done");
+    w.new_mail();
+    assert_eq!(w.send_to_seat(BOB, id, 1, "DRAW").unwrap().status, "done");
+    assert!(says(&only_to(&w.new_mail(), ALICE).body, "B offers a draw"));
+}
