@@ -120,8 +120,7 @@ pub fn play_decided(
     let id = due.id;
     let g = gamelog::load(gm.tx, id)?;
     let now_due = robots_to_act(&g);
-    let moved_on =
-        g.moves.len() != due.plies || g.game.position_tag() != due.game.position_tag();
+    let moved_on = g.moves.len() != due.plies || g.game.position_tag() != due.game.position_tag();
     if moved_on || !due.seats.iter().all(|s| now_due.contains(s)) {
         return Ok(0);
     }

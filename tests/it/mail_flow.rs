@@ -766,7 +766,10 @@ fn a_draw_offer_sent_again_is_not_told_again() {
     w.new_mail();
     assert_eq!(w.send_to_seat(BOB, id, 1, "DRAW").unwrap().status, "done");
     let mail = w.new_mail();
-    assert!(says(&only_to(&mail, ALICE).body, "B offers a draw"), "{mail:#?}");
+    assert!(
+        says(&only_to(&mail, ALICE).body, "B offers a draw"),
+        "{mail:#?}"
+    );
     let many = vec!["DRAW"; 100].join("\n");
     for body in [many.as_str(), "DRAW", "DRAW OFFER"] {
         assert_eq!(w.send_to_seat(BOB, id, 1, body).unwrap().status, "done");
@@ -775,7 +778,10 @@ fn a_draw_offer_sent_again_is_not_told_again() {
         assert!(says(&only_to(&mail, BOB).body, "draw offered"), "{mail:#?}");
     }
     // Declined, a new offer is news again.
-    assert_eq!(w.send_to_seat(ALICE, id, 0, "DRAW DECLINE").unwrap().status, "done");
+    assert_eq!(
+        w.send_to_seat(ALICE, id, 0, "DRAW DECLINE").unwrap().status,
+        "done"
+    );
     w.new_mail();
     assert_eq!(w.send_to_seat(BOB, id, 1, "DRAW").unwrap().status, "done");
     assert!(says(&only_to(&w.new_mail(), ALICE).body, "B offers a draw"));

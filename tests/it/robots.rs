@@ -551,7 +551,8 @@ fn a_robot_decision_on_a_position_taken_back_is_not_played() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", output_text(&o));
-    w.send_to_seat(ALICE, id, 0, &legal[legal.len() - 1]).unwrap();
+    w.send_to_seat(ALICE, id, 0, &legal[legal.len() - 1])
+        .unwrap();
     let g = w.load(id);
     assert_eq!(g.moves.len(), plies, "as many plies, another position");
     assert_eq!(
@@ -595,7 +596,12 @@ fn alice_writes_to_a_robot_game(
     w.new_mail();
     let seat = players.iter().position(|(_, who)| *who == ALICE).unwrap();
     let to = w.seat_address(id, seat);
-    let raw = w.mail(ALICE, &to, &format!("Re: [pbem #{id}] {}", kind.title()), body);
+    let raw = w.mail(
+        ALICE,
+        &to,
+        &format!("Re: [pbem #{id}] {}", kind.title()),
+        body,
+    );
     assert_eq!(w.deliver(&raw).unwrap().status, "done", "{body}");
     w.new_mail();
     id
@@ -652,7 +658,7 @@ fn a_robot_ahead_declines_a_draw() {
 fn a_robots_turn_of_several_plies_is_one_mail() {
     let mut w = World::new();
     let players = [("BLUE", ALICE), ("RED", "robot:easy")];
-    let id = alice_writes_to_a_robot_game(&mut w, GameKind::Siberian, &players, None, "H d4");
+    alice_writes_to_a_robot_game(&mut w, GameKind::Siberian, &players, None, "H d4");
     assert_eq!(robots(&mut w), 2, "the robot declared, then placed");
     let mail = w.new_mail();
     let report = only_to(&mail, ALICE);
