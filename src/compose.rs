@@ -406,7 +406,9 @@ fn announce(
     };
     if played.finished {
         let record = crate::gm::export_as(g, crate::gm::names::in_mail(g))?;
-        let ratings = rating_changes(tx, g)?;
+        // A game without a result (cancelled) rates nobody, yet moves the kept ratings on
+        // to count it: skipped, the next game's end would rebuild them from every game.
+        let ratings = crate::gm::ratings::change_at_end(tx, g)?;
         for s in &g.seats {
             let rating = s
                 .email
@@ -447,18 +449,6 @@ fn announce(
         to_seat(tx, ctx, g, s.seat, &report, None)?;
     }
     Ok(())
-}
-
-/// What a finished game did to its players' ratings, by address (none when it has no
-/// result to rate: a game the GM cancelled).
-fn rating_changes(
-    tx: &Tx,
-    g: &Loaded,
-) -> anyhow::Result<std::collections::BTreeMap<String, (f64, f64)>> {
-    if g.game.outcome().is_none() {
-        return Ok(Default::default());
-    }
-    crate::gm::ratings::change_at_end(tx, g)
 }
 
 /// The welcome mail to every seat: rules summary, players, board, the seat's Reply-To.

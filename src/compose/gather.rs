@@ -81,14 +81,8 @@ impl Ctx<'_> {
         tx: &Tx,
         action: impl FnOnce() -> anyhow::Result<T>,
     ) -> anyhow::Result<T> {
-        let outer = self.gathered.replace(Some(Gathered::default()));
-        let result = action();
-        let gathered = self.gathered.replace(outer);
-        let out = result?;
-        if let Some(gathered) = gathered {
-            tell_gathered(tx, self, gathered)?;
-        }
-        Ok(out)
+        // An action of one transaction: nothing held before it, and over when it is.
+        self.gathering_held(tx, &mut HeldNews::default(), || Ok((action()?, true)))
     }
 
     /// As `gathering`, for an action spread over several transactions (a robot's turn: its
@@ -110,8 +104,9 @@ impl Ctx<'_> {
         let (out, over) = result?;
         let gathered = gathered.unwrap_or_default();
         if over {
-            held.0 = Gathered::default();
             tell_gathered(tx, self, gathered)?;
+            // Told: held no more (had the telling failed, `held` would still have it).
+            held.0 = Gathered::default();
         } else {
             held.0 = gathered;
         }

@@ -105,7 +105,8 @@ pub fn resign(gm: &Gm, g: &mut Loaded, seat: usize) -> anyhow::Result<Result<Pla
 }
 
 /// The seat offers (or accepts) a draw; once every seat has, the GM plays the agreed draw.
-/// The seats yet to agree hear of the offer; everyone of an agreed draw.
+/// The seats yet to agree hear of the offer (once: the same seat's offer again, while it
+/// stands, is news to nobody); everyone of an agreed draw.
 pub fn offer_draw(
     gm: &Gm,
     g: &mut Loaded,
@@ -115,6 +116,7 @@ pub fn offer_draw(
     if let Err(r) = active(g) {
         return Ok(Err(r));
     }
+    let standing = g.seat(seat).is_some_and(|s| s.draw_offer);
     tx.set_draw_offer(g.row.id, seat, true)?;
     // Every seat still playing must agree; a seat that resigned has no say.
     let playing = g.game.playing();
@@ -125,11 +127,15 @@ pub fn offer_draw(
         .map(|x| x.seat)
         .collect();
     if !waiting.is_empty() {
-        gm.tell(News::DrawOffered {
-            g,
-            seat,
-            waiting: &waiting,
-        })?;
+        // An offer that stands was told when it was made: told again, a DRAW sent mail after
+        // mail would fill the others' mailboxes.
+        if !standing {
+            gm.tell(News::DrawOffered {
+                g,
+                seat,
+                waiting: &waiting,
+            })?;
+        }
         return Ok(Ok(DrawOffer::Waiting(waiting)));
     }
     let played = match play_with(gm, g, Actor::Gm, |game| game.agree_draw())? {

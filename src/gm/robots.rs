@@ -107,8 +107,10 @@ pub fn turn_goes_on(tx: &crate::store::Tx, due: &Due) -> anyhow::Result<bool> {
 }
 
 /// Plays `decisions` (made on `due`) in the write transaction, if the game is still where it
-/// was when they were made (no ply since, the same robots due); none when it moved on (a
-/// player's mail or the GM came between: the next pass decides again). How many were played.
+/// was when they were made (as many plies, the same position: a ply the GM took back and
+/// another played in its place is a move on too; the same robots due); none when it moved on
+/// (a player's mail or the GM came between: the next pass decides again). How many were
+/// played.
 pub fn play_decided(
     gm: &mut Gm,
     due: &Due,
@@ -118,7 +120,8 @@ pub fn play_decided(
     let id = due.id;
     let g = gamelog::load(gm.tx, id)?;
     let now_due = robots_to_act(&g);
-    if g.moves.len() != due.plies || !due.seats.iter().all(|s| now_due.contains(s)) {
+    let moved_on = g.moves.len() != due.plies || g.game.position_tag() != due.game.position_tag();
+    if moved_on || !due.seats.iter().all(|s| now_due.contains(s)) {
         return Ok(0);
     }
     let mut made = 0;

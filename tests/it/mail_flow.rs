@@ -8,6 +8,9 @@ use pbem::games::{Actor, AnyGame, GameKind, Options};
 
 const ALICE: &str = "alice@example.org";
 const BOB: &str = "bob@example.org";
+const BLUE: &str = "blue@example.org";
+const RED: &str = "red@example.org";
+const GREEN: &str = "green@example.org";
 
 /// A Dice Rink position, A to move, where A's die on b1 shows 5 and `5W6` is legal.
 fn position_for_5w6() -> String {
@@ -535,41 +538,47 @@ fn answers_a_player_waits_for_are_never_held_other_news_is_and_told_once() {
     assert!(due_at(&mut w, later).contains(&news.id));
 }
 
-/// A report held by the hourly limit that the game has moved past is dropped when the newer
-/// mail about the game is queued: the reader never gets a stale board after the current one.
-#[test]
-fn a_held_report_the_game_moved_past_is_replaced_by_the_current_one() {
+/// A Siberian Dice game of three players (no salt window) at one mail an hour a reader, its
+/// welcomes read (each used its reader's hour).
+fn three_at_one_mail_an_hour() -> (World, i64) {
     let mut w = World::new();
     w.cfg.replies_per_hour = 1;
-    let (blue, red, green) = ("blue@example.org", "red@example.org", "green@example.org");
     let id = w.game(
         GameKind::Siberian,
-        &[("BLUE", blue), ("RED", red), ("GREEN", green)],
+        &[("BLUE", BLUE), ("RED", RED), ("GREEN", GREEN)],
         &[("players", "3"), ("salt_window", "0")],
         None,
         None,
     );
     w.new_mail();
+    (w, id)
+}
+
+/// A report held by the hourly limit that the game has moved past is dropped when the newer
+/// mail about the game is queued: the reader never gets a stale board after the current one.
+#[test]
+fn a_held_report_the_game_moved_past_is_replaced_by_the_current_one() {
+    let (mut w, id) = three_at_one_mail_an_hour();
     // BLUE moves: RED's report asks RED to move (never held); GREEN's is held (its welcome
     // used GREEN's hour).
-    w.send_scripted(blue, id, 0, "H d4", &[1]);
+    w.send_scripted(BLUE, id, 0, "H d4", &[1]);
     let mail = w.new_mail();
     let now = w.now;
     let due = due_at(&mut w, now);
-    let for_red = only_to(&mail, red);
+    let for_red = only_to(&mail, RED);
     assert!(due.contains(&for_red.id), "RED's turn is never held");
     let stale = mail
         .iter()
-        .find(|m| m.to_addr == green && m.kind == "turn_report")
+        .find(|m| m.to_addr == GREEN && m.kind == "turn_report")
         .expect("GREEN's report")
         .id;
     assert!(!due.contains(&stale), "GREEN's report is held");
     // RED moves: GREEN's turn now. Its report goes at once and the held one is gone.
-    w.send_scripted(red, id, 1, "H c3", &[2]);
+    w.send_scripted(RED, id, 1, "H c3", &[2]);
     let mail = w.new_mail();
     let current = mail
         .iter()
-        .find(|m| m.to_addr == green && m.kind == "turn_report")
+        .find(|m| m.to_addr == GREEN && m.kind == "turn_report")
         .expect("GREEN's new report");
     assert!(current.body.contains("It is your move"), "{}", current.body);
     let later = w.now + chrono::Duration::hours(2);
@@ -584,23 +593,13 @@ fn a_held_report_the_game_moved_past_is_replaced_by_the_current_one() {
 /// does not say it, so it is never dropped, only sent late.
 #[test]
 fn a_held_report_with_a_draw_offer_in_it_is_never_dropped() {
-    let mut w = World::new();
-    w.cfg.replies_per_hour = 1;
-    let (blue, red, green) = ("blue@example.org", "red@example.org", "green@example.org");
-    let id = w.game(
-        GameKind::Siberian,
-        &[("BLUE", blue), ("RED", red), ("GREEN", green)],
-        &[("players", "3"), ("salt_window", "0")],
-        None,
-        None,
-    );
-    w.new_mail();
+    let (mut w, id) = three_at_one_mail_an_hour();
     // BLUE moves and offers a draw: GREEN's report of it is held (its welcome used its hour).
-    w.send_scripted(blue, id, 0, "H d4\nDRAW", &[1]);
+    w.send_scripted(BLUE, id, 0, "H d4\nDRAW", &[1]);
     let mail = w.new_mail();
     let offer = mail
         .iter()
-        .find(|m| m.to_addr == green && m.body.contains("BLUE offers a draw"))
+        .find(|m| m.to_addr == GREEN && m.body.contains("BLUE offers a draw"))
         .expect("GREEN's report with the offer")
         .id;
     let now = w.now;
@@ -609,7 +608,7 @@ fn a_held_report_with_a_draw_offer_in_it_is_never_dropped() {
         "GREEN's report is held"
     );
     // RED moves: GREEN's newer report does not carry the offer, so the held one stays.
-    w.send_scripted(red, id, 1, "H c3", &[2]);
+    w.send_scripted(RED, id, 1, "H c3", &[2]);
     w.new_mail();
     let later = w.now + chrono::Duration::hours(2);
     assert!(
@@ -714,4 +713,76 @@ fn a_seated_player_who_writes_to_the_plain_address_is_answered_from_the_seats_ad
     let raw = w.mail(ALICE, &to, &format!("Re: {}", answer.subject), "a1 1/2");
     w.deliver(&raw).unwrap();
     assert_eq!(w.load(id).moves.len(), 1);
+}
+
+/// A game the GM cancels has no result to rate, yet the ratings kept for its kind count it:
+/// the next game's end still rates that game alone, replaying no other finished game in the
+/// mail's transaction (here the first game's record is made unreadable after its end: a
+/// replay of it would fail the mail).
+#[test]
+fn a_cancelled_game_leaves_the_next_game_end_rating_that_game_alone() {
+    let mut w = World::new();
+    let players = [("A", ALICE), ("B", BOB)];
+    let first = w.game(GameKind::DiceRink, &players, &[], None, None);
+    w.new_mail();
+    w.send_to_seat(BOB, first, 1, "RESIGN").unwrap();
+    w.new_mail();
+    let cancelled = w.game(GameKind::DiceRink, &players, &[], None, None);
+    let o = common::pbem_command(w.dir.path(), "pbem.sqlite")
+        .args(["game", "cancel", &cancelled.to_string(), "--reason", "x"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", common::output_text(&o));
+    w.new_mail();
+    let db = rusqlite::Connection::open(w.dir.path().join("pbem.sqlite")).unwrap();
+    let broken = db
+        .execute(
+            "UPDATE moves SET text = 'no such move' WHERE game_id = ?1",
+            [first],
+        )
+        .unwrap();
+    assert!(broken >= 1);
+    let third = w.game(GameKind::DiceRink, &players, &[], None, None);
+    w.new_mail();
+    let handled = w.send_to_seat(BOB, third, 1, "RESIGN").unwrap();
+    assert_eq!(handled.status, "done");
+    let over = only_to(&w.new_mail(), ALICE).body.clone();
+    assert!(says(&over, "Your Dice Rink rating: "), "{over}");
+}
+
+/// A draw offer is told once: the same seat's DRAW sent again while its offer stands (a mail
+/// of DRAW lines, mail after mail) mails the others nothing more, so a player cannot fill
+/// their mailboxes with it; the sender is still answered.
+#[test]
+fn a_draw_offer_sent_again_is_not_told_again() {
+    let mut w = World::new();
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", ALICE), ("B", BOB)],
+        &[],
+        None,
+        None,
+    );
+    w.new_mail();
+    assert_eq!(w.send_to_seat(BOB, id, 1, "DRAW").unwrap().status, "done");
+    let mail = w.new_mail();
+    assert!(
+        says(&only_to(&mail, ALICE).body, "B offers a draw"),
+        "{mail:#?}"
+    );
+    let many = vec!["DRAW"; 100].join("\n");
+    for body in [many.as_str(), "DRAW", "DRAW OFFER"] {
+        assert_eq!(w.send_to_seat(BOB, id, 1, body).unwrap().status, "done");
+        let mail = w.new_mail();
+        assert!(mail.iter().all(|m| m.to_addr == BOB), "{mail:#?}");
+        assert!(says(&only_to(&mail, BOB).body, "draw offered"), "{mail:#?}");
+    }
+    // Declined, a new offer is news again.
+    assert_eq!(
+        w.send_to_seat(ALICE, id, 0, "DRAW DECLINE").unwrap().status,
+        "done"
+    );
+    w.new_mail();
+    assert_eq!(w.send_to_seat(BOB, id, 1, "DRAW").unwrap().status, "done");
+    assert!(says(&only_to(&w.new_mail(), ALICE).body, "B offers a draw"));
 }

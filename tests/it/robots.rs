@@ -532,6 +532,37 @@ fn a_robot_decision_the_game_moved_past_is_not_played() {
     }
 }
 
+/// A decision is played only on the position it was made for: when the GM took the player's
+/// move back and she played another in its place meanwhile, the game has as many plies as
+/// when the robot read it, yet another position: the decision is dropped.
+#[test]
+fn a_robot_decision_on_a_position_taken_back_is_not_played() {
+    let mut w = World::new();
+    let players = [("A", ALICE), ("B", "robot:easy")];
+    let id = w.game(GameKind::DiceRink, &players, &[], None, None);
+    w.new_mail();
+    let legal = w.load(id).game.legal_plies();
+    w.send_to_seat(ALICE, id, 0, &legal[0]).unwrap();
+    let plies = w.load(id).moves.len();
+    let due = robots_due(&mut w, id).expect("the robot is to act");
+    let decisions = pbem::gm::robots::decide_due(&due);
+    let o = crate::common::pbem_command(w.dir.path(), "pbem.sqlite")
+        .args(["game", "rollback", &id.to_string()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", output_text(&o));
+    w.send_to_seat(ALICE, id, 0, &legal[legal.len() - 1])
+        .unwrap();
+    let g = w.load(id);
+    assert_eq!(g.moves.len(), plies, "as many plies, another position");
+    assert_eq!(
+        play_decided(&mut w, &due, decisions),
+        0,
+        "a decision for the position taken back is dropped"
+    );
+    assert_eq!(w.load(id).moves.len(), plies);
+}
+
 /// What the robots of game `id` owe now, read as the pass reads it.
 fn robots_due(w: &mut World, id: i64) -> Option<pbem::gm::robots::Due> {
     w.store
@@ -552,23 +583,37 @@ fn play_decided(
         .unwrap()
 }
 
+/// A game of `kind` against the robot (Alice in `seat`, from `position` if given), then Alice's
+/// `body` mailed to her seat, handled; the mails so far read: the robots' pass is next.
+fn alice_writes_to_a_robot_game(
+    w: &mut World,
+    kind: GameKind,
+    players: &[(&str, &str)],
+    position: Option<&str>,
+    body: &str,
+) -> i64 {
+    let id = w.game(kind, players, &[], position, None);
+    w.new_mail();
+    let seat = players.iter().position(|(_, who)| *who == ALICE).unwrap();
+    let to = w.seat_address(id, seat);
+    let raw = w.mail(
+        ALICE,
+        &to,
+        &format!("Re: [pbem #{id}] {}", kind.title()),
+        body,
+    );
+    assert_eq!(w.deliver(&raw).unwrap().status, "done", "{body}");
+    w.new_mail();
+    id
+}
+
 /// A draw offered to the robot is answered at its next pass: in a balanced position it agrees,
 /// and the game ends drawn, as with a player's DRAW.
 #[test]
 fn the_robot_answers_a_draw_offer() {
     let mut w = World::new();
-    let id = w.game(
-        GameKind::DiceRink,
-        &[("A", ALICE), ("B", "robot")],
-        &[],
-        None,
-        None,
-    );
-    w.new_mail();
-    let to = w.seat_address(id, 0);
-    let raw = w.mail(ALICE, &to, &format!("Re: [pbem #{id}] Dice Rink"), "DRAW");
-    assert_eq!(w.deliver(&raw).unwrap().status, "done");
-    w.new_mail();
+    let players = [("A", ALICE), ("B", "robot")];
+    let id = alice_writes_to_a_robot_game(&mut w, GameKind::DiceRink, &players, None, "DRAW");
     assert_eq!(
         w.load(id).row.status,
         "active",
@@ -592,18 +637,9 @@ fn the_robot_answers_a_draw_offer() {
 fn a_robot_ahead_declines_a_draw() {
     let mut w = World::new();
     // White (the robot) has a Gata, a Formiga and two Ratos against Black's lone Rato.
-    let id = w.game(
-        GameKind::D4D6,
-        &[("WHITE", "robot:easy"), ("BLACK", ALICE)],
-        &[],
-        Some("W:Gad4,Foc3,Rae3,Raf3 B:Raf6 b"),
-        None,
-    );
-    w.new_mail();
-    let to = w.seat_address(id, 1);
-    let raw = w.mail(ALICE, &to, &format!("Re: [pbem #{id}] d4 d6 chess"), "DRAW");
-    assert_eq!(w.deliver(&raw).unwrap().status, "done");
-    w.new_mail();
+    let players = [("WHITE", "robot:easy"), ("BLACK", ALICE)];
+    let position = Some("W:Gad4,Foc3,Rae3,Raf3 B:Raf6 b");
+    let id = alice_writes_to_a_robot_game(&mut w, GameKind::D4D6, &players, position, "DRAW");
     assert_eq!(robots(&mut w), 1, "the robot answered");
     let g = w.load(id);
     assert_eq!(g.row.status, "active");
@@ -621,23 +657,8 @@ fn a_robot_ahead_declines_a_draw() {
 #[test]
 fn a_robots_turn_of_several_plies_is_one_mail() {
     let mut w = World::new();
-    let id = w.game(
-        GameKind::Siberian,
-        &[("BLUE", ALICE), ("RED", "robot:easy")],
-        &[],
-        None,
-        None,
-    );
-    w.new_mail();
-    let to = w.seat_address(id, 0);
-    let raw = w.mail(
-        ALICE,
-        &to,
-        &format!("Re: [pbem #{id}] Siberian Dice"),
-        "H d4",
-    );
-    assert_eq!(w.deliver(&raw).unwrap().status, "done");
-    w.new_mail();
+    let players = [("BLUE", ALICE), ("RED", "robot:easy")];
+    alice_writes_to_a_robot_game(&mut w, GameKind::Siberian, &players, None, "H d4");
     assert_eq!(robots(&mut w), 2, "the robot declared, then placed");
     let mail = w.new_mail();
     let report = only_to(&mail, ALICE);
