@@ -15,11 +15,7 @@ type Opts = &'static [(&'static str, &'static str)];
 const CASES: &[(GameKind, Opts, &str)] = &[
     (GameKind::DiceRink, &[("setup", "fixed")], "robot:easy"),
     (GameKind::D4D6, &[], "robot:easy"),
-    (
-        GameKind::D4D6,
-        &[("variant", "rinoceronte")],
-        "robot:normal",
-    ),
+    (GameKind::D4D6, &[("variant", "rinoceronte")], "robot:easy"),
     (GameKind::Dicess, &[], "robot:easy"),
     (GameKind::Siberian, &[], "robot:easy"),
     (GameKind::Siberian, &[("variant", "primes")], "robot:easy"),
