@@ -1,20 +1,11 @@
 //! Names, not addresses (issue 29): a player's name by mail (`NAME`), by the GM (`pbem player name`) or at first from their From; statistics, ratings and records show names, an address only when the GM asks; an anonymous game's mails show no other player's name or address.
 
-use crate::common::{only_to, output_text, pbem_command, says, World};
+use crate::common::{only_to, pbem, says, World};
 use pbem::games::GameKind;
 use pbem::store::OutboxRow;
 
 const ANN: &str = "ann@example.org";
 const BOB: &str = "bob@example.org";
-
-/// `pbem ARGS` on the World's own database; its output and exit code.
-fn pbem(w: &World, args: &[&str]) -> (String, i32) {
-    let o = pbem_command(w.dir.path(), "pbem.sqlite")
-        .args(args)
-        .output()
-        .unwrap();
-    (output_text(&o), o.status.code().unwrap_or(-1))
-}
 
 fn name_of(w: &mut World, email: &str) -> Option<String> {
     w.store.tx(|tx| tx.player_name(email)).unwrap()

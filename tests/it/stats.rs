@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{output_text, pbem_command, says, World};
+use crate::common::{pbem, says, World};
 use pbem::games::GameKind;
 
 const ANN: &str = "ann@example.org";
@@ -12,15 +12,6 @@ const CARL: &str = "carl@example.org";
 /// A seed record of Dice Rink kept with the tests.
 fn seed_record(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/dicerink/{name}.pgn"))
-}
-
-/// `pbem ARGS` on the World's own database; its output and exit code.
-fn pbem(w: &World, args: &[&str]) -> (String, i32) {
-    let o = pbem_command(w.dir.path(), "pbem.sqlite")
-        .args(args)
-        .output()
-        .unwrap();
-    (output_text(&o), o.status.code().unwrap_or(-1))
 }
 
 /// `pbem game new dicerink --from-record FILE` with ANN at A and BOB at B: its output and
