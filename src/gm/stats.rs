@@ -6,10 +6,11 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Utc};
 
 use crate::gamelog::{self, Loaded};
-use crate::games::{Actor, GameKind, Outcome};
+use crate::games::{Actor, Ended, GameKind, Outcome, Why};
 use crate::store::{GameStatus, Tx};
 
-/// How a game came to an end, read from its outcome's reason.
+/// How a game came to an end: the shared ply that ended it (`AnyGame::ended_by`), else its
+/// own rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Ending {
     /// The game's own goal reached (both dice home, the star square, a line of four, ...).
@@ -26,24 +27,16 @@ pub enum Ending {
 }
 
 impl Ending {
-    /// Reads an outcome's reason in words.
-    pub fn of(outcome: &Outcome) -> Ending {
-        let (reason, draw) = match outcome {
-            Outcome::Win { reason, .. } => (reason.to_ascii_lowercase(), false),
-            Outcome::Draw { reason, .. } => (reason.to_ascii_lowercase(), true),
-        };
-        if reason.contains("resign") {
-            Ending::Resignation
-        } else if reason.contains("out of time") || reason.contains("left the game") {
-            Ending::Time
-        } else if reason.contains("agreed") {
-            Ending::Agreement
-        } else if reason.contains("declared by the gm") {
-            Ending::Declared
-        } else if draw {
-            Ending::Impasse
-        } else {
-            Ending::WinCondition
+    /// A game's ending: `by` the shared ply that ended it, when one did, else its own rules
+    /// (a draw of theirs is an impasse).
+    pub fn of(outcome: &Outcome, by: Option<Ended>) -> Ending {
+        match (by, outcome) {
+            (Some(Ended::Left(Why::Resigned)), _) => Ending::Resignation,
+            (Some(Ended::Left(Why::OutOfTime)), _) => Ending::Time,
+            (Some(Ended::Agreed), _) => Ending::Agreement,
+            (Some(Ended::Declared), _) => Ending::Declared,
+            (None, Outcome::Draw { .. }) => Ending::Impasse,
+            (None, Outcome::Win { .. }) => Ending::WinCondition,
         }
     }
 
@@ -110,13 +103,14 @@ pub fn games_on_record(tx: &Tx, kind: Option<GameKind>) -> anyhow::Result<Vec<Ga
 /// One loaded game's facts.
 pub fn facts(g: &Loaded) -> anyhow::Result<GameFacts> {
     let outcome = g.game.outcome();
+    let by = g.game.ended_by();
     let standing = match (&outcome, g.row.status) {
         (Some(o @ Outcome::Win { seat, .. }), _) => Standing::Won {
             seat: *seat,
-            ending: Ending::of(o),
+            ending: Ending::of(o, by),
         },
         (Some(o @ Outcome::Draw { .. }), _) => Standing::Drawn {
-            ending: Ending::of(o),
+            ending: Ending::of(o, by),
         },
         (None, GameStatus::Finished) => Standing::Cancelled,
         (None, _) => Standing::InPlay,
@@ -380,28 +374,38 @@ mod tests {
     }
 
     #[test]
-    fn endings_read_from_reasons() {
-        let win = |r: &str| Outcome::Win {
+    fn endings_from_the_shared_ply_that_ended_the_game_else_its_rules() {
+        let win = Outcome::Win {
             seat: 0,
-            reason: r.into(),
+            reason: "both dice on rank 4".into(),
         };
-        assert_eq!(Ending::of(&win("B resigned")), Ending::Resignation);
-        assert_eq!(Ending::of(&win("B ran out of time")), Ending::Time);
-        assert_eq!(
-            Ending::of(&win("both dice on rank 4")),
-            Ending::WinCondition
-        );
-        let draw = |r: &str| Outcome::Draw {
+        let resigned = Some(Ended::Left(Why::Resigned));
+        assert_eq!(Ending::of(&win, resigned), Ending::Resignation);
+        let timed_out = Some(Ended::Left(Why::OutOfTime));
+        assert_eq!(Ending::of(&win, timed_out), Ending::Time);
+        assert_eq!(Ending::of(&win, None), Ending::WinCondition);
+        let draw = Outcome::Draw {
             seats: vec![0, 1],
-            reason: r.into(),
+            reason: "the move cap of 60 full moves was reached".into(),
         };
-        assert_eq!(
-            Ending::of(&draw("agreed by all players")),
-            Ending::Agreement
-        );
-        assert_eq!(
-            Ending::of(&draw("the move cap of 60 full moves was reached")),
-            Ending::Impasse
-        );
+        assert_eq!(Ending::of(&draw, Some(Ended::Agreed)), Ending::Agreement);
+        assert_eq!(Ending::of(&draw, Some(Ended::Declared)), Ending::Declared);
+        assert_eq!(Ending::of(&draw, None), Ending::Impasse);
+    }
+
+    /// The ending of a game played: the shared ply that ended it is known by type, whatever
+    /// its reason says.
+    #[test]
+    fn a_played_game_knows_which_shared_ply_ended_it() {
+        let options = crate::games::Options::default();
+        let mut g = crate::games::AnyGame::new(GameKind::DiceRink, &options).unwrap();
+        assert_eq!(g.ended_by(), None);
+        g.time_out(1).unwrap();
+        let o = g.outcome().unwrap();
+        assert_eq!(Ending::of(&o, g.ended_by()), Ending::Time);
+        let mut g = crate::games::AnyGame::new(GameKind::DiceRink, &options).unwrap();
+        g.declare_draw().unwrap();
+        let o = g.outcome().unwrap();
+        assert_eq!(Ending::of(&o, g.ended_by()), Ending::Declared);
     }
 }
