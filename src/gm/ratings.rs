@@ -236,17 +236,9 @@ pub fn ratings(games: &[GameFacts], kind: GameKind) -> Vec<Rated> {
 }
 
 /// The finished games of one kind as the ratings read them, in the order they ended (the
-/// games in play have no result to rate, and are not replayed).
+/// games in play have no result to rate, and are not read).
 pub fn finished_games(tx: &Tx, kind: GameKind) -> anyhow::Result<Vec<GameFacts>> {
-    let mut out = Vec::new();
-    for row in tx.games(Some(GameStatus::Finished))? {
-        if row.kind != kind.name() {
-            continue;
-        }
-        out.push(super::stats::facts(&crate::gamelog::load(tx, row.id)?)?);
-    }
-    out.sort_by_key(|f| (f.last, f.id));
-    Ok(out)
+    super::stats::on_record(tx, Some(kind), |status| status == GameStatus::Finished)
 }
 
 /// A player's own line in the game-over mail: "Your Dice Rink rating: 1540 -> 1562".

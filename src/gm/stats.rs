@@ -1,5 +1,7 @@
 //! The statistics of the games on record (`pbem stats`, `STATS` by mail): counted from the games as the store has them, written as a postal group's GM would.
 
+mod kept;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -7,7 +9,9 @@ use chrono::{DateTime, Utc};
 
 use crate::gamelog::{self, Loaded};
 use crate::games::{Actor, Ended, GameKind, Outcome, Why};
-use crate::store::{GameStatus, Tx};
+use crate::store::{GameStatus, SeatRow, Tx};
+
+pub(crate) use kept::keep;
 
 /// How a game came to an end: the shared ply that ended it (`AnyGame::ended_by`), else its
 /// own rules.
@@ -86,15 +90,34 @@ pub struct GameFacts {
 }
 
 /// Every game that has begun (open games wait for players and are on no record yet), only
-/// of `kind` when given, in the order they were last played. Each is replayed from its log:
-/// the games of other kinds are left out before that, not after.
+/// of `kind` when given, in the order they were last played.
 pub fn games_on_record(tx: &Tx, kind: Option<GameKind>) -> anyhow::Result<Vec<GameFacts>> {
+    on_record(tx, kind, |status| status != GameStatus::Open)
+}
+
+/// The games of `kind` (every kind when None) whose status `wanted`, in the order they were
+/// last played. A finished game is read from the facts kept at its end (`kept`); the rest
+/// (in play, or finished before facts were kept) are replayed from their logs, the games
+/// of other kinds left out before that, not after.
+pub(super) fn on_record(
+    tx: &Tx,
+    kind: Option<GameKind>,
+    wanted: impl Fn(GameStatus) -> bool,
+) -> anyhow::Result<Vec<GameFacts>> {
+    let kept = tx.finished_facts()?;
     let mut out = Vec::new();
     for row in tx.games(None)? {
-        if row.status == GameStatus::Open || kind.is_some_and(|k| k.name() != row.kind) {
+        if !wanted(row.status) || kind.is_some_and(|k| k.name() != row.kind) {
             continue;
         }
-        out.push(facts(&gamelog::load(tx, row.id)?)?);
+        let from_kept = match kept.get(&row.id) {
+            Some(text) => kept::read(&row, &tx.seats(row.id)?, text),
+            None => None,
+        };
+        out.push(match from_kept {
+            Some(f) => f,
+            None => facts(&gamelog::load(tx, row.id)?)?,
+        });
     }
     out.sort_by_key(|f| (f.last, f.id));
     Ok(out)
@@ -122,18 +145,7 @@ pub fn facts(g: &Loaded) -> anyhow::Result<GameFacts> {
         .filter(|(a, _)| matches!(a, Actor::Seat(_)))
         .count();
     let last = g.moves.last().map_or(g.row.created_at, |m| m.at);
-    let mut players = vec![None; seats];
-    let mut shown = vec![None; seats];
-    for s in &g.seats {
-        if let (Some(p), Some(n)) = (players.get_mut(s.seat), shown.get_mut(s.seat)) {
-            *p = match (&s.email, &s.robot) {
-                (Some(email), _) => Some(email.to_ascii_lowercase()),
-                (None, Some(level)) => Some(format!("robot:{level}")),
-                (None, None) => None,
-            };
-            *n = super::names::seat_holder(s, super::names::Reveal::Names);
-        }
-    }
+    let (players, shown) = holders(&g.seats, seats);
     Ok(GameFacts {
         id: g.row.id,
         kind: g.kind(),
@@ -147,6 +159,25 @@ pub fn facts(g: &Loaded) -> anyhow::Result<GameFacts> {
         players,
         shown,
     })
+}
+
+/// Who holds each of `seats` seats: the player (an address, `robot:LEVEL`, None for an
+/// empty seat) and what they are called (`names::seat_holder` with names only).
+type Holders = (Vec<Option<String>>, Vec<Option<String>>);
+fn holders(rows: &[SeatRow], seats: usize) -> Holders {
+    let mut players = vec![None; seats];
+    let mut shown = vec![None; seats];
+    for s in rows {
+        if let (Some(p), Some(n)) = (players.get_mut(s.seat), shown.get_mut(s.seat)) {
+            *p = match (&s.email, &s.robot) {
+                (Some(email), _) => Some(email.to_ascii_lowercase()),
+                (None, Some(level)) => Some(format!("robot:{level}")),
+                (None, None) => None,
+            };
+            *n = super::names::seat_holder(s, super::names::Reveal::Names);
+        }
+    }
+    (players, shown)
 }
 
 /// The statistics of every kind and variant among `games` (only `kind` when given), one
