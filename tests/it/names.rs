@@ -298,3 +298,19 @@ fn an_anonymous_game_mails_no_player_the_others_name_or_address() {
     let (out, _) = pbem(&w, &["game", "show", &id.to_string()]);
     assert!(out.contains("Ann Smith <ann@example.org>"), "{out}");
 }
+
+/// A hostile name: 100,000 characters by mail, control characters from the GM's command
+/// line; each refused in words, the reply short, no name kept.
+#[test]
+fn a_huge_name_or_one_with_control_characters_is_refused() {
+    let mut w = World::new();
+    let id = rink(&mut w, &[]);
+    let reply = answer(&mut w, BOB, id, 1, &format!("NAME {}", "x".repeat(100_000)));
+    assert!(says(&reply, "at most 40 characters"), "{reply}");
+    assert!(reply.len() < 10_000, "{} bytes", reply.len());
+    let (out, code) = pbem(&w, &["player", "name", BOB, "Bob\u{1b}[31m"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("only printable characters"), "{out}");
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+    assert_eq!(name_of(&mut w, BOB), None);
+}
