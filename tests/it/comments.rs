@@ -8,16 +8,21 @@ use crate::common::{only_to, says, World};
 const ANN: &str = "ann@example.org";
 const BOB: &str = "bob@example.org";
 
-#[test]
-fn a_comment_line_and_a_parenthesis_reach_the_record_and_the_moves_are_played() {
-    let mut w = World::new();
-    let id = w.game(
+/// A Dice Rink game by mail between ANN (A) and BOB (B); its id.
+fn rink(w: &mut World) -> i64 {
+    w.game(
         GameKind::DiceRink,
         &[("A", ANN), ("B", BOB)],
         &[],
         None,
         None,
-    );
+    )
+}
+
+#[test]
+fn a_comment_line_and_a_parenthesis_reach_the_record_and_the_moves_are_played() {
+    let mut w = World::new();
+    let id = rink(&mut w);
     w.new_mail();
     w.send_to_seat(ANN, id, 0, "b1 5/4 (a solid start)")
         .unwrap();
@@ -64,13 +69,7 @@ fn a_comment_line_and_a_parenthesis_reach_the_record_and_the_moves_are_played() 
 #[test]
 fn a_comment_without_a_move_is_not_kept_and_says_why() {
     let mut w = World::new();
-    let id = w.game(
-        GameKind::DiceRink,
-        &[("A", ANN), ("B", BOB)],
-        &[],
-        None,
-        None,
-    );
+    let id = rink(&mut w);
     w.new_mail();
     w.send_to_seat(ANN, id, 0, "COMMENT thinking it over")
         .unwrap();
@@ -115,13 +114,7 @@ fn notation_with_parentheses_is_still_one_move() {
 #[test]
 fn many_long_comments_on_one_ply_keep_their_start() {
     let mut w = World::new();
-    let id = w.game(
-        GameKind::DiceRink,
-        &[("A", ANN), ("B", BOB)],
-        &[],
-        None,
-        None,
-    );
+    let id = rink(&mut w);
     w.new_mail();
     let mut body = String::from("b1 5/4 (first words)\n");
     for i in 0..30 {
