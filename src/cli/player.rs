@@ -132,8 +132,8 @@ fn show(tx: &Tx, email: &str) -> anyhow::Result<Option<String>> {
         if !games.iter().any(|f| f.kind == kind) {
             continue;
         }
-        let all = gm::ratings::finished_games(tx, kind)?;
-        if let Some(r) = gm::ratings::ratings(&all, kind)
+        if let Some(r) = gm::ratings::standings(tx, kind)?
+            .rated
             .into_iter()
             .find(|r| r.player == address)
         {

@@ -31,7 +31,7 @@ pub(super) fn run_stats(db: &Path, game: Option<&str>) -> anyhow::Result<Exit> {
 pub(super) fn run_ratings(db: &Path, game: &str) -> anyhow::Result<Exit> {
     let kind = kind_named(game)?;
     let mut store = Store::open(db, false)?;
-    let games = store.read(|tx| stats::games_on_record(tx, Some(kind)))?;
-    print!("{}", ratings::report(&games, kind));
+    let standings = store.read(|tx| ratings::standings(tx, kind))?;
+    print!("{}", ratings::report(&standings, kind));
     Ok(0)
 }

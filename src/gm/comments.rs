@@ -6,6 +6,8 @@ use crate::store::Tx;
 
 /// The most characters of a comment kept (a record is for reading, not for letters).
 const MAX_CHARS: usize = 500;
+/// The most characters of a ply's comments together (a mail of many COMMENT lines).
+pub const MAX_PLY_CHARS: usize = 4 * MAX_CHARS;
 
 /// A move line with a comment after it in parentheses (`1N4 (a risky one)`): the move and the
 /// comment. A line the game reads whole stays whole, so that notation with parentheses in it
@@ -49,7 +51,7 @@ fn trailing_parenthesis(line: &str) -> Option<(&str, &str)> {
 
 /// Keeps `text` as ply `ply`'s comment, after any it has (a parenthesis and a `COMMENT` line
 /// in one mail are both kept). Braces would end the record's comment: they go, and a long
-/// comment keeps its start.
+/// comment keeps its start, as do a ply's comments together (`MAX_PLY_CHARS`).
 pub fn keep(tx: &Tx, game: i64, ply: i64, text: &str) -> anyhow::Result<()> {
     let text: String = text
         .replace(['{', '}'], "")
@@ -60,16 +62,7 @@ pub fn keep(tx: &Tx, game: i64, ply: i64, text: &str) -> anyhow::Result<()> {
         return Ok(());
     }
     let text: String = text.chars().take(MAX_CHARS).collect();
-    let before = tx
-        .moves(game)?
-        .into_iter()
-        .find(|m| m.ply == ply)
-        .and_then(|m| m.comment);
-    let all = match before {
-        Some(b) if !b.is_empty() => format!("{b}; {text}"),
-        _ => text,
-    };
-    tx.set_ply_comment(game, ply, &all)
+    tx.add_ply_comment(game, ply, &text, MAX_PLY_CHARS)
 }
 
 #[cfg(test)]

@@ -306,7 +306,8 @@ pub(super) fn finish(
 }
 
 /// Ends a game: finished with `why` as its result in words, its clock stopped, its dice seed
-/// revealed. A game the GM cancelled has no outcome, so its record's result stays `*`.
+/// revealed, its facts kept for the statistics (`stats::keep`). A game the GM cancelled has
+/// no outcome, so its record's result stays `*`.
 pub(super) fn close(tx: &Tx, g: &mut Loaded, why: &str, now: DateTime<Utc>) -> anyhow::Result<()> {
     tx.set_game_status(g.row.id, GameStatus::Finished, Some(why), now)?;
     tx.set_deadline(g.row.id, None)?;
@@ -316,5 +317,6 @@ pub(super) fn close(tx: &Tx, g: &mut Loaded, why: &str, now: DateTime<Utc>) -> a
     g.row.status = GameStatus::Finished;
     g.row.result = Some(why.to_string());
     g.row.seed_revealed = true;
-    Ok(())
+    // What the statistics and the ratings count of it, so that they need not replay it.
+    super::stats::keep(tx, g)
 }

@@ -21,11 +21,12 @@ pub struct Rated {
     pub games: usize,
 }
 
-/// The name shown for a player who has none (the address's local part, a robot in words):
-/// `names::fallback`. A player's own name is `names::shown` (or `Rated::shown`, and
-/// `GameFacts::shown` per seat).
-pub fn display_name(player: &str) -> String {
-    super::names::fallback(player)
+/// A kind's ratings as they stand, best first, and how many finished games with a result
+/// they come from.
+#[derive(Debug, Clone)]
+pub struct Standings {
+    pub rated: Vec<Rated>,
+    pub games: usize,
 }
 
 /// Each player's result against each other player of one finished game, seen from the
@@ -62,18 +63,26 @@ fn pairs(outcome: &Outcome, seats: usize) -> Vec<(usize, usize, Outcomes)> {
 /// Each player's rating and rated games so far.
 type Table = BTreeMap<String, (Glicko2Rating, usize)>;
 
-/// Each player's rating after every game of `kind`, in the order of `games`; `seen` hears
-/// each game's rated players with their rating before and after it.
-fn rate(games: &[GameFacts], kind: GameKind, mut seen: impl FnMut(i64, &str, f64, f64)) -> Table {
-    let mut table = Table::new();
+/// A kind's ratings after so many games: the table, and how many of the games had a result
+/// (the rest were cancelled). What `rating_memo` keeps.
+#[derive(Debug, Default)]
+struct Memo {
+    table: Table,
+    results: usize,
+}
+
+/// The ratings after every game of `kind`, in the order of `games`.
+fn rate(games: &[GameFacts], kind: GameKind) -> Memo {
+    let mut memo = Memo::default();
     for f in games.iter().filter(|f| f.kind == kind) {
-        rate_one(&mut table, f, &mut seen);
+        memo.results += usize::from(f.outcome.is_some());
+        rate_one(&mut memo.table, f, &mut |_, _, _| {});
     }
-    table
+    memo
 }
 
 /// `table` moved on by one finished game (none when it has no result or an empty seat).
-fn rate_one(table: &mut Table, f: &GameFacts, seen: &mut impl FnMut(i64, &str, f64, f64)) {
+fn rate_one(table: &mut Table, f: &GameFacts, seen: &mut impl FnMut(&str, f64, f64)) {
     let config = Glicko2Config::new();
     let Some(outcome) = &f.outcome else { return };
     let Some(players) = f.players.iter().cloned().collect::<Option<Vec<String>>>() else {
@@ -95,7 +104,7 @@ fn rate_one(table: &mut Table, f: &GameFacts, seen: &mut impl FnMut(i64, &str, f
             continue;
         }
         let after = glicko2_rating_period(&before[i], &results[i], &config);
-        seen(f.id, p, before[i].rating, after.rating);
+        seen(p, before[i].rating, after.rating);
         let entry = table.entry(p.clone()).or_insert((after, 0));
         *entry = (after, entry.1 + 1);
     }
@@ -113,29 +122,37 @@ pub fn change_at_end(
     let kind = g.kind();
     let facts = super::stats::facts(g)?;
     let count = tx.finished_count(kind.name())?;
-    let kept = tx
-        .rating_memo(kind.name())?
-        .filter(|(games, _)| *games == count - 1)
-        .and_then(|(_, state)| table_from_json(&state));
-    let mut table = match kept {
-        Some(table) => table,
+    let mut memo = match kept(tx, kind, count - 1)? {
+        Some(memo) => memo,
         None => {
             let mut others = finished_games(tx, kind)?;
             others.retain(|f| f.id != facts.id);
-            rate(&others, kind, |_, _, _, _| {})
+            rate(&others, kind)
         }
     };
     let mut out = BTreeMap::new();
-    rate_one(&mut table, &facts, &mut |_, player, before, after| {
+    memo.results += 1;
+    rate_one(&mut memo.table, &facts, &mut |player, before, after| {
         out.insert(player.to_string(), (before, after));
     });
-    tx.set_rating_memo(kind.name(), count, &table_json(&table))?;
+    tx.set_rating_memo(kind.name(), count, &memo_json(&memo))?;
     Ok(out)
 }
 
-/// The table as the memo keeps it: each player's [rating, deviation, volatility, games].
-fn table_json(table: &Table) -> String {
-    let map: serde_json::Map<String, serde_json::Value> = table
+/// The kind's ratings as `rating_memo` keeps them, when the memo covers `games` finished
+/// games (None when it covers other games, or does not read: they are rebuilt instead).
+fn kept(tx: &Tx, kind: GameKind, games: i64) -> anyhow::Result<Option<Memo>> {
+    Ok(tx
+        .rating_memo(kind.name())?
+        .filter(|(covered, _)| *covered == games)
+        .and_then(|(_, state)| memo_from_json(&state)))
+}
+
+/// The memo as it is kept: the games with a result, and each player's [rating, deviation,
+/// volatility, games].
+fn memo_json(memo: &Memo) -> String {
+    let players: serde_json::Map<String, serde_json::Value> = memo
+        .table
         .iter()
         .map(|(p, (r, n))| {
             (
@@ -144,14 +161,14 @@ fn table_json(table: &Table) -> String {
             )
         })
         .collect();
-    serde_json::Value::Object(map).to_string()
+    serde_json::json!({ "results": memo.results, "players": players }).to_string()
 }
 
-/// The memo's table read back (None when it does not read: rebuilt instead).
-fn table_from_json(text: &str) -> Option<Table> {
+/// The memo read back (None when it does not read: rebuilt instead).
+fn memo_from_json(text: &str) -> Option<Memo> {
     let value: serde_json::Value = serde_json::from_str(text).ok()?;
     let mut table = Table::new();
-    for (player, v) in value.as_object()? {
+    for (player, v) in value.get("players")?.as_object()? {
         let num = |i: usize| v.get(i).and_then(serde_json::Value::as_f64);
         let rating = Glicko2Rating {
             rating: num(0)?,
@@ -160,7 +177,41 @@ fn table_from_json(text: &str) -> Option<Table> {
         };
         table.insert(player.clone(), (rating, num(3)? as usize));
     }
-    Some(table)
+    let results = value.get("results")?.as_u64()? as usize;
+    Some(Memo { table, results })
+}
+
+/// The ratings of one game kind as they stand now: from `rating_memo` when it covers every
+/// finished game of the kind (no game is replayed, however many are on record), else from
+/// the finished games replayed (the games in play are not). Players are shown by their
+/// names as they are now.
+pub fn standings(tx: &Tx, kind: GameKind) -> anyhow::Result<Standings> {
+    let memo = match kept(tx, kind, tx.finished_count(kind.name())?)? {
+        Some(memo) => memo,
+        None => rate(&finished_games(tx, kind)?, kind),
+    };
+    let names = super::names::Names::load(tx)?;
+    Ok(ranked(memo, |p| names.of(p)))
+}
+
+/// The memo's players as `Rated`, best first, each shown as `shown` says.
+fn ranked(memo: Memo, shown: impl Fn(&str) -> String) -> Standings {
+    let mut rated: Vec<Rated> = memo
+        .table
+        .into_iter()
+        .map(|(player, (r, games))| Rated {
+            shown: shown(&player),
+            player,
+            rating: r.rating,
+            deviation: r.deviation,
+            games,
+        })
+        .collect();
+    rated.sort_by(|a, b| b.rating.total_cmp(&a.rating).then(a.shown.cmp(&b.shown)));
+    Standings {
+        rated,
+        games: memo.results,
+    }
 }
 
 /// The ratings of one game kind, best first: every finished game of the kind with a
@@ -175,47 +226,19 @@ pub fn ratings(games: &[GameFacts], kind: GameKind) -> Vec<Rated> {
             }
         }
     }
-    let mut out: Vec<Rated> = rate(games, kind, |_, _, _, _| {})
-        .into_iter()
-        .map(|(player, (r, games))| Rated {
-            shown: shown
-                .get(player.as_str())
-                .map_or_else(|| display_name(&player), |s| s.to_string()),
-            player,
-            rating: r.rating,
-            deviation: r.deviation,
-            games,
-        })
-        .collect();
-    out.sort_by(|a, b| b.rating.total_cmp(&a.rating).then(a.shown.cmp(&b.shown)));
-    out
-}
-
-/// What game `id` did to its players' ratings (for its game-over mail): each rated player
-/// with their rating before and after it, as `pbem ratings` computes them (robots included:
-/// they are rated, though they get no mail).
-pub fn change(games: &[GameFacts], kind: GameKind, id: i64) -> BTreeMap<String, (f64, f64)> {
-    let mut out = BTreeMap::new();
-    rate(games, kind, |game, player, before, after| {
-        if game == id {
-            out.insert(player.to_string(), (before, after));
-        }
-    });
-    out
+    let memo = rate(games, kind);
+    ranked(memo, |p| {
+        shown
+            .get(p)
+            .map_or_else(|| super::names::fallback(p), |s| s.to_string())
+    })
+    .rated
 }
 
 /// The finished games of one kind as the ratings read them, in the order they ended (the
-/// games in play have no result to rate, and are not replayed).
+/// games in play have no result to rate, and are not read).
 pub fn finished_games(tx: &Tx, kind: GameKind) -> anyhow::Result<Vec<GameFacts>> {
-    let mut out = Vec::new();
-    for row in tx.games(Some(GameStatus::Finished))? {
-        if row.kind != kind.name() {
-            continue;
-        }
-        out.push(super::stats::facts(&crate::gamelog::load(tx, row.id)?)?);
-    }
-    out.sort_by_key(|f| (f.last, f.id));
-    Ok(out)
+    super::stats::on_record(tx, Some(kind), |status| status == GameStatus::Finished)
 }
 
 /// A player's own line in the game-over mail: "Your Dice Rink rating: 1540 -> 1562".
@@ -224,8 +247,8 @@ pub fn change_line(kind: GameKind, before: f64, after: f64) -> String {
 }
 
 /// The ratings as a table, for the GM's terminal and the player's mail.
-pub fn report(games: &[GameFacts], kind: GameKind) -> String {
-    let rated = ratings(games, kind);
+pub fn report(standings: &Standings, kind: GameKind) -> String {
+    let rated = &standings.rated;
     if rated.is_empty() {
         return format!(
             "No finished {} game is on record yet: nobody is rated.\n",
@@ -235,10 +258,7 @@ pub fn report(games: &[GameFacts], kind: GameKind) -> String {
     let mut out = format!(
         "{} ratings (Glicko-2, from {} finished games):\n",
         kind.title(),
-        games
-            .iter()
-            .filter(|f| f.kind == kind && f.outcome.is_some())
-            .count()
+        standings.games
     );
     for (i, r) in rated.iter().enumerate() {
         out.push_str(&format!(

@@ -24,9 +24,11 @@ impl Reliability {
     /// `LEFT_WEIGHT` turns owed and not made. A late move is owed and not in time: it counts
     /// for nothing, as a missed one. `None` when the player has no record yet.
     pub fn percent(&self) -> Option<u32> {
+        // In u64: counts of millions of turns would overflow u32 (100 × in_time).
         let c = self.0;
-        let owed = c.in_time + c.late + c.missed + LEFT_WEIGHT * c.left;
-        (owed > 0).then(|| 100 * c.in_time / owed)
+        let [in_time, late, missed, left] = [c.in_time, c.late, c.missed, c.left].map(u64::from);
+        let owed = in_time + late + missed + u64::from(LEFT_WEIGHT) * left;
+        (owed > 0).then(|| (100 * in_time / owed) as u32)
     }
 
     /// The record in words: "12 turns in time, 1 late, 2 missed, 0 games left: 80%".
@@ -149,5 +151,13 @@ mod tests {
         assert_eq!(score(8, 1, 1, 0), Some(80));
         assert_eq!(score(10, 0, 0, 1), Some(66));
         assert!(score(9, 0, 1, 0) > score(10, 0, 0, 1));
+    }
+
+    #[test]
+    fn the_score_holds_for_a_player_with_only_games_left_and_for_huge_counts() {
+        assert_eq!(score(0, 0, 0, 3), Some(0));
+        assert_eq!(score(0, 2, 0, 0), Some(0));
+        assert_eq!(score(u32::MAX, 0, 0, 0), Some(100));
+        assert_eq!(score(u32::MAX, u32::MAX, u32::MAX, u32::MAX), Some(12));
     }
 }

@@ -1,15 +1,20 @@
 //! The statistics of the games on record (`pbem stats`, `STATS` by mail): counted from the games as the store has them, written as a postal group's GM would.
 
+mod kept;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
 
 use crate::gamelog::{self, Loaded};
-use crate::games::{Actor, GameKind, Outcome};
-use crate::store::{GameStatus, Tx};
+use crate::games::{Actor, Ended, GameKind, Outcome, Why};
+use crate::store::{GameStatus, SeatRow, Tx};
 
-/// How a game came to an end, read from its outcome's reason.
+pub(crate) use kept::keep;
+
+/// How a game came to an end: the shared ply that ended it (`AnyGame::ended_by`), else its
+/// own rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Ending {
     /// The game's own goal reached (both dice home, the star square, a line of four, ...).
@@ -26,24 +31,16 @@ pub enum Ending {
 }
 
 impl Ending {
-    /// Reads an outcome's reason in words.
-    pub fn of(outcome: &Outcome) -> Ending {
-        let (reason, draw) = match outcome {
-            Outcome::Win { reason, .. } => (reason.to_ascii_lowercase(), false),
-            Outcome::Draw { reason, .. } => (reason.to_ascii_lowercase(), true),
-        };
-        if reason.contains("resign") {
-            Ending::Resignation
-        } else if reason.contains("out of time") || reason.contains("left the game") {
-            Ending::Time
-        } else if reason.contains("agreed") {
-            Ending::Agreement
-        } else if reason.contains("declared by the gm") {
-            Ending::Declared
-        } else if draw {
-            Ending::Impasse
-        } else {
-            Ending::WinCondition
+    /// A game's ending: `by` the shared ply that ended it, when one did, else its own rules
+    /// (a draw of theirs is an impasse).
+    pub fn of(outcome: &Outcome, by: Option<Ended>) -> Ending {
+        match (by, outcome) {
+            (Some(Ended::Left(Why::Resigned)), _) => Ending::Resignation,
+            (Some(Ended::Left(Why::OutOfTime)), _) => Ending::Time,
+            (Some(Ended::Agreed), _) => Ending::Agreement,
+            (Some(Ended::Declared), _) => Ending::Declared,
+            (None, Outcome::Draw { .. }) => Ending::Impasse,
+            (None, Outcome::Win { .. }) => Ending::WinCondition,
         }
     }
 
@@ -93,15 +90,34 @@ pub struct GameFacts {
 }
 
 /// Every game that has begun (open games wait for players and are on no record yet), only
-/// of `kind` when given, in the order they were last played. Each is replayed from its log:
-/// the games of other kinds are left out before that, not after.
+/// of `kind` when given, in the order they were last played.
 pub fn games_on_record(tx: &Tx, kind: Option<GameKind>) -> anyhow::Result<Vec<GameFacts>> {
+    on_record(tx, kind, |status| status != GameStatus::Open)
+}
+
+/// The games of `kind` (every kind when None) whose status `wanted`, in the order they were
+/// last played. A finished game is read from the facts kept at its end (`kept`); the rest
+/// (in play, or finished before facts were kept) are replayed from their logs, the games
+/// of other kinds left out before that, not after.
+pub(super) fn on_record(
+    tx: &Tx,
+    kind: Option<GameKind>,
+    wanted: impl Fn(GameStatus) -> bool,
+) -> anyhow::Result<Vec<GameFacts>> {
+    let kept = tx.finished_facts()?;
     let mut out = Vec::new();
     for row in tx.games(None)? {
-        if row.status == GameStatus::Open || kind.is_some_and(|k| k.name() != row.kind) {
+        if !wanted(row.status) || kind.is_some_and(|k| k.name() != row.kind) {
             continue;
         }
-        out.push(facts(&gamelog::load(tx, row.id)?)?);
+        let from_kept = match kept.get(&row.id) {
+            Some(text) => kept::read(&row, &tx.seats(row.id)?, text),
+            None => None,
+        };
+        out.push(match from_kept {
+            Some(f) => f,
+            None => facts(&gamelog::load(tx, row.id)?)?,
+        });
     }
     out.sort_by_key(|f| (f.last, f.id));
     Ok(out)
@@ -110,13 +126,14 @@ pub fn games_on_record(tx: &Tx, kind: Option<GameKind>) -> anyhow::Result<Vec<Ga
 /// One loaded game's facts.
 pub fn facts(g: &Loaded) -> anyhow::Result<GameFacts> {
     let outcome = g.game.outcome();
+    let by = g.game.ended_by();
     let standing = match (&outcome, g.row.status) {
         (Some(o @ Outcome::Win { seat, .. }), _) => Standing::Won {
             seat: *seat,
-            ending: Ending::of(o),
+            ending: Ending::of(o, by),
         },
         (Some(o @ Outcome::Draw { .. }), _) => Standing::Drawn {
-            ending: Ending::of(o),
+            ending: Ending::of(o, by),
         },
         (None, GameStatus::Finished) => Standing::Cancelled,
         (None, _) => Standing::InPlay,
@@ -128,18 +145,7 @@ pub fn facts(g: &Loaded) -> anyhow::Result<GameFacts> {
         .filter(|(a, _)| matches!(a, Actor::Seat(_)))
         .count();
     let last = g.moves.last().map_or(g.row.created_at, |m| m.at);
-    let mut players = vec![None; seats];
-    let mut shown = vec![None; seats];
-    for s in &g.seats {
-        if let (Some(p), Some(n)) = (players.get_mut(s.seat), shown.get_mut(s.seat)) {
-            *p = match (&s.email, &s.robot) {
-                (Some(email), _) => Some(email.to_ascii_lowercase()),
-                (None, Some(level)) => Some(format!("robot:{level}")),
-                (None, None) => None,
-            };
-            *n = super::names::seat_holder(s, super::names::Reveal::Names);
-        }
-    }
+    let (players, shown) = holders(&g.seats, seats);
     Ok(GameFacts {
         id: g.row.id,
         kind: g.kind(),
@@ -153,6 +159,25 @@ pub fn facts(g: &Loaded) -> anyhow::Result<GameFacts> {
         players,
         shown,
     })
+}
+
+/// Who holds each of `seats` seats: the player (an address, `robot:LEVEL`, None for an
+/// empty seat) and what they are called (`names::seat_holder` with names only).
+type Holders = (Vec<Option<String>>, Vec<Option<String>>);
+fn holders(rows: &[SeatRow], seats: usize) -> Holders {
+    let mut players = vec![None; seats];
+    let mut shown = vec![None; seats];
+    for s in rows {
+        if let (Some(p), Some(n)) = (players.get_mut(s.seat), shown.get_mut(s.seat)) {
+            *p = match (&s.email, &s.robot) {
+                (Some(email), _) => Some(email.to_ascii_lowercase()),
+                (None, Some(level)) => Some(format!("robot:{level}")),
+                (None, None) => None,
+            };
+            *n = super::names::seat_holder(s, super::names::Reveal::Names);
+        }
+    }
+    (players, shown)
 }
 
 /// The statistics of every kind and variant among `games` (only `kind` when given), one
@@ -380,28 +405,38 @@ mod tests {
     }
 
     #[test]
-    fn endings_read_from_reasons() {
-        let win = |r: &str| Outcome::Win {
+    fn endings_from_the_shared_ply_that_ended_the_game_else_its_rules() {
+        let win = Outcome::Win {
             seat: 0,
-            reason: r.into(),
+            reason: "both dice on rank 4".into(),
         };
-        assert_eq!(Ending::of(&win("B resigned")), Ending::Resignation);
-        assert_eq!(Ending::of(&win("B ran out of time")), Ending::Time);
-        assert_eq!(
-            Ending::of(&win("both dice on rank 4")),
-            Ending::WinCondition
-        );
-        let draw = |r: &str| Outcome::Draw {
+        let resigned = Some(Ended::Left(Why::Resigned));
+        assert_eq!(Ending::of(&win, resigned), Ending::Resignation);
+        let timed_out = Some(Ended::Left(Why::OutOfTime));
+        assert_eq!(Ending::of(&win, timed_out), Ending::Time);
+        assert_eq!(Ending::of(&win, None), Ending::WinCondition);
+        let draw = Outcome::Draw {
             seats: vec![0, 1],
-            reason: r.into(),
+            reason: "the move cap of 60 full moves was reached".into(),
         };
-        assert_eq!(
-            Ending::of(&draw("agreed by all players")),
-            Ending::Agreement
-        );
-        assert_eq!(
-            Ending::of(&draw("the move cap of 60 full moves was reached")),
-            Ending::Impasse
-        );
+        assert_eq!(Ending::of(&draw, Some(Ended::Agreed)), Ending::Agreement);
+        assert_eq!(Ending::of(&draw, Some(Ended::Declared)), Ending::Declared);
+        assert_eq!(Ending::of(&draw, None), Ending::Impasse);
+    }
+
+    /// The ending of a game played: the shared ply that ended it is known by type, whatever
+    /// its reason says.
+    #[test]
+    fn a_played_game_knows_which_shared_ply_ended_it() {
+        let options = crate::games::Options::default();
+        let mut g = crate::games::AnyGame::new(GameKind::DiceRink, &options).unwrap();
+        assert_eq!(g.ended_by(), None);
+        g.time_out(1).unwrap();
+        let o = g.outcome().unwrap();
+        assert_eq!(Ending::of(&o, g.ended_by()), Ending::Time);
+        let mut g = crate::games::AnyGame::new(GameKind::DiceRink, &options).unwrap();
+        g.declare_draw().unwrap();
+        let o = g.outcome().unwrap();
+        assert_eq!(Ending::of(&o, g.ended_by()), Ending::Declared);
     }
 }

@@ -278,10 +278,9 @@ pub(super) fn cmd_records(
             return Ok(());
         }
     };
-    let games = gm::stats::games_on_record(tx, kind)?;
     s.extra.push(match (kind, ratings) {
-        (Some(k), true) => gm::ratings::report(&games, k),
-        _ => gm::stats::report(&games, kind),
+        (Some(k), true) => gm::ratings::report(&gm::ratings::standings(tx, k)?, k),
+        _ => gm::stats::report(&gm::stats::games_on_record(tx, kind)?, kind),
     });
     Ok(())
 }

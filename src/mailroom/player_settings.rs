@@ -5,6 +5,19 @@ use crate::compose::Ctx;
 use crate::gm;
 use crate::store::Tx;
 
+/// Whether the sender proved who they are (their secret reply address or their PASSWORD),
+/// as a setting of their own needs; the line is refused in words when not.
+fn proven(s: &mut Session, text: &str, command: &str, auth: &Auth) -> bool {
+    if matches!(auth, Auth::None) {
+        s.lines.push(Line::no(
+            text,
+            format!("send {command} from your secret reply address or with your PASSWORD"),
+        ));
+        return false;
+    }
+    true
+}
+
 /// `VACATION n` / `VACATION OFF`: the sender's clocks pause or run again.
 pub(super) fn cmd_vacation(
     tx: &Tx,
@@ -15,11 +28,7 @@ pub(super) fn cmd_vacation(
     from: &str,
     auth: &Auth,
 ) -> anyhow::Result<()> {
-    if matches!(auth, Auth::None) {
-        s.lines.push(Line::no(
-            text,
-            "send VACATION from your secret reply address or with your PASSWORD",
-        ));
+    if !proven(s, text, "VACATION", auth) {
         return Ok(());
     }
     let until = gm::set_vacation(tx, from, *days, ctx.now)?;
@@ -43,11 +52,7 @@ pub(super) fn cmd_digest(
     from: &str,
     auth: &Auth,
 ) -> anyhow::Result<()> {
-    if matches!(auth, Auth::None) {
-        s.lines.push(Line::no(
-            text,
-            "send DIGEST from your secret reply address or with your PASSWORD",
-        ));
+    if !proven(s, text, "DIGEST", auth) {
         return Ok(());
     }
     if let Err(why) = gm::set_digest(tx, from, on, ctx.now)? {
@@ -74,11 +79,7 @@ pub(super) fn cmd_name(
     from: &str,
     auth: &Auth,
 ) -> anyhow::Result<()> {
-    if matches!(auth, Auth::None) {
-        s.lines.push(Line::no(
-            text,
-            "send NAME from your secret reply address or with your PASSWORD",
-        ));
+    if !proven(s, text, "NAME", auth) {
         return Ok(());
     }
     s.lines

@@ -1,6 +1,7 @@
 //! Store methods for games: a game's row, its status, clocks, options and salts (players, seats and the game's log in `games/`).
 
 mod duties;
+mod facts;
 mod moves;
 mod players;
 mod rating_memo;

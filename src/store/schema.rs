@@ -376,6 +376,13 @@ const MIGRATIONS: &[&str] = &[
         state TEXT NOT NULL
     );
     "#,
+    // 20: a finished game's facts as the statistics and the ratings count them (JSON: its
+    // result, how it ended, its length), kept when it ends, so that STATS and RATINGS read
+    // each finished game's row instead of replaying its log. NULL for a game finished before
+    // (or in play): replayed, as before.
+    r#"
+    ALTER TABLE games ADD COLUMN facts TEXT;
+    "#,
 ];
 
 /// The schema version this build writes.

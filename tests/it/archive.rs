@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::common::{output_text, pbem_command, World};
+use crate::common::{output_text, pbem, pbem_command, World};
 use pbem::games::GameKind;
 
 pub(crate) const ANN: &str = "ann@example.org";
@@ -12,15 +12,6 @@ const WHITE: &str = "white@example.org";
 const BLACK: &str = "black@example.org";
 /// A salt a player sent while the window is open: secret until the salts are fixed.
 const SALT: &str = "pepper-from-ann-9431";
-
-/// `pbem ARGS` on the World's database: output and exit code.
-fn pbem(w: &World, args: &[&str]) -> (String, i32) {
-    let o = pbem_command(w.dir.path(), "pbem.sqlite")
-        .args(args)
-        .output()
-        .unwrap();
-    (output_text(&o), o.status.code().unwrap_or(-1))
-}
 
 /// The games of the archive's tests and the d4d6 game still in play.
 pub(crate) struct Group {

@@ -8,16 +8,21 @@ use crate::common::{only_to, says, World};
 const ANN: &str = "ann@example.org";
 const BOB: &str = "bob@example.org";
 
-#[test]
-fn a_comment_line_and_a_parenthesis_reach_the_record_and_the_moves_are_played() {
-    let mut w = World::new();
-    let id = w.game(
+/// A Dice Rink game by mail between ANN (A) and BOB (B); its id.
+fn rink(w: &mut World) -> i64 {
+    w.game(
         GameKind::DiceRink,
         &[("A", ANN), ("B", BOB)],
         &[],
         None,
         None,
-    );
+    )
+}
+
+#[test]
+fn a_comment_line_and_a_parenthesis_reach_the_record_and_the_moves_are_played() {
+    let mut w = World::new();
+    let id = rink(&mut w);
     w.new_mail();
     w.send_to_seat(ANN, id, 0, "b1 5/4 (a solid start)")
         .unwrap();
@@ -64,13 +69,7 @@ fn a_comment_line_and_a_parenthesis_reach_the_record_and_the_moves_are_played() 
 #[test]
 fn a_comment_without_a_move_is_not_kept_and_says_why() {
     let mut w = World::new();
-    let id = w.game(
-        GameKind::DiceRink,
-        &[("A", ANN), ("B", BOB)],
-        &[],
-        None,
-        None,
-    );
+    let id = rink(&mut w);
     w.new_mail();
     w.send_to_seat(ANN, id, 0, "COMMENT thinking it over")
         .unwrap();
@@ -108,4 +107,27 @@ fn notation_with_parentheses_is_still_one_move() {
     let g = w.load(id);
     assert_eq!(g.moves.len(), 2, "{:?}", g.moves);
     assert_eq!(g.moves[1].comment.as_deref(), Some("what else"));
+}
+
+/// A mail of many long COMMENT lines keeps the start of them: a ply's comments together
+/// hold at most `MAX_PLY_CHARS` characters.
+#[test]
+fn many_long_comments_on_one_ply_keep_their_start() {
+    let mut w = World::new();
+    let id = rink(&mut w);
+    w.new_mail();
+    let mut body = String::from("b1 5/4 (first words)\n");
+    for i in 0..30 {
+        body.push_str(&format!("COMMENT {i} {}\n", "x".repeat(2_000)));
+    }
+    assert_eq!(w.send_to_seat(ANN, id, 0, &body).unwrap().status, "done");
+    let g = w.load(id);
+    assert_eq!(g.moves.len(), 1);
+    let kept = g.moves[0].comment.clone().unwrap_or_default();
+    assert_eq!(
+        kept.chars().count(),
+        pbem::gm::comments::MAX_PLY_CHARS,
+        "{kept}"
+    );
+    assert!(kept.starts_with("first words; 0 xxx"), "{kept}");
 }

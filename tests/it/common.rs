@@ -254,6 +254,16 @@ pub fn pbem_command(dir: &std::path::Path, db: &str) -> std::process::Command {
     cmd
 }
 
+/// `pbem ARGS` on a World's own database (`pbem.sqlite` in its folder): its output, stdout
+/// then stderr, and its exit code.
+pub fn pbem(w: &World, args: &[&str]) -> (String, i32) {
+    let o = pbem_command(w.dir.path(), "pbem.sqlite")
+        .args(args)
+        .output()
+        .unwrap();
+    (output_text(&o), o.status.code().unwrap_or(-1))
+}
+
 /// Runs `pbem ARGS` in `dir` (database `g.sqlite`, mail into `out/`) and waits for it.
 pub fn pbem_in(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
     pbem_command(dir, "g.sqlite").args(args).output().unwrap()

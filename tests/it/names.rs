@@ -1,20 +1,11 @@
 //! Names, not addresses (issue 29): a player's name by mail (`NAME`), by the GM (`pbem player name`) or at first from their From; statistics, ratings and records show names, an address only when the GM asks; an anonymous game's mails show no other player's name or address.
 
-use crate::common::{only_to, output_text, pbem_command, says, World};
+use crate::common::{only_to, pbem, says, World};
 use pbem::games::GameKind;
 use pbem::store::OutboxRow;
 
 const ANN: &str = "ann@example.org";
 const BOB: &str = "bob@example.org";
-
-/// `pbem ARGS` on the World's own database; its output and exit code.
-fn pbem(w: &World, args: &[&str]) -> (String, i32) {
-    let o = pbem_command(w.dir.path(), "pbem.sqlite")
-        .args(args)
-        .output()
-        .unwrap();
-    (output_text(&o), o.status.code().unwrap_or(-1))
-}
 
 fn name_of(w: &mut World, email: &str) -> Option<String> {
     w.store.tx(|tx| tx.player_name(email)).unwrap()
@@ -306,4 +297,20 @@ fn an_anonymous_game_mails_no_player_the_others_name_or_address() {
     // The GM's own listing still shows who plays.
     let (out, _) = pbem(&w, &["game", "show", &id.to_string()]);
     assert!(out.contains("Ann Smith <ann@example.org>"), "{out}");
+}
+
+/// A hostile name: 100,000 characters by mail, control characters from the GM's command
+/// line; each refused in words, the reply short, no name kept.
+#[test]
+fn a_huge_name_or_one_with_control_characters_is_refused() {
+    let mut w = World::new();
+    let id = rink(&mut w, &[]);
+    let reply = answer(&mut w, BOB, id, 1, &format!("NAME {}", "x".repeat(100_000)));
+    assert!(says(&reply, "at most 40 characters"), "{reply}");
+    assert!(reply.len() < 10_000, "{} bytes", reply.len());
+    let (out, code) = pbem(&w, &["player", "name", BOB, "Bob\u{1b}[31m"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("only printable characters"), "{out}");
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+    assert_eq!(name_of(&mut w, BOB), None);
 }

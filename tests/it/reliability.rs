@@ -3,7 +3,7 @@
 use chrono::Duration;
 use pbem::games::GameKind;
 
-use crate::common::{only_to, output_text, pbem_command, says, World};
+use crate::common::{only_to, pbem, says, World};
 
 const ANN: &str = "ann@example.org";
 const BOB: &str = "bob@example.org";
@@ -12,11 +12,7 @@ const HOUR: i64 = 3600;
 
 /// `pbem player show EMAIL` on the World's database: its output and exit code.
 fn show(w: &World, email: &str) -> (String, i32) {
-    let o = pbem_command(w.dir.path(), "pbem.sqlite")
-        .args(["player", "show", email])
-        .output()
-        .unwrap();
-    (output_text(&o), o.status.code().unwrap_or(-1))
+    pbem(w, &["player", "show", email])
 }
 
 /// The percent `pbem player show` gives (`Reliability: ...: 80%`).
@@ -102,11 +98,8 @@ fn a_move_in_the_grace_is_late_and_a_game_left_weighs_more() {
     w.send_to_seat(CARL, id, 1, "b4 2/4").unwrap();
     let (before, _) = show(&w, CARL);
     assert_eq!(percent(&before), 100, "{before}");
-    let o = pbem_command(w.dir.path(), "pbem.sqlite")
-        .args(["game", "eject", &id.to_string(), "--seat", "B"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", output_text(&o));
+    let (out, code) = pbem(&w, &["game", "eject", &id.to_string(), "--seat", "B"]);
+    assert_eq!(code, 0, "{out}");
     let (after, _) = show(&w, CARL);
     assert!(
         after.contains("1 turn in time, 0 late, 0 missed, 1 game left"),
@@ -157,22 +150,18 @@ fn min_reliability_refuses_a_join_in_words_and_welcomes_a_player_with_no_record(
     );
     assert_eq!(w.load(open).seat(1).unwrap().email.as_deref(), Some(CARL));
     // A value that is no percent is refused when the game is made.
-    let bad = pbem_command(w.dir.path(), "pbem.sqlite")
-        .args([
+    let (bad, code) = pbem(
+        &w,
+        &[
             "game",
             "new",
             "dicerink",
             "--option",
             "min_reliability=often",
-        ])
-        .output()
-        .unwrap();
-    assert!(!bad.status.success());
-    assert!(
-        output_text(&bad).contains("a percent from 0 to 100"),
-        "{}",
-        output_text(&bad)
+        ],
     );
+    assert_ne!(code, 0);
+    assert!(bad.contains("a percent from 0 to 100"), "{bad}");
 }
 
 /// The rating line of one player's game-over mail: (before, after).
@@ -222,11 +211,7 @@ fn the_game_over_mail_gives_each_player_their_rating_before_and_after() {
     let (again, higher) = rating_line(&only_to(&mail, ANN).body);
     assert_eq!(again, ann_after);
     assert!(higher > ann_after);
-    let o = pbem_command(w.dir.path(), "pbem.sqlite")
-        .args(["ratings", "dicerink"])
-        .output()
-        .unwrap();
-    let table = output_text(&o);
+    let (table, _) = pbem(&w, &["ratings", "dicerink"]);
     let ann_row = table.lines().find(|l| l.contains("ann")).unwrap();
     assert!(ann_row.contains(&higher.to_string()), "{table}");
     // A robot is rated but gets no mail: a game against it mails only the player.
@@ -275,4 +260,38 @@ fn a_game_end_rates_that_game_alone_without_replaying_the_others() {
         "the second game starts from the first's end"
     );
     assert!(higher > again);
+}
+
+/// `RATINGS` by mail and `pbem ratings` read the kind's ratings as the memo keeps them when it
+/// covers every finished game: no game is replayed, however many are on record (shown by an
+/// old game's record made unreadable after its end: a replay of it would fail).
+#[test]
+fn the_ratings_are_read_from_the_memo_without_replaying_the_games() {
+    let mut w = World::new();
+    let players = [("A", ANN), ("B", BOB)];
+    let mut games = Vec::new();
+    for _ in 0..2 {
+        let id = w.game(GameKind::DiceRink, &players, &[], None, None);
+        w.new_mail();
+        w.send_to_seat(BOB, id, 1, "RESIGN").unwrap();
+        w.new_mail();
+        games.push(id);
+    }
+    let (before, code) = pbem(&w, &["ratings", "dicerink"]);
+    assert_eq!(code, 0, "{before}");
+    assert!(says(&before, "from 2 finished games"), "{before}");
+    let db = rusqlite::Connection::open(w.dir.path().join("pbem.sqlite")).unwrap();
+    let broken = db
+        .execute(
+            "UPDATE moves SET text = 'no such move' WHERE game_id = ?1",
+            [games[0]],
+        )
+        .unwrap();
+    assert!(broken >= 1);
+    let (after, code) = pbem(&w, &["ratings", "dicerink"]);
+    assert_eq!((after.as_str(), code), (before.as_str(), 0));
+    let raw = w.mail(BOB, "gm@pbem.example", "ratings", "RATINGS dicerink");
+    assert_eq!(w.deliver(&raw).unwrap().status, "done");
+    let reply = only_to(&w.new_mail(), BOB).body.clone();
+    assert!(reply.contains(before.trim_end()), "{reply}\n---\n{before}");
 }

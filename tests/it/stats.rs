@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{output_text, pbem_command, says, World};
+use crate::common::{pbem, says, World};
 use pbem::games::GameKind;
 
 const ANN: &str = "ann@example.org";
@@ -12,15 +12,6 @@ const CARL: &str = "carl@example.org";
 /// A seed record of Dice Rink kept with the tests.
 fn seed_record(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/data/dicerink/{name}.pgn"))
-}
-
-/// `pbem ARGS` on the World's own database; its output and exit code.
-fn pbem(w: &World, args: &[&str]) -> (String, i32) {
-    let o = pbem_command(w.dir.path(), "pbem.sqlite")
-        .args(args)
-        .output()
-        .unwrap();
-    (output_text(&o), o.status.code().unwrap_or(-1))
 }
 
 /// `pbem game new dicerink --from-record FILE` with ANN at A and BOB at B: its output and
@@ -306,4 +297,67 @@ fn a_rolls_dice_comment_is_not_kept_as_an_annotators_when_brought_in_again() {
     let (second, _) = pbem(&w, &["export", &bring(&file)]);
     let moves = |r: &str| r.split("\n\n").nth(1).unwrap_or_default().to_string();
     assert_eq!(moves(&second), moves(&record));
+}
+
+/// The postal group with one more game, cancelled.
+fn with_a_cancelled_game() -> World {
+    let mut w = postal_group();
+    let cancelled = dicerink(&mut w, BOB, CARL).to_string();
+    let (out, code) = pbem(&w, &["game", "cancel", &cancelled, "--reason", "abandoned"]);
+    assert_eq!(code, 0, "{out}");
+    w
+}
+
+/// `pbem stats` and `pbem ratings dicerink`.
+fn stats_and_ratings(w: &World) -> (String, String) {
+    let (stats, code) = pbem(w, &["stats"]);
+    assert_eq!(code, 0, "{stats}");
+    let (ratings, code) = pbem(w, &["ratings", "dicerink"]);
+    assert_eq!(code, 0, "{ratings}");
+    (stats, ratings)
+}
+
+/// Runs SQL on the World's database behind pbem's back.
+fn sql(w: &World, batch: &str) {
+    let db = rusqlite::Connection::open(w.dir.path().join("pbem.sqlite")).unwrap();
+    db.execute_batch(batch).unwrap();
+}
+
+/// A finished game is counted from the facts kept at its end: `pbem stats`, `pbem ratings`
+/// and STATS/RATINGS by mail read the same with every finished game's record made
+/// unreadable (a replay of one would fail), and the same as a replay of every game reads.
+#[test]
+fn finished_games_are_counted_from_their_kept_facts_without_replaying() {
+    let mut w = with_a_cancelled_game();
+    let (stats, ratings) = stats_and_ratings(&w);
+    assert!(says(&stats, "1 cancelled, 1 in play"), "{stats}");
+    assert!(says(&ratings, "from 6 finished games"), "{ratings}");
+    // No finished game is replayed (the ratings' memo gone, they are rebuilt from the facts).
+    sql(
+        &w,
+        "UPDATE moves SET text = 'no such move'
+           WHERE game_id IN (SELECT id FROM games WHERE status = 'finished');
+         DELETE FROM rating_memo;",
+    );
+    assert_eq!(stats_and_ratings(&w), (stats.clone(), ratings.clone()));
+    let (status, reply) = stranger_asks(&mut w, "records", "STATS\nRATINGS dicerink");
+    assert_eq!(status, "done", "{reply}");
+    // The mail's lines are wrapped: its words are the same.
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        words(&reply).contains(&words(&stats)),
+        "{reply}\n---\n{stats}"
+    );
+    assert!(
+        words(&reply).contains(&words(&ratings)),
+        "{reply}\n---\n{ratings}"
+    );
+    // Without the facts (a game finished before they were kept), each game is replayed and
+    // reads as its facts did.
+    let replayed = with_a_cancelled_game();
+    sql(
+        &replayed,
+        "UPDATE games SET facts = NULL; DELETE FROM rating_memo;",
+    );
+    assert_eq!(stats_and_ratings(&replayed), (stats, ratings));
 }

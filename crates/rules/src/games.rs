@@ -21,8 +21,8 @@ pub mod diptactoe;
 pub mod siberian;
 pub mod standing;
 
-pub use standing::{Leaving, Standing};
-use standing::{Shared, Why};
+use standing::Shared;
+pub use standing::{Ended, Leaving, Standing, Why};
 
 use crate::duration::Range;
 use std::collections::BTreeMap;
@@ -705,6 +705,11 @@ impl AnyGame {
         if let Some(outcome) = self.standing.ended().cloned() {
             dispatch!(&mut self.engine, g => g.conclude(&outcome));
         }
+    }
+    /// Which shared ply ended the game (a resignation, a seat out of time, a draw agreed or
+    /// declared); None when the game's own rules ended it, or it is not over.
+    pub fn ended_by(&self) -> Option<Ended> {
+        self.standing.ended_by()
     }
     pub fn outcome(&self) -> Option<Outcome> {
         match self.standing.ended() {

@@ -109,6 +109,23 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// Adds `comment` after the ply's comment (`; ` between), the whole kept to its first
+    /// `max_chars` characters: one statement, whatever the game's length.
+    pub fn add_ply_comment(
+        &self,
+        game: i64,
+        ply: i64,
+        comment: &str,
+        max_chars: usize,
+    ) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE moves SET comment = substr(CASE WHEN comment IS NULL OR comment = '' \
+             THEN ?3 ELSE comment || '; ' || ?3 END, 1, ?4) WHERE game_id = ?1 AND ply = ?2",
+            params![game, ply, comment, max_chars as i64],
+        )?;
+        Ok(())
+    }
+
     /// A seat's outcomes planned per roll, kept until the roll (replacing any before).
     pub fn set_plan(
         &self,

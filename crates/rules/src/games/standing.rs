@@ -37,6 +37,18 @@ pub enum Why {
     OutOfTime,
 }
 
+/// Which shared ply ended a game (a game's own rules end it otherwise): what the statistics
+/// count it as, typed rather than read from the outcome's reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The last seat but one left (or, where units hold, the last seat): why it left.
+    Left(Why),
+    /// Every seat still playing agreed a draw.
+    Agreed,
+    /// The GM declared the game drawn (a replay of its record reads it as agreed).
+    Declared,
+}
+
 /// Reads a shared ply: `resign` (or `resigns`) by a seat, `SEAT:resign` by that seat or the
 /// GM, `SEAT:timeout` by the GM (its clock), `draw` by the GM. Anything else is the game's
 /// (`None`); a shared word from an actor who may not play it is refused here.
@@ -89,7 +101,7 @@ pub fn read(
 pub struct Standing {
     seats: usize,
     left: Vec<Seat>,
-    ended: Option<Outcome>,
+    ended: Option<(Outcome, Ended)>,
     /// What the last ply did, when the last ply was a shared one.
     report: Option<String>,
 }
@@ -112,7 +124,12 @@ impl Standing {
 
     /// How a shared ply ended the game, if one did.
     pub fn ended(&self) -> Option<&Outcome> {
-        self.ended.as_ref()
+        self.ended.as_ref().map(|(o, _)| o)
+    }
+
+    /// Which shared ply ended the game, if one did.
+    pub fn ended_by(&self) -> Option<Ended> {
+        self.ended.as_ref().map(|(_, by)| *by)
     }
 
     /// What the last ply did, when it was a shared one.
@@ -180,10 +197,11 @@ impl Standing {
                         format!("every other player has left, {name} last by running out of time")
                     }
                 };
-                self.ended = Some(Outcome::Win {
+                let won = Outcome::Win {
                     seat: *winner,
                     reason,
-                });
+                };
+                self.ended = Some((won, Ended::Left(why)));
                 format!("{did}; {} wins", names[*winner])
             }
             (Leaving::LastSeatWins, rest) => {
@@ -195,10 +213,11 @@ impl Standing {
                         Why::Resigned => "every player resigned",
                         Why::OutOfTime => "every player has left the game",
                     };
-                    self.ended = Some(Outcome::Draw {
+                    let drawn = Outcome::Draw {
                         seats: (0..self.seats).collect(),
                         reason: reason.into(),
-                    });
+                    };
+                    self.ended = Some((drawn, Ended::Left(why)));
                 }
                 format!("{did}; its units hold for the rest of the game.\n")
             }
@@ -215,20 +234,26 @@ impl Standing {
         self.draw(
             "agreed by all players",
             "The players agreed a draw: the game is over.",
+            Ended::Agreed,
         )
     }
 
     /// The GM declares the game drawn (an abandoned game): the same ply as an agreed draw
     /// (a record cannot tell them apart, and replays it as agreed), told as the GM's.
     pub fn declare_draw(&mut self) -> String {
-        self.draw("declared by the GM", "The GM declared the game drawn.")
+        self.draw(
+            "declared by the GM",
+            "The GM declared the game drawn.",
+            Ended::Declared,
+        )
     }
 
-    fn draw(&mut self, reason: &str, report: &str) -> String {
-        self.ended = Some(Outcome::Draw {
+    fn draw(&mut self, reason: &str, report: &str, by: Ended) -> String {
+        let drawn = Outcome::Draw {
             seats: self.playing(),
             reason: reason.into(),
-        });
+        };
+        self.ended = Some((drawn, by));
         self.report = Some(report.into());
         "draw".into()
     }
@@ -329,6 +354,7 @@ mod tests {
         s.leave(0, Why::Resigned, Leaving::LastSeatWins, NAMES, false)
             .unwrap();
         assert!(matches!(s.ended(), Some(Outcome::Win { seat: 2, .. })));
+        assert_eq!(s.ended_by(), Some(Ended::Left(Why::Resigned)));
     }
 
     #[test]
@@ -336,6 +362,10 @@ mod tests {
         let mut s = Standing::new(3, vec![2]);
         s.agree_draw();
         assert!(matches!(s.ended(), Some(Outcome::Draw { seats, .. }) if seats == &vec![0, 1]));
+        assert_eq!(s.ended_by(), Some(Ended::Agreed));
+        let mut s = Standing::new(2, vec![]);
+        s.declare_draw();
+        assert_eq!(s.ended_by(), Some(Ended::Declared));
     }
 
     #[test]
