@@ -153,8 +153,18 @@ impl Tx<'_> {
         result: Option<&str>,
         now: DateTime<Utc>,
     ) -> anyhow::Result<()> {
+        if status != GameStatus::Finished {
+            // A finished game taken back (a rollback) leaves its kind's kept ratings and its
+            // own kept facts behind: both are rebuilt from the games when next asked.
+            self.exec(
+                "DELETE FROM rating_memo WHERE kind = \
+                 (SELECT kind FROM games WHERE id = ?1 AND status = 'finished')",
+                [id],
+            )?;
+        }
         self.exec(
-            "UPDATE games SET status = ?2, result = ?3, updated_at = ?4 WHERE id = ?1",
+            "UPDATE games SET status = ?2, result = ?3, updated_at = ?4, \
+             facts = CASE WHEN ?2 = 'finished' THEN facts END WHERE id = ?1",
             params![id, status, result, ts(now)],
         )?;
         Ok(())

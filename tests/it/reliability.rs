@@ -295,3 +295,45 @@ fn the_ratings_are_read_from_the_memo_without_replaying_the_games() {
     let reply = only_to(&w.new_mail(), BOB).body.clone();
     assert!(reply.contains(before.trim_end()), "{reply}\n---\n{before}");
 }
+
+/// A finished game taken back drops its kind's kept ratings: a game brought in after it
+/// leaves as many finished games as the memo counted, yet the ratings are those of the games
+/// on record now, as a rebuild from them gives.
+#[test]
+fn a_finished_game_rolled_back_is_no_longer_in_the_kept_ratings() {
+    let mut w = World::new();
+    let players = [("A", ANN), ("B", BOB)];
+    let mut games = Vec::new();
+    for _ in 0..2 {
+        let id = w.game(GameKind::DiceRink, &players, &[], None, None);
+        w.new_mail();
+        w.send_to_seat(BOB, id, 1, "RESIGN").unwrap();
+        w.new_mail();
+        games.push(id);
+    }
+    let (out, code) = pbem(&w, &["game", "rollback", &games[1].to_string()]);
+    assert_eq!(code, 0, "{out}");
+    let record = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/dicerink/game2.pgn");
+    let (out, code) = pbem(
+        &w,
+        &[
+            "game",
+            "new",
+            "dicerink",
+            "--from-record",
+            record,
+            "--player",
+            &format!("A={ANN}"),
+            "--player",
+            &format!("B={BOB}"),
+        ],
+    );
+    assert_eq!(code, 0, "{out}");
+    let (kept, code) = pbem(&w, &["ratings", "dicerink"]);
+    assert_eq!(code, 0, "{kept}");
+    assert!(says(&kept, "from 2 finished games"), "{kept}");
+    let db = rusqlite::Connection::open(w.dir.path().join("pbem.sqlite")).unwrap();
+    db.execute("DELETE FROM rating_memo", []).unwrap();
+    let (rebuilt, _) = pbem(&w, &["ratings", "dicerink"]);
+    assert_eq!(kept, rebuilt);
+}
