@@ -7,6 +7,7 @@ use super::people::Person;
 use super::{plies, public};
 use crate::gamelog::Loaded;
 use crate::gm::stats::GameFacts;
+use crate::store::{GameRow, MoveRow};
 
 /// One game as the archive draws it.
 pub(super) struct Archived<'a> {
@@ -47,33 +48,43 @@ impl Archived<'_> {
             .collect();
         format!("<ul>{}</ul>\n", items.join(""))
     }
-
-    /// The names and pages of the players, for the fingerprint (a renamed player redraws).
-    pub(super) fn people_key(&self) -> Vec<String> {
-        self.seats
-            .iter()
-            .map(|p| p.map_or_else(String::new, |p| format!("{} {}", p.name, p.file)))
-            .collect()
-    }
 }
 
-/// Writes the game's files, skipping the game when its fingerprint is the last run's and
-/// its page is there; returns what the manifest keeps of it and whether it was skipped.
+/// The names and pages of a game's players, for its fingerprint (a renamed player redraws).
+pub(super) fn people_key(seats: &[Option<&Person>]) -> Vec<String> {
+    seats
+        .iter()
+        .map(|p| p.map_or_else(String::new, |p| format!("{} {}", p.name, p.file)))
+        .collect()
+}
+
+/// The game's fingerprint, and whether the last run left its pages as they must be (the
+/// same fingerprint, the page there): then it is neither replayed nor drawn again.
+pub(super) fn unchanged(
+    files: &mut Files,
+    rows: (&GameRow, &[MoveRow]),
+    people_key: &[String],
+    old: Option<&GameEntry>,
+) -> (String, bool) {
+    let fingerprint = manifest::fingerprint(rows.0, rows.1, people_key);
+    let dir = format!("games/{}", rows.0.id);
+    let same = old.is_some_and(|o| o.fingerprint == fingerprint)
+        && files.exists(&format!("{dir}/index.html"));
+    if same {
+        plies::keep(files, &dir, rows.1.len());
+    }
+    (fingerprint, same)
+}
+
+/// Writes the game's files (its fingerprint changed); returns what the manifest keeps of it.
 pub(super) fn write(
     files: &mut Files,
     a: &Archived,
+    fingerprint: String,
     old: Option<&GameEntry>,
-) -> anyhow::Result<(GameEntry, bool)> {
-    let fingerprint = manifest::fingerprint(a.g, &a.people_key());
+) -> anyhow::Result<GameEntry> {
     let positions = manifest::positions(a.g);
     let dir = a.dir();
-    let page_file = format!("{dir}/index.html");
-    if let Some(old) = old.filter(|o| o.fingerprint == fingerprint) {
-        if files.exists(&page_file) {
-            plies::keep(files, &dir, a.g.moves.len());
-            return Ok((old.clone(), true));
-        }
-    }
     let record = public::record(a.g)?;
     let stem = format!("game-{}", a.f.id);
     files.put(&format!("{dir}/{stem}.pgn"), record.as_bytes())?;
@@ -82,17 +93,14 @@ pub(super) fn write(
         &format!("{dir}/{stem}.json"),
         &serde_json::to_vec_pretty(&json)?,
     )?;
-    files.put(&page_file, overview(a, &stem).as_bytes())?;
+    files.put(&format!("{dir}/index.html"), overview(a, &stem).as_bytes())?;
     let old_positions = old.map_or(&[][..], |o| &o.positions[..]);
     plies::write(files, a, &positions, old_positions)?;
     files.prune(&dir)?;
-    Ok((
-        GameEntry {
-            fingerprint,
-            positions,
-        },
-        false,
-    ))
+    Ok(GameEntry {
+        fingerprint,
+        positions,
+    })
 }
 
 /// The game's page.

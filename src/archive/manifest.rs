@@ -7,6 +7,7 @@ use sha2::{Digest, Sha256};
 
 use super::files::Files;
 use crate::gamelog::Loaded;
+use crate::store::{GameRow, MoveRow};
 
 /// The manifest's file in the archive's folder.
 pub(super) const FILE: &str = "manifest.json";
@@ -48,10 +49,9 @@ fn hex(h: Sha256) -> String {
 }
 
 /// The game's fingerprint: its row's public state, its players' names and its plies with
-/// their comments and times.
-pub(super) fn fingerprint(g: &Loaded, names: &[String]) -> String {
+/// their comments and times (read from the store's rows: an unchanged game is not replayed).
+pub(super) fn fingerprint(row: &GameRow, moves: &[MoveRow], names: &[String]) -> String {
     let mut h = Sha256::new();
-    let row = &g.row;
     let parts = [
         PAGES_VERSION.to_string(),
         row.kind.clone(),
@@ -67,7 +67,7 @@ pub(super) fn fingerprint(g: &Loaded, names: &[String]) -> String {
         h.update(p.as_bytes());
         h.update([0]);
     }
-    for m in &g.moves {
+    for m in moves {
         let ply = format!(
             "{}\0{}\0{}\0{:?}\0{:?}\0{}",
             m.ply,

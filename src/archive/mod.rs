@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::gamelog::{self, Loaded};
-use crate::gm::stats::{self, GameFacts};
-use crate::store::{GameStatus, Store, Tx};
+use crate::gamelog;
+use crate::gm::stats;
+use crate::store::{Store, Tx};
 
 /// What one run did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -34,45 +34,48 @@ pub struct Written {
     pub removed: usize,
 }
 
-/// Every game that has begun, loaded, with its facts, in the order they were last played.
-fn on_record(tx: &Tx) -> anyhow::Result<Vec<(GameFacts, Loaded)>> {
-    let mut out = Vec::new();
-    for row in tx.games(None)? {
-        if row.status == GameStatus::Open {
-            continue;
-        }
-        let g = gamelog::load(tx, row.id)?;
-        out.push((stats::facts(&g)?, g));
-    }
-    out.sort_by_key(|(f, _)| (f.last, f.id));
-    Ok(out)
-}
-
 /// Writes (or brings up to date) the archive in `dir`: a game whose pages are as the last
-/// run left them is skipped; every other file is compared before it is written.
+/// run left them (its rows' fingerprint) is neither replayed nor drawn again, and the indexes
+/// are made from the games' facts (a finished game's kept at its end); every file is
+/// compared before it is written.
 pub fn write(store: &mut Store, dir: &Path) -> anyhow::Result<Written> {
-    let games = store.read(on_record)?;
     let mut files = files::Files::new(dir)?;
     let old = manifest::Manifest::read(&files);
     let mut new = manifest::Manifest::default();
-    let facts: Vec<GameFacts> = games.iter().map(|(f, _)| f.clone()).collect();
+    let (facts, skipped) = store.read(|tx| {
+        let facts = stats::games_on_record(tx, None)?;
+        let people = people::People::of(&facts);
+        let mut skipped = 0;
+        for f in &facts {
+            let seats = people.seats(f);
+            let row = tx
+                .game(f.id)?
+                .ok_or_else(|| anyhow::anyhow!("there is no game {}", f.id))?;
+            let moves = tx.moves(f.id)?;
+            let key = game_page::people_key(&seats);
+            let was = old.games.get(&f.id);
+            let (fingerprint, same) = game_page::unchanged(&mut files, (&row, &moves), &key, was);
+            let entry = match (same, was) {
+                (true, Some(was)) => {
+                    skipped += 1;
+                    was.clone()
+                }
+                _ => {
+                    let g = gamelog::load(tx, f.id)?;
+                    let a = game_page::Archived { g: &g, f, seats };
+                    game_page::write(&mut files, &a, fingerprint, was)?
+                }
+            };
+            new.games.insert(f.id, entry);
+        }
+        Ok((facts, skipped))
+    })?;
     let people = people::People::of(&facts);
-    let mut skipped = 0;
-    let mut removed = 0;
-    for (f, g) in &games {
-        let a = game_page::Archived {
-            g,
-            f,
-            seats: people.seats(f),
-        };
-        let (entry, skip) = game_page::write(&mut files, &a, old.games.get(&f.id))?;
-        skipped += usize::from(skip);
-        new.games.insert(f.id, entry);
-    }
     files.put("style.css", html::CSS.as_bytes())?;
     index::write(&mut files, &facts, &people)?;
     player_page::write(&mut files, &facts, &people)?;
     kind_page::write(&mut files, &facts, &people)?;
+    let mut removed = 0;
     for dir in ["players", "kinds"] {
         removed += files.prune(dir)?;
     }
@@ -80,7 +83,7 @@ pub fn write(store: &mut Store, dir: &Path) -> anyhow::Result<Written> {
     Ok(Written {
         written: files.written,
         unchanged: files.unchanged,
-        games: games.len(),
+        games: facts.len(),
         skipped,
         removed,
     })
@@ -122,38 +125,13 @@ impl Keeper {
     }
 }
 
-/// Every game's row (its state, not its clock), its seats, its plies' count and comments,
-/// and every player's name (a rename or a comment changes no ply), hashed.
+/// Every game's public state, its plies' count and comments and its seats' players with
+/// their names (a rename or a comment changes no ply), hashed: one query of the store's.
 fn stamp(tx: &Tx) -> anyhow::Result<String> {
     let mut h = Sha256::new();
-    for row in tx.games(None)? {
-        let moves = tx.moves(row.id)?;
-        let seats: Vec<String> = tx
-            .seats(row.id)?
-            .iter()
-            .map(|s| format!("{}={:?}/{:?}", s.seat, s.email, s.robot))
-            .collect();
-        h.update(
-            format!(
-                "{} {} {:?} {} {} {} {} {} {}\n",
-                row.id,
-                row.status.as_str(),
-                row.result,
-                row.seed_revealed,
-                row.salts_fixed,
-                row.salts,
-                row.options,
-                moves.len(),
-                seats.join(",")
-            )
-            .as_bytes(),
-        );
-        for m in moves.iter().filter(|m| m.comment.is_some()) {
-            h.update(format!("{} {:?}\n", m.ply, m.comment).as_bytes());
-        }
-    }
-    for (player, name) in tx.player_names()? {
-        h.update(format!("{player}={name}\n").as_bytes());
+    for line in tx.archive_stamp_lines()? {
+        h.update(line.as_bytes());
+        h.update(b"\n");
     }
     Ok(hex::encode(h.finalize()))
 }

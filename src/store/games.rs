@@ -1,5 +1,6 @@
 //! Store methods for games: a game's row, its status, clocks, options and salts (players, seats and the game's log in `games/`).
 
+mod archive_stamp;
 mod duties;
 mod facts;
 mod moves;
