@@ -131,7 +131,7 @@ pub fn change_at_end(
         }
     };
     let mut out = BTreeMap::new();
-    memo.results += 1;
+    memo.results += usize::from(facts.outcome.is_some());
     rate_one(&mut memo.table, &facts, &mut |player, before, after| {
         out.insert(player.to_string(), (before, after));
     });

@@ -52,6 +52,9 @@ fn postal_group() -> World {
     for name in ["game1", "game2", "endgame", "figure4"] {
         bring_in(&w, name);
     }
+    // The games by mail are played after the records were brought in (by the CLI, on the
+    // wall clock), as in life: the ratings are moved on in the order games end.
+    w.now = pbem::edge::now() + chrono::Duration::days(1);
     let resigned = dicerink(&mut w, ANN, CARL);
     assert_eq!(
         w.send_to_seat(CARL, resigned, 1, "RESIGN").unwrap().status,
@@ -360,4 +363,28 @@ fn finished_games_are_counted_from_their_kept_facts_without_replaying() {
         "UPDATE games SET facts = NULL; DELETE FROM rating_memo;",
     );
     assert_eq!(stats_and_ratings(&replayed), (stats, ratings));
+}
+
+/// The ratings kept as games end and the ratings rebuilt from the games read the same: Ann's
+/// game with Bob begins first and is resigned last, after her game with Carl, begun and lost
+/// later; both are rated in the order they ended, whether moved on one game at a time or
+/// rebuilt (the memo gone, then the kept facts too).
+#[test]
+fn ratings_rebuilt_follow_the_order_games_ended_not_their_last_ply() {
+    let mut w = World::new();
+    let resigned_last = dicerink(&mut w, ANN, BOB);
+    w.now += chrono::Duration::days(1);
+    let lost = dicerink(&mut w, ANN, CARL);
+    w.send_to_seat(ANN, lost, 0, "RESIGN").unwrap();
+    w.now += chrono::Duration::days(1);
+    w.send_to_seat(BOB, resigned_last, 1, "RESIGN").unwrap();
+    let (_, kept) = stats_and_ratings(&w);
+    assert!(says(&kept, "from 2 finished games"), "{kept}");
+    sql(&w, "DELETE FROM rating_memo;");
+    assert_eq!(stats_and_ratings(&w).1, kept);
+    sql(
+        &w,
+        "UPDATE games SET facts = NULL; DELETE FROM rating_memo;",
+    );
+    assert_eq!(stats_and_ratings(&w).1, kept);
 }
