@@ -169,18 +169,6 @@ fn roll_to(pos: &Position, die: &Die, dir: Dir) -> Option<(Square, Orientation)>
     found
 }
 
-/// The legal rolls of the die on `square`, obligation aside.
-pub fn rolls_of(pos: &Position, square: Square) -> Vec<Move> {
-    let Some(die) = pos.die_at(square) else {
-        return Vec::new();
-    };
-    Dir::ALL
-        .into_iter()
-        .filter(|&dir| roll_to(pos, die, dir).is_some())
-        .map(|dir| Move::Roll { from: square, dir })
-        .collect()
-}
-
 /// Why the die on `square` may not be rotated to `orient` (rotation permission aside).
 pub fn rotation_result(pos: &Position, square: Square, orient: Orientation) -> Result<(), String> {
     let Some(die) = pos.die_at(square) else {
