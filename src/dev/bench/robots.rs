@@ -261,17 +261,10 @@ fn play_one(
                 game.play(Actor::Chance, &ply).map_err(anyhow::Error::msg)?;
             }
             ToAct::Seat(s) => {
-                let ply = match player(s) {
-                    Player::Robot(level) => {
-                        match robot(&game, id, s, level, (s == a_seat).then_some(&mut *times)) {
-                            Some(Decision::Ply(p)) => p,
-                            other => anyhow::bail!("{} robot gave {other:?}", kind.name()),
-                        }
-                    }
-                    Player::Random => {
-                        let legal = game.legal_plies();
-                        legal[lcg.below(legal.len())].clone()
-                    }
+                let times = (s == a_seat).then_some(&mut *times);
+                let ply = match decision(&game, id, s, player(s), &mut lcg, times) {
+                    Some(Decision::Ply(p)) => p,
+                    other => anyhow::bail!("{} {} gave {other:?}", kind.name(), player(s).name()),
                 };
                 game.play(Actor::Seat(s), &ply)
                     .map_err(|e| anyhow::anyhow!("{}: {ply}: {e}", kind.name()))?;
@@ -279,14 +272,12 @@ fn play_one(
             ToAct::Orders(seats) => {
                 let mut orders = BTreeMap::new();
                 for s in seats {
-                    let lines = match player(s) {
-                        Player::Robot(level) => {
-                            match robot(&game, id, s, level, (s == a_seat).then_some(&mut *times)) {
-                                Some(Decision::Orders(lines)) => lines,
-                                other => anyhow::bail!("{} robot gave {other:?}", kind.name()),
-                            }
+                    let times = (s == a_seat).then_some(&mut *times);
+                    let lines = match decision(&game, id, s, player(s), &mut lcg, times) {
+                        Some(Decision::Orders(lines)) => lines,
+                        other => {
+                            anyhow::bail!("{} {} gave {other:?}", kind.name(), player(s).name())
                         }
-                        Player::Random => random_orders(&game, s, &mut lcg),
                     };
                     orders.insert(s, lines);
                 }
@@ -303,15 +294,21 @@ fn play_one(
     })
 }
 
-/// The robot's decision for `seat`, its time in milliseconds pushed to `times` if given
-/// (player `a`'s decisions are timed).
-fn robot(
+/// What `player` does for `seat` now, a ply or orders as the game asks. A robot's time in
+/// milliseconds goes to `times` if given (player `a`'s decisions are timed); the random
+/// player picks uniformly among the legal plies, or one legal order (none when it has none).
+fn decision(
     game: &AnyGame,
     id: i64,
     seat: Seat,
-    level: Level,
+    player: Player,
+    lcg: &mut Lcg,
     times: Option<&mut Vec<f64>>,
 ) -> Option<Decision> {
+    let level = match player {
+        Player::Robot(level) => level,
+        Player::Random => return Some(random(game, seat, lcg)),
+    };
     let started = Instant::now();
     let decision = decide(&View::new(game, id), seat, level);
     if let Some(times) = times {
@@ -320,14 +317,17 @@ fn robot(
     decision
 }
 
-/// A uniformly random legal order for a Dip-Tac-Toe seat (none when it has none).
-fn random_orders(game: &AnyGame, seat: Seat, lcg: &mut Lcg) -> Vec<String> {
-    let GameRef::DipTacToe(d) = game.game() else {
-        return Vec::new();
-    };
-    let legal = d.legal_orders(seat);
-    if legal.is_empty() {
-        return Vec::new();
+/// A uniformly random legal ply, or for a Dip-Tac-Toe seat a random legal order.
+fn random(game: &AnyGame, seat: Seat, lcg: &mut Lcg) -> Decision {
+    if let GameRef::DipTacToe(d) = game.game() {
+        let legal = d.legal_orders(seat);
+        let orders = if legal.is_empty() {
+            Vec::new()
+        } else {
+            vec![legal[lcg.below(legal.len())].clone()]
+        };
+        return Decision::Orders(orders);
     }
-    vec![legal[lcg.below(legal.len())].clone()]
+    let legal = game.legal_plies();
+    Decision::Ply(legal[lcg.below(legal.len())].clone())
 }

@@ -205,7 +205,7 @@ fn extend(p: &Partial, side: Seat, seen: &mut HashSet<Cells>, next: &mut Vec<Par
                 continue;
             }
             let capture = target < 0;
-            if capture && strength(&p.cells, from, to, None) < i32::from(-target) {
+            if capture && strength(&p.cells, from, to) < i32::from(-target) {
                 continue;
             }
             // Into the last row a die may change its number: 1 to run on to a star square,
@@ -244,10 +244,10 @@ fn extend(p: &Partial, side: Seat, seen: &mut HashSet<Cells>, next: &mut Vec<Par
 }
 
 /// What a capture from `from` onto `to` brings: the capturer and the mover's dice next to
-/// `to`, as they stand (`vacated`: a square the mover's die has left on its way).
-fn strength(c: &Cells, from: usize, to: usize, vacated: Option<usize>) -> i32 {
+/// `to`, as they stand (the game's `steps::strength`, on the robot's compact board).
+fn strength(c: &Cells, from: usize, to: usize) -> i32 {
     let support: i32 = neighbours(to)
-        .filter(|&s| s != from && Some(s) != vacated)
+        .filter(|&s| s != from)
         .map(|s| i32::from(c[s].max(0)))
         .sum();
     i32::from(c[from].max(0)) + support
@@ -297,8 +297,8 @@ fn winning_path(c: &Cells, side: Seat) -> Option<Vec<Move>> {
                     let mut cells = *c;
                     cells[start] = 0;
                     cells[at] = n;
-                    let open = c[to] == 0
-                        || (c[to] < 0 && strength(&cells, at, to, None) >= i32::from(-c[to]));
+                    let open =
+                        c[to] == 0 || (c[to] < 0 && strength(&cells, at, to) >= i32::from(-c[to]));
                     if open {
                         return Some(path_to(&parent, start, at, to, c[to] < 0));
                     }
@@ -549,5 +549,29 @@ mod tests {
         assert_eq!(judge(&c, LIGHT, true), 100.0);
         assert!(judge(&c, LIGHT, false) > 0.0);
         assert_eq!(judge(&cells(d.position(), 1), 1, false), -100.0);
+    }
+
+    /// The compact board's capture strength is the game's, for every capture of either side.
+    #[test]
+    fn capture_strength_is_the_games() {
+        use crate::games::dicess::steps;
+        let g = game("LIGHT:c4=2,d5=1,e4=3,c5=6,d4=1 DARK:d3=4,e5=5,c6=2,b5=3 move=LIGHT");
+        let GameRef::Dicess(d) = g.game() else {
+            panic!()
+        };
+        let board = d.position();
+        let mut captures = 0;
+        for side in [0, 1] {
+            let c = cells(board, side);
+            for step in steps::first_steps(board, side) {
+                let Some((game_strength, _)) = &step.capture else {
+                    continue;
+                };
+                captures += 1;
+                let ours = strength(&c, index(step.from), index(step.to));
+                assert_eq!(ours as u32, game_strength.total(), "{}", step.text());
+            }
+        }
+        assert!(captures >= 6, "{captures}");
     }
 }

@@ -18,6 +18,7 @@ use super::rng::Rng;
 use super::Level;
 use crate::games::siberian::hex::{Hex, HEXES};
 use crate::games::siberian::position::Source;
+use crate::games::siberian::turn::{settle, Settled};
 use crate::games::siberian::variant::{Simultaneous, Variant};
 use crate::games::siberian::{Phase, Siberian};
 use crate::games::Seat;
@@ -107,7 +108,7 @@ pub(super) struct Ctx {
     pub(super) players: usize,
     pub(super) playing: [bool; 3],
     pub(super) target: usize,
-    most: bool,
+    rule: Simultaneous,
     hand: [bool; 3],
     /// Each seat's next pips when known, by moves from now (PURITY's list is shared).
     known: Vec<[Option<u8>; 3]>,
@@ -155,7 +156,7 @@ impl Ctx {
             players: cfg.players,
             playing,
             target: cfg.target,
-            most: cfg.simultaneous == Simultaneous::Most,
+            rule: cfg.simultaneous,
             hand,
             known,
         }
@@ -170,29 +171,20 @@ impl Ctx {
     }
 
     /// The board's value for the robot when someone has reached the target, else None: 1 a
-    /// win, -1 another's win, a shared finish by the game's rule.
+    /// win, -1 another's win, a shared finish (a draw) 0 for the seats in it, settled by the
+    /// game's rule.
     fn terminal(&self, b: &Lite) -> Option<f64> {
         let counts = b.counts();
         let reached: Vec<Seat> = (0..self.players)
             .filter(|&s| self.playing[s] && counts[s] >= self.target)
             .collect();
-        let top = reached.iter().map(|&s| counts[s]).max()?;
-        let tied: Vec<Seat> = reached
-            .iter()
-            .copied()
-            .filter(|&s| counts[s] == top)
-            .collect();
-        let among = |seats: &[Seat]| if seats.contains(&self.me) { 0.0 } else { -1.0 };
-        Some(match (&reached[..], self.most, &tied[..]) {
-            ([one], _, _) | (_, true, [one]) => {
-                if *one == self.me {
-                    1.0
-                } else {
-                    -1.0
-                }
-            }
-            (_, true, _) => among(&tied),
-            (_, false, _) => among(&reached),
+        if reached.is_empty() {
+            return None;
+        }
+        Some(match settle(&reached, &counts, self.rule) {
+            Settled::Win(seat) if seat == self.me => 1.0,
+            Settled::Draw(seats) if seats.contains(&self.me) => 0.0,
+            Settled::Win(_) | Settled::Draw(_) => -1.0,
         })
     }
 

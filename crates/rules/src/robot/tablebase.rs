@@ -13,8 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::rng::Rng;
 use crate::games::d4d6::pieces::{Color, Kind};
-use crate::games::d4d6::position::Position;
-use crate::games::d4d6::tablebase::{PieceState, Table};
+use crate::games::d4d6::tablebase::{modelled, PieceState, Table};
 use crate::games::{Actor, AnyGame, GameRef, Outcome, Seat, ToAct};
 
 /// A table's key: White's kind, Black's kind, the Rinoceronte variant.
@@ -52,8 +51,8 @@ pub(super) fn best_ply(game: &AnyGame, me: Seat, rng: &mut Rng) -> Option<String
     let GameRef::D4D6(d4d6) = game.game() else {
         return None;
     };
-    let rinoceronte = variant(game);
-    let (white, black) = table_pieces(d4d6.position(), rinoceronte)?;
+    let rinoceronte = d4d6.rinoceronte();
+    let (white, black) = modelled(d4d6.position(), rinoceronte)?;
     let table = endgame_table(white.kind, black.kind, rinoceronte);
     let judge = Judge {
         table: &table,
@@ -64,58 +63,6 @@ pub(super) fn best_ply(game: &AnyGame, me: Seat, rng: &mut Rng) -> Option<String
     let best = judge.best(values.iter().copied())?;
     let ties: Vec<usize> = (0..plies.len()).filter(|&i| values[i] == best).collect();
     Some(plies[ties[rng.below(ties.len())]].clone())
-}
-
-/// Whether this d4 d6 game is the Rinoceronte variant (its public JSON says so).
-fn variant(game: &AnyGame) -> bool {
-    game.position_json()["variant"] == "rinoceronte"
-}
-
-/// White's and Black's piece when the position is one the table models: one gambling piece
-/// a side in the playing area, and nothing else that could act or be acted on:
-/// - no Guarda anywhere (a Guarda can always step or be placed, and it guards);
-/// - off the playing area only Cavalos (a Rinoceronte could step back in), at most one
-///   Cavalo a side on the whole board (two waiting Cavalos could come back as the "third
-///   Cavalo"; a Cavalo in play with one waiting could promote and leave both waiting);
-/// - with a Rinoceronte in play, nothing in the waiting area at all: it steps there too,
-///   where a waiting Cavalo would block it or be taken, which the table does not know.
-fn table_pieces(pos: &Position, rinoceronte: bool) -> Option<(PieceState, PieceState)> {
-    let mut in_play: [Option<PieceState>; 2] = [None, None];
-    let mut cavalos = [0usize; 2];
-    let mut waiting = 0usize;
-    for color in [Color::White, Color::Black] {
-        let c = color.index();
-        for (sq, piece) in pos.squares_of(color) {
-            if piece.kind == Kind::Guarda || (!sq.is_playing() && piece.kind != Kind::Cavalo) {
-                return None;
-            }
-            cavalos[c] += usize::from(piece.kind == Kind::Cavalo);
-            if !sq.is_playing() {
-                waiting += 1;
-                continue;
-            }
-            if in_play[c].is_some() {
-                return None;
-            }
-            in_play[c] = Some(PieceState {
-                kind: piece.kind,
-                sq,
-                facing: piece.facing,
-            });
-        }
-    }
-    let [Some(white), Some(black)] = in_play else {
-        return None;
-    };
-    let rino_in_play = [white.kind, black.kind].contains(&Kind::Rinoceronte);
-    if cavalos.iter().any(|&n| n > 1) || (rino_in_play && waiting > 0) {
-        return None;
-    }
-    // A Rinoceronte outside its variant is no position of either table.
-    if rino_in_play && !rinoceronte {
-        return None;
-    }
-    Some((white, black))
 }
 
 /// Values positions from White's view by the table, the turn of `mover` played out.
@@ -253,32 +200,6 @@ fn waiting_blind(ply: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn pieces(tag: &str, rinoceronte: bool) -> Option<(PieceState, PieceState)> {
-        table_pieces(&Position::parse_tag(tag).expect("a tag"), rinoceronte)
-    }
-
-    #[test]
-    fn the_table_models_two_gamblers_and_nothing_that_could_act() {
-        assert!(pieces("W:Gaa6 B:Rad3 w", false).is_some());
-        // One Cavalo waiting a side cannot come back; a Guarda could act.
-        assert!(pieces("W:Gaa6,Cab1/N B:Rad3,Cag8/S w", false).is_some());
-        assert!(pieces("W:Gaa6,Gua1 B:Rad3 w", false).is_none());
-        assert!(pieces("W:Gaa6 B:Rad3,Guh8 w", false).is_none());
-        // Two waiting Cavalos make a third Cavalo; a Cavalo in play with one waiting could
-        // promote and leave two.
-        assert!(pieces("W:Gaa6,Cab1/N,Cab2/N B:Rad3 w", false).is_none());
-        assert!(pieces("W:Cah5/N,Cab1/N B:Rad3 w", false).is_none());
-        assert!(pieces("W:Cah5/N B:Rad3 w", false).is_some());
-        // Three gamblers, or one side with none in play.
-        assert!(pieces("W:Gaa6,Rac3 B:Rad3 w", false).is_none());
-        assert!(pieces("W:Cab1/N B:Rad3 w", false).is_none());
-        // A Rinoceronte steps in the waiting area: nothing may wait there, nor it stand there.
-        assert!(pieces("W:Rid4/NE B:Rad3 w", true).is_some());
-        assert!(pieces("W:Rid4/NE B:Rad3,Cag8/S w", true).is_none());
-        assert!(pieces("W:Gaa6,Rig1/NE B:Rad3 w", true).is_none());
-        assert!(pieces("W:Rid4/NE B:Rad3 w", false).is_none());
-    }
 
     #[test]
     fn plies_differing_in_a_waiting_square_are_one() {

@@ -1,7 +1,8 @@
 //! The d4 d6 robot in 2-men positions keeps the endgame table's value: at a declaration and after every roll, its ply is worth the best any legal ply is worth by the table, and at a declaration that is the table's value of the position.
 
 use pbem_rules::games::d4d6::pieces::{Color, Kind};
-use pbem_rules::games::d4d6::tablebase::{PieceState, Table};
+use pbem_rules::games::d4d6::position::Position;
+use pbem_rules::games::d4d6::tablebase::{modelled, PieceState, Table};
 use pbem_rules::games::{Actor, AnyGame, GameKind, GameRef, Options, Outcome, Seat, ToAct};
 use pbem_rules::robot::{decide, endgame_table, Decision, Level, View};
 
@@ -17,7 +18,7 @@ fn game(tag: &str, rinoceronte: bool) -> AnyGame {
 }
 
 fn is_rinoceronte(game: &AnyGame) -> bool {
-    game.position_json()["variant"] == "rinoceronte"
+    matches!(game.game(), GameRef::D4D6(g) if g.rinoceronte())
 }
 
 /// Each side's one gambling piece in the playing area.
@@ -252,4 +253,30 @@ fn kinds_in_the_table_are_the_ones_asked() {
         &t,
         &endgame_table(Kind::Gata, Kind::Rato, false)
     ));
+}
+
+fn modelled_pieces(tag: &str, rinoceronte: bool) -> Option<(PieceState, PieceState)> {
+    modelled(&Position::parse_tag(tag).expect("a tag"), rinoceronte)
+}
+
+#[test]
+fn the_table_models_two_gamblers_and_nothing_that_could_act() {
+    assert!(modelled_pieces("W:Gaa6 B:Rad3 w", false).is_some());
+    // One Cavalo waiting a side cannot come back; a Guarda could act.
+    assert!(modelled_pieces("W:Gaa6,Cab1/N B:Rad3,Cag8/S w", false).is_some());
+    assert!(modelled_pieces("W:Gaa6,Gua1 B:Rad3 w", false).is_none());
+    assert!(modelled_pieces("W:Gaa6 B:Rad3,Guh8 w", false).is_none());
+    // Two waiting Cavalos make a third Cavalo; a Cavalo in play with one waiting could
+    // promote and leave two.
+    assert!(modelled_pieces("W:Gaa6,Cab1/N,Cab2/N B:Rad3 w", false).is_none());
+    assert!(modelled_pieces("W:Cah5/N,Cab1/N B:Rad3 w", false).is_none());
+    assert!(modelled_pieces("W:Cah5/N B:Rad3 w", false).is_some());
+    // Three gamblers, or one side with none in play.
+    assert!(modelled_pieces("W:Gaa6,Rac3 B:Rad3 w", false).is_none());
+    assert!(modelled_pieces("W:Cab1/N B:Rad3 w", false).is_none());
+    // A Rinoceronte steps in the waiting area: nothing may wait there, nor it stand there.
+    assert!(modelled_pieces("W:Rid4/NE B:Rad3 w", true).is_some());
+    assert!(modelled_pieces("W:Rid4/NE B:Rad3,Cag8/S w", true).is_none());
+    assert!(modelled_pieces("W:Gaa6,Rig1/NE B:Rad3 w", true).is_none());
+    assert!(modelled_pieces("W:Rid4/NE B:Rad3 w", false).is_none());
 }

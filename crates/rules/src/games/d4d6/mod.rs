@@ -156,6 +156,11 @@ impl D4d6 {
         &self.pos
     }
 
+    /// Whether this is the Rinoceronte variant.
+    pub fn rinoceronte(&self) -> bool {
+        self.rinoceronte
+    }
+
     /// The last move's start and end squares (none before the first move).
     pub fn last_squares(&self) -> &[Sq] {
         &self.last_squares

@@ -10,6 +10,7 @@ use std::fmt;
 use super::board::{Dir, Sq};
 use super::movegen::walk;
 use super::pieces::{cavalo_facings, Color, Kind, Piece};
+use super::position::Position;
 
 /// Sweeps stop once no value moved by more than this.
 const TOLERANCE: f64 = 1e-12;
@@ -224,6 +225,54 @@ impl PieceState {
             None => self.sq.to_string(),
         }
     }
+}
+
+/// White's and Black's piece when the position is one a table models (the robot asks before
+/// it takes a table): one gambling piece
+/// a side in the playing area, and nothing else that could act or be acted on:
+/// - no Guarda anywhere (a Guarda can always step or be placed, and it guards);
+/// - off the playing area only Cavalos (a Rinoceronte could step back in), at most one
+///   Cavalo a side on the whole board (two waiting Cavalos could come back as the "third
+///   Cavalo"; a Cavalo in play with one waiting could promote and leave both waiting);
+/// - with a Rinoceronte in play, nothing in the waiting area at all: it steps there too,
+///   where a waiting Cavalo would block it or be taken, which the table does not know.
+pub fn modelled(pos: &Position, rinoceronte: bool) -> Option<(PieceState, PieceState)> {
+    let mut in_play: [Option<PieceState>; 2] = [None, None];
+    let mut cavalos = [0usize; 2];
+    let mut waiting = 0usize;
+    for color in [Color::White, Color::Black] {
+        let c = color.index();
+        for (sq, piece) in pos.squares_of(color) {
+            if piece.kind == Kind::Guarda || (!sq.is_playing() && piece.kind != Kind::Cavalo) {
+                return None;
+            }
+            cavalos[c] += usize::from(piece.kind == Kind::Cavalo);
+            if !sq.is_playing() {
+                waiting += 1;
+                continue;
+            }
+            if in_play[c].is_some() {
+                return None;
+            }
+            in_play[c] = Some(PieceState {
+                kind: piece.kind,
+                sq,
+                facing: piece.facing,
+            });
+        }
+    }
+    let [Some(white), Some(black)] = in_play else {
+        return None;
+    };
+    let rino_in_play = [white.kind, black.kind].contains(&Kind::Rinoceronte);
+    if cavalos.iter().any(|&n| n > 1) || (rino_in_play && waiting > 0) {
+        return None;
+    }
+    // A Rinoceronte outside its variant is no position of either table.
+    if rino_in_play && !rinoceronte {
+        return None;
+    }
+    Some((white, black))
 }
 
 /// The successor marks for a move that ends the game.

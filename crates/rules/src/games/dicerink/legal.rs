@@ -148,13 +148,25 @@ fn check_own_value(pos: &Position, die: &Die, orient: Orientation) -> Result<(),
     }
 }
 
-/// The legal rolls of the die on `square`, obligation aside.
-pub fn rolls_of(pos: &Position, square: Square) -> Vec<Move> {
-    Dir::ALL
-        .into_iter()
-        .filter(|&dir| roll_result(pos, square, dir).is_ok())
-        .map(|dir| Move::Roll { from: square, dir })
-        .collect()
+/// Whether the own-dice rule lets `die` show `orient`: `check_own_value`'s test without the
+/// words of its refusal.
+fn own_value_free(pos: &Position, die: &Die, orient: Orientation) -> bool {
+    pos.other_die(die.owner, die.square)
+        .is_none_or(|other| other.value() != orient.value())
+}
+
+/// Where `die` lands and how, if it may roll toward `dir` (obligation aside): `roll_result`'s
+/// tests without the words of its refusals, which it would write for each roll refused. The
+/// move lists and `apply` ask at every ply, and the robot's search at every node.
+fn roll_to(pos: &Position, die: &Die, dir: Dir) -> Option<(Square, Orientation)> {
+    let to = die
+        .square
+        .step(dir)
+        .filter(|&to| pos.die_at(to).is_none())?;
+    let orient = die.orient.rolled(dir);
+    let found = own_value_free(pos, die, orient).then_some((to, orient));
+    debug_assert_eq!(found, roll_result(pos, die.square, dir).ok());
+    found
 }
 
 /// Why the die on `square` may not be rotated to `orient` (rotation permission aside).
@@ -172,11 +184,19 @@ pub fn rotation_result(pos: &Position, square: Square, orient: Orientation) -> R
         .map_err(|e| format!("the die on {square} cannot rotate to {}: {e}", orient.top()))
 }
 
-/// The rotations open to the die on `square`, permission aside.
+/// The rotations open to the die on `square`, permission aside (`rotation_result`'s tests
+/// without its words).
 pub fn rotations_of(pos: &Position, square: Square) -> Vec<Move> {
+    let Some(die) = pos.die_at(square) else {
+        return Vec::new();
+    };
     Orientation::all()
         .into_iter()
-        .filter(|&orient| rotation_result(pos, square, orient).is_ok())
+        .filter(|&orient| {
+            let open = orient.top() != die.top() && own_value_free(pos, die, orient);
+            debug_assert_eq!(open, rotation_result(pos, square, orient).is_ok());
+            open
+        })
         .map(|orient| Move::Rotate { square, orient })
         .collect()
 }
@@ -199,15 +219,24 @@ pub fn obligation_error(pos: &Position, forced: Square) -> String {
     }
 }
 
-/// The mover's legal rolls: of the forced die only, or of either die.
+/// The mover's legal rolls: of the forced die only, or of either die (into one list: the
+/// robot's search asks at every node).
 fn mover_rolls(pos: &Position) -> Vec<Move> {
-    match pos.forced {
-        Some(f) => rolls_of(pos, f),
-        None => pos
-            .dice_of(pos.to_move)
-            .flat_map(|d| rolls_of(pos, d.square))
-            .collect(),
+    let mut out = Vec::new();
+    for die in pos.dice_of(pos.to_move) {
+        if pos.forced.is_some_and(|f| f != die.square) {
+            continue;
+        }
+        for dir in Dir::ALL {
+            if roll_to(pos, die, dir).is_some() {
+                out.push(Move::Roll {
+                    from: die.square,
+                    dir,
+                });
+            }
+        }
     }
+    out
 }
 
 /// Whether the die on `square` may rotate now: the forced die when it cannot roll, or either
@@ -242,7 +271,8 @@ fn list(pos: &Position, moves: &[Move]) -> String {
 }
 
 /// Every legal move for the side to move (placements during set-up); `[Pass]` when nothing
-/// else is legal.
+/// else is legal. Writes no words (the refusals' checks are asked only in debug builds, to
+/// hold the two to the same rules): the robot's search lists the moves at every node.
 pub fn legal_moves(pos: &Position, rule: SetupRule) -> Vec<Move> {
     if !setup_done(pos) {
         return placements(pos, rule);
@@ -327,7 +357,8 @@ fn own_die(pos: &Position, square: Square) -> Result<&Die, String> {
 }
 
 /// The position after a legal move: the turn passes, and the die just moved forces the
-/// opposing die of the same value, if any. The move must have passed `check`.
+/// opposing die of the same value, if any. The move must have passed `check` (or come from
+/// `legal_moves`). Writes no words: the robot's search applies a move at every node.
 pub fn apply(pos: &Position, mv: &Move) -> Position {
     let mut next = pos.clone();
     let mover = pos.to_move;
@@ -343,13 +374,14 @@ pub fn apply(pos: &Position, mv: &Move) -> Position {
             // Placements never create obligations: play starts with a free move.
             None
         }
-        Move::Roll { from, dir } => match roll_result(pos, from, dir) {
-            Ok((to, orient)) => {
-                next.relocate(from, to, orient);
-                Some(orient)
-            }
-            Err(_) => None,
-        },
+        Move::Roll { from, dir } => {
+            pos.die_at(from)
+                .and_then(|die| roll_to(pos, die, dir))
+                .map(|(to, orient)| {
+                    next.relocate(from, to, orient);
+                    orient
+                })
+        }
         Move::Rotate { square, orient } => {
             next.relocate(square, square, orient);
             Some(orient)

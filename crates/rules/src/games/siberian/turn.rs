@@ -202,29 +202,18 @@ impl Siberian {
             .playing()
             .filter(|&s| counts[s] >= target)
             .collect();
-        let by = |seat: Seat| {
-            if seat == mover {
-                String::new()
-            } else {
-                format!(", made by {}'s move", SEATS[mover])
-            }
-        };
         self.outcome = match reached[..] {
             [] if self.pos.purity.as_ref().is_some_and(|p| p.is_empty()) => Some(Outcome::Draw {
                 seats: self.pos.playing().collect(),
                 reason: "the published sequence is used up".into(),
             }),
             [] => None,
-            [one] => Some(Outcome::Win {
-                seat: one,
-                reason: format!("{} perfect dice{}", counts[one], by(one)),
-            }),
-            _ => Some(self.simultaneous(&reached, &counts)),
+            _ => Some(self.ending(&reached, &counts, mover)),
         };
     }
 
-    /// Two or more seats reached the target on the same move.
-    fn simultaneous(&self, reached: &[Seat], counts: &[usize]) -> Outcome {
+    /// The end when `reached` (one seat or more) reached the target, in words.
+    fn ending(&self, reached: &[Seat], counts: &[usize], mover: Seat) -> Outcome {
         let names = |seats: &[Seat]| {
             seats
                 .iter()
@@ -232,29 +221,35 @@ impl Siberian {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let top = reached.iter().map(|&s| counts[s]).max().unwrap_or(0);
-        let tied: Vec<Seat> = reached
-            .iter()
-            .copied()
-            .filter(|&s| counts[s] == top)
-            .collect();
-        match (self.cfg.simultaneous, &tied[..]) {
-            (Simultaneous::Most, [one]) => Outcome::Win {
-                seat: *one,
+        let several = reached.len() > 1;
+        match settle(reached, counts, self.cfg.simultaneous) {
+            Settled::Win(seat) if several => Outcome::Win {
+                seat,
                 reason: format!(
                     "the most perfect dice when several reached the target ({})",
                     names(reached)
                 ),
             },
-            (Simultaneous::Most, _) => Outcome::Draw {
-                seats: tied.clone(),
+            Settled::Win(seat) => Outcome::Win {
+                seat,
+                reason: if seat == mover {
+                    format!("{} perfect dice", counts[seat])
+                } else {
+                    format!(
+                        "{} perfect dice, made by {}'s move",
+                        counts[seat], SEATS[mover]
+                    )
+                },
+            },
+            Settled::Draw(seats) if self.cfg.simultaneous == Simultaneous::Most => Outcome::Draw {
+                seats,
                 reason: format!(
                     "tied at the top when several reached the target ({})",
                     names(reached)
                 ),
             },
-            (Simultaneous::Draw, _) => Outcome::Draw {
-                seats: reached.to_vec(),
+            Settled::Draw(seats) => Outcome::Draw {
+                seats,
                 reason: format!("the target reached on the same move ({})", names(reached)),
             },
         }
@@ -283,5 +278,29 @@ impl Siberian {
             }
         }
         self.report = Some(report::retired(self, seat, dropped));
+    }
+}
+
+/// How a placement ends the game when `reached` (the seats still playing at or above the
+/// target, one or more) got there: one seat wins, or the seats named draw. Several at once
+/// are settled by the game's rule: the most perfect dice win (a tie at the top draws), or a
+/// draw among them all. The robot's search asks this of the boards it imagines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Settled {
+    Win(Seat),
+    Draw(Vec<Seat>),
+}
+
+pub fn settle(reached: &[Seat], counts: &[usize], rule: Simultaneous) -> Settled {
+    let top = reached.iter().map(|&s| counts[s]).max().unwrap_or(0);
+    let tied: Vec<Seat> = reached
+        .iter()
+        .copied()
+        .filter(|&s| counts[s] == top)
+        .collect();
+    match (reached, rule, &tied[..]) {
+        ([one], _, _) | (_, Simultaneous::Most, [one]) => Settled::Win(*one),
+        (_, Simultaneous::Most, _) => Settled::Draw(tied),
+        (_, Simultaneous::Draw, _) => Settled::Draw(reached.to_vec()),
     }
 }

@@ -13,9 +13,9 @@
 use super::super::eval;
 use super::super::rng::Rng;
 use super::super::Level;
-use crate::games::dicerink::die::{Dir, Orientation};
+use crate::games::dicerink::die::Dir;
 use crate::games::dicerink::legal::{self, Move, SetupRule};
-use crate::games::dicerink::position::{goal_rank, opponent, Die, Position};
+use crate::games::dicerink::position::{goal_rank, Position};
 use crate::games::dicerink::DiceRink;
 use crate::games::{Rules, Seat};
 
@@ -72,7 +72,7 @@ pub(super) fn best_ply(
     let moves_made = g.move_number().map_or(0, |(n, _)| n);
     let mut rng =
         Rng::new(rng.next_u64() ^ u64::from(moves_made).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let mut order = moves(pos, rule);
+    let mut order = legal::legal_moves(pos, rule);
     // Equal moves are chosen among at random: the root's order is shuffled and the first of
     // the best is kept.
     for i in (1..order.len()).rev() {
@@ -158,7 +158,8 @@ impl Search {
             // The position's own judgement just after the move, a little of it: between lines
             // that search to the same value, the one that gains now (a die forward, not back
             // to come forward again later).
-            let now = NOW * 0.95 * eval::dice_rink_position(&apply(pos, mv), self.me).tanh();
+            let now =
+                NOW * 0.95 * eval::dice_rink_position(&legal::apply(pos, &mv), self.me).tanh();
             let all = f64::INFINITY;
             values.push(self.after(pos, mv, depth, 1, -all, all)? + now);
         }
@@ -175,7 +176,7 @@ impl Search {
         alpha: f64,
         beta: f64,
     ) -> Option<f64> {
-        let child = apply(pos, mv);
+        let child = legal::apply(pos, &mv);
         let mover = pos.to_move;
         if legal::setup_done(pos)
             && child
@@ -233,7 +234,7 @@ impl Search {
                 return Some(e.value);
             }
         }
-        let mut list = moves(pos, self.rule);
+        let mut list = legal::legal_moves(pos, self.rule);
         if let Some(i) = first.and_then(|m| list.iter().position(|x| *x == m)) {
             list.swap(0, i);
         }
@@ -274,7 +275,7 @@ impl Search {
     /// is worth playing against one that does not always find it. Every reply is searched in
     /// full (no cut-off applies to an average), so this is done only this near the root.
     fn fallible(&mut self, pos: &Position, depth: u32, ply: u32) -> Option<f64> {
-        let list = moves(pos, self.rule);
+        let list = legal::legal_moves(pos, self.rule);
         let mut best = -f64::INFINITY;
         let mut sum = 0.0;
         for &mv in &list {
@@ -302,100 +303,15 @@ fn key(pos: &Position) -> u64 {
     k | forced << 48 | (pos.to_move as u64) << 53
 }
 
-/// The legal moves, as `legal::legal_moves` lists them (in the same order), without the
-/// words of each refusal that its checks write: the search asks at every node.
-fn moves(pos: &Position, rule: SetupRule) -> Vec<Move> {
-    if !legal::setup_done(pos) {
-        return legal::placements(pos, rule);
-    }
-    let seat = pos.to_move;
-    let movable: Vec<Die> = pos
-        .dice_of(seat)
-        .filter(|d| pos.forced.is_none_or(|f| f == d.square))
-        .copied()
-        .collect();
-    let other = |d: &Die| pos.other_die(seat, d.square).map(Die::value);
-    let mut out = Vec::new();
-    for die in &movable {
-        for dir in Dir::ALL {
-            let open = die
-                .square
-                .step(dir)
-                .is_some_and(|to| pos.die_at(to).is_none());
-            if open && Some(die.orient.rolled(dir).value()) != other(die) {
-                out.push(Move::Roll {
-                    from: die.square,
-                    dir,
-                });
-            }
-        }
-    }
-    if !out.is_empty() {
-        return out;
-    }
-    for die in &movable {
-        for orient in Orientation::all() {
-            if orient.top() != die.top() && Some(orient.value()) != other(die) {
-                out.push(Move::Rotate {
-                    square: die.square,
-                    orient,
-                });
-            }
-        }
-    }
-    if out.is_empty() {
-        out.push(Move::Pass);
-    }
-    out
-}
-
-/// The position after a legal move, as `legal::apply` makes it.
-fn apply(pos: &Position, mv: Move) -> Position {
-    let mut next = pos.clone();
-    let mover = pos.to_move;
-    next.to_move = opponent(mover);
-    next.forced = None;
-    let moved = match mv {
-        Move::Place { square, orient } => {
-            next.place(Die {
-                owner: mover,
-                square,
-                orient,
-            });
-            None
-        }
-        Move::Roll { from, dir } => {
-            let (Some(die), Some(to)) = (pos.die_at(from), from.step(dir)) else {
-                return next;
-            };
-            let orient = die.orient.rolled(dir);
-            next.relocate(from, to, orient);
-            Some(orient)
-        }
-        Move::Rotate { square, orient } => {
-            next.relocate(square, square, orient);
-            Some(orient)
-        }
-        Move::Pass => None,
-    };
-    if let Some(orient) = moved {
-        let matched = next
-            .dice_of(next.to_move)
-            .find(|d| d.value() == orient.value())
-            .map(|d| d.square);
-        next.forced = matched;
-    }
-    next
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The search's own moves and positions are the rules' own, along pseudo-random games of
-    /// both set-ups.
+    /// The key tells apart the positions of pseudo-random games of both set-ups (a move always
+    /// changes the position), and every move the game lists for the search passes its worded
+    /// check.
     #[test]
-    fn moves_and_positions_are_the_rules() {
+    fn keys_tell_positions_apart_and_the_moves_are_legal() {
         let mut seed = 7u64;
         for game in 0..60 {
             let rule = if game % 2 == 0 {
@@ -405,14 +321,15 @@ mod tests {
             };
             let mut pos = Position::empty();
             for _ in 0..200 {
-                let ours = moves(&pos, rule);
-                assert_eq!(ours, legal::legal_moves(&pos, rule), "{}", pos.tag());
+                let moves = legal::legal_moves(&pos, rule);
+                for mv in &moves {
+                    assert_eq!(legal::check(&pos, rule, mv), Ok(()), "{}", pos.tag());
+                }
                 seed = seed
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
-                let mv = ours[(seed >> 33) as usize % ours.len()];
-                let next = apply(&pos, mv);
-                assert_eq!(next, legal::apply(&pos, &mv), "{}", pos.tag());
+                let mv = moves[(seed >> 33) as usize % moves.len()];
+                let next = legal::apply(&pos, &mv);
                 assert_ne!(key(&next), key(&pos));
                 pos = next;
             }
