@@ -46,8 +46,12 @@ pub(super) fn from_message(message: &Message<'_>, raw: &[u8], content_hash: Stri
         size: declared_size(message.header_raw(OVERSIZE_HEADER), raw.len()),
         body,
         kind: MailKind::Normal,
+        bounce: None,
     };
     inbound.kind = classify(message, &inbound);
+    if inbound.kind == MailKind::Bounce {
+        inbound.bounce = Some(super::bounce::read(message));
+    }
     inbound
 }
 
@@ -111,5 +115,6 @@ pub(super) fn from_bare_headers(raw: &[u8], content_hash: String) -> Inbound {
         ),
         body: String::new(),
         kind: MailKind::Normal,
+        bounce: None,
     }
 }
