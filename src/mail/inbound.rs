@@ -15,6 +15,7 @@ use sha2::{Digest, Sha256};
 mod address;
 mod autoreply;
 mod body;
+pub mod bounce;
 mod classify;
 mod html;
 mod oversize;
@@ -27,6 +28,7 @@ use read::{from_bare_headers, from_message};
 
 pub use address::MAX_ADDRESSES;
 pub use body::unflow;
+pub use bounce::{Bounce, Failure, Severity};
 pub use oversize::{oversize_stub, OVERSIZE_HEADER};
 
 /// What kind of sender a mail comes from, as far as its headers and structure tell.
@@ -83,6 +85,8 @@ pub struct Inbound {
     /// The text the sender wrote, decoded, with `\n` line ends.
     pub body: String,
     pub kind: MailKind,
+    /// What a delivery report says, read when `kind` is `Bounce` (else `None`).
+    pub bounce: Option<Bounce>,
 }
 
 impl Inbound {

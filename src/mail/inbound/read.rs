@@ -8,6 +8,7 @@ use super::address::{
     strip_angles, MAX_ADDRESSES,
 };
 use super::body::body_text;
+use super::bounce;
 use super::classify::classify;
 use super::oversize::{declared_size, OVERSIZE_HEADER};
 use super::{Inbound, MailKind};
@@ -46,8 +47,12 @@ pub(super) fn from_message(message: &Message<'_>, raw: &[u8], content_hash: Stri
         size: declared_size(message.header_raw(OVERSIZE_HEADER), raw.len()),
         body,
         kind: MailKind::Normal,
+        bounce: None,
     };
     inbound.kind = classify(message, &inbound);
+    if inbound.kind == MailKind::Bounce {
+        inbound.bounce = Some(bounce::read(message));
+    }
     inbound
 }
 
@@ -111,5 +116,6 @@ pub(super) fn from_bare_headers(raw: &[u8], content_hash: String) -> Inbound {
         ),
         body: String::new(),
         kind: MailKind::Normal,
+        bounce: None,
     }
 }
