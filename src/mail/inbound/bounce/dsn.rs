@@ -43,7 +43,7 @@ struct Block<'a> {
 
 /// Reads the blocks (separated by blank lines) of a delivery-status body; continuation
 /// lines are joined to their field.
-fn read_fields<'a>(text: &'a str, out: &mut Vec<Failure>) {
+fn read_fields(text: &str, out: &mut Vec<Failure>) {
     let mut block = Block::default();
     // The field a continuation line belongs to: only the diagnostic is ever long.
     let mut last: Option<&'static str> = None;
@@ -79,7 +79,7 @@ fn read_fields<'a>(text: &'a str, out: &mut Vec<Failure>) {
         let name = name.trim().to_ascii_lowercase();
         last = match name.as_str() {
             "final-recipient" => set(&mut block.final_recipient, value, "final-recipient"),
-            "original-recipient" => set(&mut block.original_recipient, value, "original"),
+            "original-recipient" => set(&mut block.original_recipient, value, "original-recipient"),
             "action" => set(&mut block.action, value, "action"),
             "status" => set(&mut block.status, value, "status"),
             "diagnostic-code" => set(&mut block.diagnostic, value, "diagnostic-code"),

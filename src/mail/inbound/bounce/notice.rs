@@ -109,7 +109,13 @@ impl Notice {
             return own;
         }
         let Some(start) = self.line_of(recipient) else {
-            return String::new();
+            // A lone recipient the notice does not name (Google's notices): its words are
+            // about it all the same.
+            return if single {
+                one_line(&self.lines.join(" "))
+            } else {
+                String::new()
+            };
         };
         let after: Vec<&str> = self.lines[start + 1..]
             .iter()
@@ -132,9 +138,16 @@ impl Notice {
             .position(|line| line.to_lowercase().contains(recipient))
     }
 
-    /// The lines from the one naming the recipient to the next blank line.
+    /// The paragraph (lines between blank lines) naming the recipient, from its start: a
+    /// label may stand above the address ("reject reason: ...", then "target address: ...").
     fn paragraph(&self, recipient: &str) -> Option<String> {
-        self.line_of(recipient).map(|at| self.paragraph_at(at))
+        let at = self.line_of(recipient)?;
+        let start = self.lines[..at]
+            .iter()
+            .rposition(|line| line.trim().is_empty())
+            .map_or(0, |blank| blank + 1)
+            .max(at.saturating_sub(20));
+        Some(self.paragraph_at(start))
     }
 
     fn paragraph_at(&self, at: usize) -> String {
