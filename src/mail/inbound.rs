@@ -15,7 +15,7 @@ use sha2::{Digest, Sha256};
 mod address;
 mod autoreply;
 mod body;
-mod bounce;
+pub mod bounce;
 mod classify;
 mod html;
 mod oversize;
@@ -85,7 +85,7 @@ pub struct Inbound {
     /// The text the sender wrote, decoded, with `\n` line ends.
     pub body: String,
     pub kind: MailKind,
-    /// What a delivery report says (`kind` is `Bounce`); `None` for any other mail.
+    /// What a delivery report says, read when `kind` is `Bounce` (else `None`).
     pub bounce: Option<Bounce>,
 }
 

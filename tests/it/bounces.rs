@@ -1,296 +1,271 @@
-//! Mail that does not arrive: a delivery report tied to the mail it returns (by its bounce address or the Message-ID it quotes), the GM told, the address's mail held past the limit, its games paused, and all of it cleared when the player writes.
+//! Delivery reports read for their failed recipients, status codes and returned Message-IDs: every bounce of the mail corpus and a real OpenSMTPD DSN against a table read by hand, hostile reports within bounds.
 
-use chrono::Duration;
-use pbem::games::GameKind;
-use pbem::mail::outbound::{Recorder, Transport};
-use pbem::store::{GameStatus, OutboxRow};
+use std::collections::BTreeMap;
+use std::fs;
 
-use crate::common::{pbem, says, World, ADMIN};
+use mail_parser::MessageParser;
+use pbem::mail::inbound::{bounce, parse, Bounce, MailKind, Severity};
+use proptest::prelude::*;
 
-const ALICE: &str = "alice@example.org";
-const BOB: &str = "bob@example.org";
+use crate::work::measure;
 
-/// One mail as it went: envelope sender, recipient, Message-ID.
-#[derive(Debug, Clone)]
-struct Went {
-    verp: String,
-    to: String,
-    id: String,
+const CORPUS: &str = "tests/data/mail/corpus/bounces";
+const OURS: &str = "tests/data/bounces";
+
+/// One row of expected.tsv.
+#[derive(Debug, PartialEq)]
+struct Row {
+    recipient: String,
+    status: Option<String>,
+    severity: Option<Severity>,
+    original_id: Option<String>,
 }
 
-/// Sends what is due through a recorder: what went.
-fn send(w: &mut World) -> Vec<Went> {
-    let recorder = Recorder::default();
-    let transport = Transport::Memory(recorder.clone());
-    let now = w.now;
-    pbem::sender::drain(&mut w.store, &w.cfg, &transport, &|| now).unwrap();
-    recorder
-        .taken()
-        .into_iter()
-        .map(|m| Went {
-            verp: m.envelope.from().unwrap().to_string(),
-            to: m.envelope.to()[0].to_string(),
-            id: m.message_id.clone(),
-        })
-        .collect()
+fn dash(field: &str) -> Option<String> {
+    (field != "-").then(|| field.to_string())
 }
 
-/// The mail to `to` among those that went.
-fn to(went: &[Went], to: &str) -> Went {
-    went.iter().find(|m| m.to == to).unwrap().clone()
+/// The table: file name to its rows, in order.
+fn table() -> BTreeMap<String, Vec<Row>> {
+    let text = fs::read_to_string(format!("{OURS}/expected.tsv")).expect("expected.tsv");
+    let mut rows: BTreeMap<String, Vec<Row>> = BTreeMap::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let fields: Vec<&str> = line.split('\t').collect();
+        assert_eq!(fields.len(), 5, "{line}");
+        let severity = match fields[3] {
+            "permanent" => Some(Severity::Permanent),
+            "transient" => Some(Severity::Transient),
+            "delayed" => Some(Severity::Delayed),
+            "-" => None,
+            other => panic!("severity {other} in {line}"),
+        };
+        rows.entry(fields[0].to_string()).or_default().push(Row {
+            recipient: fields[1].to_string(),
+            status: dash(fields[2]),
+            severity,
+            original_id: dash(fields[4]),
+        });
+    }
+    rows
 }
 
-/// A game between Alice and Bob (options given) with its welcomes sent: Bob's welcome.
-fn game_with_mail_sent(w: &mut World, options: &[(&str, &str)]) -> (i64, Went) {
-    let g = w.game(
-        GameKind::DiceRink,
-        &[("A", ALICE), ("B", BOB)],
-        options,
-        None,
-        Some(86_400),
-    );
-    let went = send(w);
-    w.new_mail();
-    (g, to(&went, BOB))
-}
-
-/// Queues one plain notice to `to`, as pbem queues any mail, and sends what is due: the
-/// notice as it went.
-fn mail_and_send(w: &mut World, addr: &str) -> Option<Went> {
-    let (cfg, now) = (w.cfg.clone(), w.now);
-    w.store
-        .tx(|tx| {
-            let templates = pbem::template::Templates::load(None)?;
-            let ctx = pbem::compose::Ctx::new(&cfg, &templates, now);
-            pbem::compose::enqueue(
-                tx,
-                &ctx,
-                OutboxRow {
-                    kind: "notice".into(),
-                    to_addr: addr.into(),
-                    subject: "[pbem] a notice".into(),
-                    body: "Hello\n".into(),
-                    ..Default::default()
-                },
-                pbem::compose::Limit::Exempt,
-            )
-        })
-        .unwrap();
-    w.new_mail();
-    send(w).into_iter().find(|m| m.to == addr)
-}
-
-/// An RFC 3464 report that mail to `rcpt` failed (`action`, `status`), sent to `to`,
-/// quoting `original` as the returned mail's Message-ID; `n` makes its own id unique.
-fn dsn(n: u32, to: &str, rcpt: &str, action: &str, status: &str, original: &str) -> Vec<u8> {
-    format!(
-        "From: Mail Delivery System <MAILER-DAEMON@mx.example.org>\r\n\
-         To: {to}\r\n\
-         Subject: Undelivered Mail Returned to Sender\r\n\
-         Message-ID: <dsn.{n}@mx.example.org>\r\n\
-         Auto-Submitted: auto-replied\r\n\
-         MIME-Version: 1.0\r\n\
-         Content-Type: multipart/report; report-type=delivery-status; boundary=\"B\"\r\n\
-         \r\n--B\r\nContent-Type: text/plain\r\n\r\nYour mail could not be delivered.\r\n\
-         --B\r\nContent-Type: message/delivery-status\r\n\r\n\
-         Reporting-MTA: dns; mx.example.org\r\n\r\n\
-         Final-Recipient: rfc822; {rcpt}\r\nAction: {action}\r\nStatus: {status}\r\n\
-         Diagnostic-Code: smtp; 550 {status} mailbox unavailable\r\n\r\n\
-         --B\r\nContent-Type: text/rfc822-headers\r\n\r\n\
-         From: gm@pbem.example\r\nTo: {rcpt}\r\nMessage-ID: {original}\r\nSubject: welcome\r\n\r\n\
-         --B--\r\n"
-    )
-    .into_bytes()
-}
-
-/// GM notices queued since the last look.
-fn to_admin(w: &mut World) -> Vec<OutboxRow> {
-    w.new_mail()
-        .into_iter()
-        .filter(|m| m.to_addr == ADMIN)
-        .collect()
-}
-
-/// The mail's note as stored (`pbem inbox`): what became of a delivered report.
-fn delivered(w: &mut World, raw: &[u8]) -> String {
-    w.deliver(raw).unwrap().note
-}
-
-#[test]
-fn a_bounce_to_the_mails_own_address_marks_it_and_tells_the_gm_once_a_day() {
-    let mut w = World::new();
-    let (_, welcome) = game_with_mail_sent(&mut w, &[]);
-    assert!(
-        welcome.verp.starts_with("gm+bounce-") && welcome.verp.ends_with("@pbem.example"),
-        "{welcome:?}"
-    );
-    let note = delivered(
-        &mut w,
-        &dsn(1, &welcome.verp, BOB, "failed", "5.1.1", "<a@b>"),
-    );
-    assert!(says(&note, "bounced (for good)"), "{note}");
-    let told = to_admin(&mut w);
-    assert_eq!(told.len(), 1, "{told:?}");
-    assert!(
-        says(&told[0].body, "Mail to bob@example.org bounces since"),
-        "{}",
-        told[0].body
-    );
-    let (list, _) = pbem(&w, &["outbox", "list", "--status", "bounced"]);
-    assert!(says(&list, BOB) && says(&list, "5.1.1"), "{list}");
-    let (show, _) = pbem(&w, &["player", "show", BOB]);
-    assert!(
-        says(&show, "Mail to this address bounces since 2026-03-01"),
-        "{show}"
-    );
-    // The same mail reported again is not counted again; another mail's report the same day
-    // is counted, and the GM is not told again.
-    let again = delivered(
-        &mut w,
-        &dsn(2, &welcome.verp, BOB, "failed", "5.1.1", "<a@b>"),
-    );
-    assert!(says(&again, "bounced already"), "{again}");
-    let notice = mail_and_send(&mut w, BOB).unwrap();
-    delivered(
-        &mut w,
-        &dsn(3, &notice.verp, BOB, "failed", "5.1.1", "<a@b>"),
-    );
-    assert!(to_admin(&mut w).is_empty());
-    let (show, _) = pbem(&w, &["player", "show", BOB]);
-    assert!(says(&show, "(2 for good, 0 for now"), "{show}");
-    // The next day the GM hears of it again.
-    w.now += Duration::days(1);
-    let notice = mail_and_send(&mut w, BOB).unwrap();
-    let note = delivered(
-        &mut w,
-        &dsn(4, &notice.verp, BOB, "failed", "4.2.2", "<a@b>"),
-    );
-    assert!(says(&note, "bounced (for now)"), "{note}");
-    assert_eq!(to_admin(&mut w).len(), 1);
-}
-
-#[test]
-fn a_bounce_to_the_plain_address_is_tied_by_the_message_id_it_quotes() {
-    let mut w = World::new();
-    let (_, welcome) = game_with_mail_sent(&mut w, &[]);
-    let raw = dsn(1, "gm@pbem.example", BOB, "failed", "5.1.1", &welcome.id);
-    let note = delivered(&mut w, &raw);
-    assert!(says(&note, "bounced (for good)"), "{note}");
-    let (list, _) = pbem(&w, &["outbox", "list", "--status", "bounced"]);
-    assert!(says(&list, BOB), "{list}");
-}
-
-#[test]
-fn a_bounce_is_believed_only_for_the_recipient_of_a_mail_pbem_sent() {
-    let mut w = World::new();
-    let (_, welcome) = game_with_mail_sent(&mut w, &[]);
-    // A bounce address with its MAC wrong, quoting nothing pbem sent.
-    let forged = welcome.verp.replacen("gm+bounce-", "gm+bounce-1", 1);
-    let note = delivered(&mut w, &dsn(1, &forged, BOB, "failed", "5.1.1", "<a@b>"));
-    assert!(says(&note, "names no mail pbem sent"), "{note}");
-    // The right mail, but a report about someone else.
-    let note = delivered(
-        &mut w,
-        &dsn(
-            2,
-            &welcome.verp,
-            "carol@example.org",
-            "failed",
-            "5.1.1",
-            "<a@b>",
-        ),
-    );
-    assert!(says(&note, "not about bob@example.org"), "{note}");
-    // Alice's mail's id, but a report about Bob.
-    let alice_id = w
-        .store
-        .read(|tx| tx.outbox(None, 50))
-        .unwrap()
-        .into_iter()
-        .find(|r| r.to_addr == ALICE)
-        .unwrap()
-        .message_id;
-    let note = delivered(
-        &mut w,
-        &dsn(3, "gm@pbem.example", BOB, "failed", "5.1.1", &alice_id),
-    );
-    assert!(says(&note, "not about alice@example.org"), "{note}");
-    let (list, _) = pbem(&w, &["outbox", "list", "--status", "bounced"]);
-    assert!(!says(&list, BOB) && !says(&list, ALICE), "{list}");
-    let (show, _) = pbem(&w, &["player", "show", BOB]);
-    assert!(!says(&show, "bounces"), "{show}");
-    assert!(to_admin(&mut w).is_empty());
-}
-
-#[test]
-fn a_delay_notice_is_noted_not_counted() {
-    let mut w = World::new();
-    let (_, welcome) = game_with_mail_sent(&mut w, &[]);
-    let note = delivered(
-        &mut w,
-        &dsn(1, &welcome.verp, BOB, "delayed", "4.4.7", "<a@b>"),
-    );
-    assert!(says(&note, "delay of mail"), "{note}");
-    let (list, _) = pbem(&w, &["outbox", "list", "--status", "bounced"]);
-    assert!(!says(&list, BOB), "{list}");
-    assert!(to_admin(&mut w).is_empty());
-}
-
-/// Three reports of failure for good on Bob's mail.
-fn bounce_three_times(w: &mut World, welcome: &Went) {
-    delivered(w, &dsn(1, &welcome.verp, BOB, "failed", "5.1.1", "<a@b>"));
-    for n in 2..=3 {
-        let notice = mail_and_send(w, BOB).unwrap();
-        delivered(w, &dsn(n, &notice.verp, BOB, "failed", "5.1.1", "<a@b>"));
+fn path_of(name: &str) -> String {
+    match name.strip_prefix("bounces/") {
+        Some(ours) => format!("{OURS}/{ours}"),
+        None => format!("{CORPUS}/{name}"),
     }
 }
 
-#[test]
-fn past_the_limit_mail_is_held_but_a_daily_probe_and_the_game_pauses_until_the_player_writes() {
-    let mut w = World::new();
-    let (g, welcome) = game_with_mail_sent(&mut w, &[]);
-    bounce_three_times(&mut w, &welcome);
-    assert_eq!(w.load(g).row.status, GameStatus::Paused);
-    let told: Vec<String> = to_admin(&mut w).into_iter().map(|m| m.body).collect();
-    assert!(
-        told.iter().any(|b| says(b, &format!("Game {g} is paused"))),
-        "{told:?}"
-    );
-    // Held: nothing goes to Bob the same day; Alice's mail goes.
-    assert!(mail_and_send(&mut w, BOB).is_none());
-    assert!(mail_and_send(&mut w, ALICE).is_some());
-    // A day later one mail goes as the probe, and the next waits for the next day.
-    w.now += Duration::days(1) + Duration::minutes(1);
-    let went = send(&mut w);
-    assert_eq!(went.iter().filter(|m| m.to == BOB).count(), 1, "{went:?}");
-    assert!(send(&mut w).iter().all(|m| m.to != BOB));
-    // Bob writes: his mark goes, the game resumes, his held mail goes.
-    let h = w.send_to_seat(BOB, g, 1, "HELP").unwrap();
-    assert_ne!(h.status, "failed", "{}", h.note);
-    assert_eq!(w.load(g).row.status, GameStatus::Active);
-    let (show, _) = pbem(&w, &["player", "show", BOB]);
-    assert!(!says(&show, "bounces"), "{show}");
-    assert!(send(&mut w).iter().any(|m| m.to == BOB));
+fn read_file(name: &str) -> Bounce {
+    let raw = fs::read(path_of(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let message = MessageParser::default().parse(&raw[..]).expect("a message");
+    let read = bounce::read(&message);
+    // The inbound reader fills the same, for the mails it calls bounces (not the ARF report).
+    let inbound = parse(&raw);
+    if inbound.kind == MailKind::Bounce {
+        assert_eq!(inbound.bounce.as_ref(), Some(&read), "{name}");
+    } else {
+        assert_eq!(inbound.bounce, None, "{name}");
+    }
+    read
+}
+
+/// The reader's view of a file, as rows of the table.
+fn rows_of(bounce: &Bounce) -> Vec<Row> {
+    let original_id = bounce.original_ids.first().cloned();
+    if bounce.failures.is_empty() {
+        return vec![Row {
+            recipient: "-".to_string(),
+            status: None,
+            severity: None,
+            original_id,
+        }];
+    }
+    bounce
+        .failures
+        .iter()
+        .map(|f| Row {
+            recipient: f.recipient.clone(),
+            status: f.status.clone(),
+            severity: Some(f.severity),
+            original_id: original_id.clone(),
+        })
+        .collect()
 }
 
 #[test]
-fn a_game_with_the_robot_for_late_seats_plays_on() {
-    let mut w = World::new();
-    let (g, welcome) = game_with_mail_sent(&mut w, &[("timeout", "robot")]);
-    bounce_three_times(&mut w, &welcome);
-    assert_eq!(w.load(g).row.status, GameStatus::Active);
-    let told: Vec<String> = to_admin(&mut w).into_iter().map(|m| m.body).collect();
-    assert!(
-        told.iter().any(|b| says(b, "the game plays on")),
-        "{told:?}"
+fn every_report_reads_as_the_table_says() {
+    let table = table();
+    let mut files: Vec<String> = fs::read_dir(CORPUS)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".eml"))
+        .collect();
+    files.push("bounces/opensmtpd-unknown-user.eml".to_string());
+    files.sort();
+    assert_eq!(files.len(), 30);
+    let mut wrong = Vec::new();
+    for name in &files {
+        let expected = table
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} is not in the table"));
+        let bounce = read_file(name);
+        assert!(
+            bounce.original_ids.len() <= 1,
+            "{name}: {:?}",
+            bounce.original_ids
+        );
+        let got = rows_of(&bounce);
+        if &got != expected {
+            wrong.push(format!(
+                "{name}:\n  expected {expected:?}\n  read     {got:?}"
+            ));
+        }
+        for failure in &bounce.failures {
+            assert!(failure.reason.chars().count() <= 200, "{name}");
+            assert!(!failure.reason.contains('\n'), "{name}");
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(
+        table.len(),
+        files.len(),
+        "rows for files that are not there"
     );
 }
 
 #[test]
-fn the_gm_may_have_every_game_play_on() {
-    let mut w = World::new();
-    w.cfg.bounces.unreachable = pbem::config::WhenUnreachable::PlayOn;
-    let (g, welcome) = game_with_mail_sent(&mut w, &[]);
-    bounce_three_times(&mut w, &welcome);
-    assert_eq!(w.load(g).row.status, GameStatus::Active);
+fn reasons_are_the_servers_words() {
+    let reason = |name: &str| read_file(name).failures[0].reason.clone();
+    assert_eq!(
+        reason("flanker-zed.eml").get(..17),
+        Some("550-5.1.1 The ema")
+    );
+    assert_eq!(
+        reason("bounces/opensmtpd-unknown-user.eml"),
+        "550 Invalid recipient: <nosuchuser@remote.test>"
+    );
+    assert_eq!(
+        reason("sisimai-lhost-yahoo-01.eml"),
+        "Remote host said: 550 5.1.1 <kijitora@example.org>... User Unknown [RCPT_TO]"
+    );
+    assert!(reason("sisimai-lhost-domino-01.eml").contains("not listed in Domino Directory"));
+    assert!(reason("flanker-gmail-invalid-address.eml").contains("550 5.1.0 Recipient rejected"));
+    assert!(reason("sisimai-lhost-kddi-01.eml").contains("mailbox is full"));
+}
+
+#[test]
+fn the_opensmtpd_dsn_is_a_bounce_to_the_verp_address() {
+    let raw = fs::read(format!("{OURS}/opensmtpd-unknown-user.eml")).unwrap();
+    let inbound = parse(&raw);
+    assert_eq!(inbound.kind, MailKind::Bounce);
+    // No Return-Path: the VERP address is in Delivered-To (and To).
+    assert_eq!(inbound.return_path, None);
+    assert!(inbound
+        .delivered_to
+        .contains(&"gm+bounce-7-0123456789ab@localhost".to_string()));
+    assert_eq!(inbound.message_id.as_deref(), Some("1c6b47c90165b944@vm"));
+}
+
+#[test]
+fn mail_that_is_no_bounce_has_no_bounce_read() {
+    let inbound = parse(b"From: alice@example.org\nTo: gm@pbem.example\nSubject: move\n\n5W6\n");
+    assert_eq!(inbound.kind, MailKind::Normal);
+    assert_eq!(inbound.bounce, None);
+}
+
+/// A DSN listing `n` recipients.
+fn many_recipients(n: usize) -> Vec<u8> {
+    let mut raw = String::from(
+        "From: MAILER-DAEMON@mx.example\r\nTo: gm@pbem.example\r\nSubject: Undelivered Mail\r\n\
+         Content-Type: multipart/report; report-type=delivery-status; boundary=b\r\n\r\n\
+         --b\r\nContent-Type: text/plain\r\n\r\nFailed.\r\n--b\r\n\
+         Content-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mx.example\r\n\r\n",
+    );
+    for i in 0..n {
+        raw.push_str(&format!(
+            "Final-Recipient: rfc822; user{i}@example.org\r\nAction: failed\r\nStatus: 5.1.1\r\n\
+             Diagnostic-Code: smtp; 550 5.1.1 user{i} unknown\r\n\r\n"
+        ));
+    }
+    raw.push_str("--b--\r\n");
+    raw.into_bytes()
+}
+
+#[test]
+fn a_report_of_10000_recipients_is_read_in_bounded_work() {
+    let raw = many_recipients(10_000);
+    let small = many_recipients(50);
+    let message = MessageParser::default().parse(&raw[..]).unwrap();
+    let small_message = MessageParser::default().parse(&small[..]).unwrap();
+    let (bounce, cost) = measure(|| bounce::read(&message));
+    let (small_bounce, small_cost) = measure(|| bounce::read(&small_message));
+    assert_eq!(bounce.failures.len(), 50);
+    assert_eq!(bounce.failures, small_bounce.failures);
+    // The rest of the list is never looked at: no more work than for 50.
+    assert!(
+        cost.allocated < 4 * small_cost.allocated.max(64 << 10),
+        "{cost:?} against {small_cost:?}"
+    );
+    assert!(cost.cpu.as_millis() < 500, "{cost:?}");
+    assert_eq!(parse(&raw).bounce.map(|b| b.failures.len()), Some(50));
+}
+
+fn check_bounds(raw: &[u8]) -> Result<(), TestCaseError> {
+    let inbound = parse(raw);
+    if let Some(message) = MessageParser::default().parse(raw) {
+        let read = bounce::read(&message);
+        prop_assert!(read.failures.len() <= 50);
+        prop_assert!(read.original_ids.len() <= 10);
+        for failure in &read.failures {
+            prop_assert!(failure.reason.chars().count() <= 200);
+            prop_assert!(!failure.recipient.is_empty());
+        }
+    }
+    prop_assert_eq!(inbound.bounce.is_some(), inbound.kind == MailKind::Bounce);
+    Ok(())
+}
+
+/// Every report of the corpus and ours, for mutating.
+fn reports() -> Vec<Vec<u8>> {
+    table()
+        .keys()
+        .map(|name| fs::read(path_of(name)).unwrap())
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(raw in proptest::collection::vec(any::<u8>(), 0..2048)) {
+        check_bounds(&raw)?;
+    }
+
+    #[test]
+    fn mutated_reports_never_panic_and_stay_within_bounds(
+        pick in any::<prop::sample::Index>(),
+        edits in proptest::collection::vec((any::<usize>(), any::<u8>(), 0u8..3), 0..12),
+    ) {
+        let mut raw = pick.get(&reports()).clone();
+        for (at, byte, how) in edits {
+            if raw.is_empty() {
+                break;
+            }
+            let at = at % raw.len();
+            match how {
+                0 => raw[at] = byte,
+                1 => raw.truncate(at),
+                // A recipient line repeated: long blocks, many failures.
+                _ => {
+                    let line = format!("Final-Recipient: rfc822; x{byte}@e.example\nAction: failed\nDiagnostic-Code: {}\n\n", "y ".repeat(300));
+                    raw.splice(at..at, line.repeat(usize::from(byte) % 80).into_bytes());
+                }
+            }
+        }
+        check_bounds(&raw)?;
+    }
 }

@@ -8,6 +8,7 @@ use super::address::{
     strip_angles, MAX_ADDRESSES,
 };
 use super::body::body_text;
+use super::bounce;
 use super::classify::classify;
 use super::oversize::{declared_size, OVERSIZE_HEADER};
 use super::{Inbound, MailKind};
@@ -50,7 +51,7 @@ pub(super) fn from_message(message: &Message<'_>, raw: &[u8], content_hash: Stri
     };
     inbound.kind = classify(message, &inbound);
     if inbound.kind == MailKind::Bounce {
-        inbound.bounce = Some(super::bounce::read(message));
+        inbound.bounce = Some(bounce::read(message));
     }
     inbound
 }
