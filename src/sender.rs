@@ -22,13 +22,21 @@ pub struct Drained {
 
 /// The mail as the transport takes it: its stored bytes, and the envelope from its
 /// addresses (a due row always has bytes: `Tx::outbox_due`).
-fn raw_mail(row: &mut OutboxRow) -> Result<RawMail, BuildError> {
+fn raw_mail(row: &mut OutboxRow, cfg: &Config) -> Result<RawMail, BuildError> {
+    // Every due row has its bytes (the store's `outbox_due` asks for them): one without
+    // is a bug to report, never an empty mail to send.
+    let bytes = row.raw.take().ok_or(BuildError::NoBytes)?;
     Ok(RawMail {
         envelope: outbound::envelope(&row.from_addr, std::slice::from_ref(&row.to_addr))?,
         message_id: row.message_id.clone(),
-        // Every due row has its bytes (the store's `outbox_due` asks for them): one without
-        // is a bug to report, never an empty mail to send.
-        bytes: row.raw.take().ok_or(BuildError::NoBytes)?,
+        // Signed as it goes, never when queued: its HTML part is added after it was queued.
+        bytes: match &cfg.dkim {
+            Some(dkim) => dkim.sign(&bytes).map_err(|reason| BuildError::Header {
+                name: "DKIM-Signature".into(),
+                reason,
+            })?,
+            None => bytes,
+        },
     })
 }
 
@@ -92,7 +100,7 @@ pub fn drain_in_turn(
             return Ok(out);
         }
         let mut results = Vec::with_capacity(due.len());
-        let round = Round::of(&mut due, now(), &mut results);
+        let round = Round::of(&mut due, cfg, now(), &mut results);
         let sending = transport.send_each(&round.mails, &mut |k, result| {
             let i = round.rows[k];
             let taken = result.is_ok();
@@ -133,6 +141,7 @@ impl Round {
     /// `results` as a permanent failure.
     fn of(
         due: &mut [OutboxRow],
+        cfg: &Config,
         now: DateTime<Utc>,
         results: &mut Vec<(usize, Result<(), SendError>, DateTime<Utc>)>,
     ) -> Round {
@@ -141,7 +150,7 @@ impl Round {
             rows: Vec::with_capacity(due.len()),
         };
         for (i, row) in due.iter_mut().enumerate() {
-            match raw_mail(row) {
+            match raw_mail(row, cfg) {
                 Ok(mail) => {
                     round.mails.push(mail);
                     round.rows.push(i);
