@@ -32,6 +32,7 @@ mod desk;
 mod desk_config;
 mod dicess_mail;
 mod digest;
+mod dkim;
 mod diptactoe_mail;
 mod docs;
 mod e2e_mailstack;
