@@ -4,6 +4,7 @@
 //! here; reading the file and the environment in `file`, the checks in `check`.
 
 mod check;
+mod dns;
 mod file;
 #[cfg(test)]
 mod tests;

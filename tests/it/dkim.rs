@@ -171,3 +171,77 @@ fn a_key_that_does_not_load_stops_the_config() {
     assert!(e.contains("dkim_selector is not"), "{e}");
     assert!(load("").is_ok());
 }
+
+/// The public keys of tests/data/dkim's keys as openssl gives them (`openssl pkey -pubout
+/// -outform DER`: ed25519's last 32 bytes, RSA's whole SubjectPublicKeyInfo), in base64.
+const ED25519_PUBLIC: &str = "uYD5VRJ9+JbiaIqTituFEE9BdEXMTIl8ltA4x6B+454=";
+const RSA_PUBLIC: &str = "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAmbdciIUZDD0RPxqsknbhrMEthrcpNJwKZSZvscH0CoJH8+08p1Jhycs0D5u8Q7EIXHn8AAJW99iDA8/Qr6X9b87wxC2lXJSNsWhwHy5p0DN8REH+L71zMMYI6l5Nwm0Srdylk1Hf3I+xUj+9LTK/uaSsuiLgXLxaUDTXR0hAFRqo3Gixk+0v0NZEHDusGnk4Do6mN2cxAHXugRZkclfG7lCYAYTnfX0mvtHwYCKvkkH8g+7NLvxTb+wZ2tIomq/kML2tW4lxjb3UnTjPqRoFdj4TjTwqaqZvnbM+OCqaQI1ZQKNEJrSsJjsCIznMsr9LXiwD+EGMpnSBelFRteZURQIDAQAB";
+
+/// `pbem config check` with `toml` in `dir`: its exit code and what it printed.
+fn config_check(dir: &Path, toml: &str) -> (i32, String) {
+    std::fs::write(dir.join("pbem.toml"), toml).unwrap();
+    let o = crate::common::pbem_command(dir, "g.sqlite")
+        .env_remove("PBEM_ADDRESS")
+        .env_remove("PBEM_OUTBOX_DIR")
+        .args(["--config", "pbem.toml", "config", "check"])
+        .output()
+        .unwrap();
+    (o.status.code().unwrap_or(-1), crate::common::output_text(&o))
+}
+
+/// `config check` says in words what SPF, DKIM and DMARC ask of the GM's domain, with the
+/// records to publish: the DKIM one computed from the key it was given (an RSA key's text
+/// split into strings of 255), and that it cannot check what is published.
+#[test]
+fn config_check_shows_the_dns_records_to_publish() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let keys = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dkim");
+    let base = "address = \"gm@games.example\"\ntransport = \"smtp+starttls://smtp.relay.example:587\"\n                smtp_user = \"gm\"\nsmtp_password = \"pw\"\nadmin_address = \"me@home.example\"\n";
+    let (code, out) = config_check(d, base);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("cannot check what is published"), "{out}");
+    assert!(
+        out.contains("games.example. IN TXT \"v=spf1 mx a:smtp.relay.example -all\""),
+        "{out}"
+    );
+    assert!(out.contains("DKIM: pbem does not sign"), "{out}");
+    assert!(out.contains("openssl genpkey"), "{out}");
+    assert!(
+        out.contains(
+            "_dmarc.games.example. IN TXT \"v=DMARC1; p=quarantine; rua=mailto:me@home.example\""
+        ),
+        "{out}"
+    );
+    let ed = format!(
+        "{base}dkim_selector = \"pbem1\"\ndkim_key = \"{}\"\n",
+        keys.join("ed25519.pem").display()
+    );
+    let (code, out) = config_check(d, &ed);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(&format!(
+            "pbem1._domainkey.games.example. IN TXT \"v=DKIM1; k=ed25519; p={ED25519_PUBLIC}\""
+        )),
+        "{out}"
+    );
+    assert!(out.contains("do not check ed25519"), "{out}");
+    let rsa = format!(
+        "{base}dkim_selector = \"pbem2\"\ndkim_key = \"{}\"\ndkim_domain = \"mail.games.example\"\n",
+        keys.join("rsa2048.pem").display()
+    );
+    let (code, out) = config_check(d, &rsa);
+    assert_eq!(code, 0, "{out}");
+    let text = format!("v=DKIM1; k=rsa; p={RSA_PUBLIC}");
+    let line = format!(
+        "pbem2._domainkey.mail.games.example. IN TXT \"{}\" \"{}\"",
+        &text[..255],
+        &text[255..]
+    );
+    assert!(out.contains(&line), "{out}\nwanted {line}");
+    // A key that does not load: the check says so and fails.
+    std::fs::write(d.join("bad.pem"), "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n").unwrap();
+    let (code, out) = config_check(d, &format!("{base}dkim_selector = \"s\"\ndkim_key = \"bad.pem\"\n"));
+    assert_ne!(code, 0, "{out}");
+    assert!(out.contains("dkim_key = \"bad.pem\""), "{out}");
+}
