@@ -52,6 +52,7 @@ mod install;
 mod isolation;
 mod letters;
 mod mail_flow;
+mod mail_hygiene;
 mod mail_inbound;
 mod mail_work;
 mod names;
