@@ -74,7 +74,10 @@ impl Config {
         if !url.scheme().starts_with("smtp") {
             return None;
         }
-        let host = url.host_str()?.trim_matches(['[', ']']).to_ascii_lowercase();
+        let host = url
+            .host_str()?
+            .trim_matches(['[', ']'])
+            .to_ascii_lowercase();
         let local = host == "localhost"
             || host
                 .parse::<std::net::IpAddr>()

@@ -40,13 +40,18 @@ fn dkimpy_or_skip(test: &str) -> Option<PathBuf> {
             .output()
             .is_ok_and(|o| o.status.success())
     });
-    let openssl = Command::new("openssl").arg("version").output().is_ok_and(|o| o.status.success());
+    let openssl = Command::new("openssl")
+        .arg("version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if found.is_none() || !openssl {
         assert!(
             std::env::var_os("PBEM_REQUIRE_DKIMPY").is_none(),
             "PBEM_REQUIRE_DKIMPY is set but there is no python with dkimpy and PyNaCl, or no openssl"
         );
-        eprintln!("{test} skipped: no python with dkimpy (pip install 'dkimpy[ed25519]') or no openssl");
+        eprintln!(
+            "{test} skipped: no python with dkimpy (pip install 'dkimpy[ed25519]') or no openssl"
+        );
         return None;
     }
     found
@@ -54,15 +59,37 @@ fn dkimpy_or_skip(test: &str) -> Option<PathBuf> {
 
 /// Runs `openssl` with `args` in `dir`.
 fn openssl(dir: &Path, args: &[&str]) {
-    let out = Command::new("openssl").args(args).current_dir(dir).output().unwrap();
-    assert!(out.status.success(), "openssl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("openssl")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "openssl {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// The keys the test signs with, made in `dir`: (file, what it is).
 fn make_keys(dir: &Path) -> Vec<(PathBuf, &'static str)> {
     openssl(dir, &["genpkey", "-algorithm", "ed25519", "-out", "ed.pem"]);
-    openssl(dir, &["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out", "rsa8.pem"]);
-    openssl(dir, &["rsa", "-in", "rsa8.pem", "-traditional", "-out", "rsa1.pem"]);
+    openssl(
+        dir,
+        &[
+            "genpkey",
+            "-algorithm",
+            "RSA",
+            "-pkeyopt",
+            "rsa_keygen_bits:2048",
+            "-out",
+            "rsa8.pem",
+        ],
+    );
+    openssl(
+        dir,
+        &["rsa", "-in", "rsa8.pem", "-traditional", "-out", "rsa1.pem"],
+    );
     vec![
         (dir.join("ed.pem"), "ed25519 PKCS#8"),
         (dir.join("rsa8.pem"), "RSA-2048 PKCS#8"),
@@ -75,7 +102,10 @@ fn signing_config(dir: &Path, key: &Path, sel: &str) -> config::Config {
     let file = dir.join(format!("{sel}.toml"));
     std::fs::write(
         &file,
-        format!("address = \"gm@pbem.example\"\ndkim_selector = \"{sel}\"\ndkim_key = \"{}\"\n", key.display()),
+        format!(
+            "address = \"gm@pbem.example\"\ndkim_selector = \"{sel}\"\ndkim_key = \"{}\"\n",
+            key.display()
+        ),
     )
     .unwrap();
     config::load(Some(&file), &|_| None).unwrap().0
@@ -93,8 +123,16 @@ fn verify(py: &Path, dir: &Path, zone: &serde_json::Value, mails: &[Vec<u8>]) ->
         cmd.arg(path);
     }
     let out = cmd.output().unwrap();
-    assert!(out.status.success(), "dkimpy: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().lines().map(|l| l == "True").collect()
+    assert!(
+        out.status.success(),
+        "dkimpy: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l == "True")
+        .collect()
 }
 
 /// A world with a move's report (with its HTML part once drawn) and a plain answer to a
@@ -106,13 +144,20 @@ fn signed_mails(cfg: &config::Config) -> Vec<Vec<u8>> {
     w.cfg.dkim = cfg.dkim.clone();
     let recorder = Recorder::default();
     let now = w.now;
-    pbem::sender::drain(&mut w.store, &w.cfg, &Transport::Memory(recorder.clone()), &|| now).unwrap();
+    pbem::sender::drain(
+        &mut w.store,
+        &w.cfg,
+        &Transport::Memory(recorder.clone()),
+        &|| now,
+    )
+    .unwrap();
     recorder.taken().into_iter().map(|m| m.bytes).collect()
 }
 
 #[test]
 fn pbem_s_signatures_verify_with_dkimpy_and_a_changed_mail_fails() {
-    let Some(py) = dkimpy_or_skip("pbem_s_signatures_verify_with_dkimpy_and_a_changed_mail_fails") else {
+    let Some(py) = dkimpy_or_skip("pbem_s_signatures_verify_with_dkimpy_and_a_changed_mail_fails")
+    else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -120,18 +165,34 @@ fn pbem_s_signatures_verify_with_dkimpy_and_a_changed_mail_fails() {
         let sel = format!("sel{n}");
         let cfg = signing_config(dir.path(), &key, &sel);
         let signer = cfg.dkim.clone().expect("a signer");
-        assert_eq!(signer.record_name(), format!("{sel}._domainkey.pbem.example"));
+        assert_eq!(
+            signer.record_name(),
+            format!("{sel}._domainkey.pbem.example")
+        );
         let zone = serde_json::json!({ signer.record_name(): signer.record_text() });
         let mails = signed_mails(&cfg);
-        let texts: Vec<String> = mails.iter().map(|m| String::from_utf8_lossy(m).into_owned()).collect();
-        assert!(texts.iter().any(|t| t.contains("image/png")), "{what}: a mail with its picture");
+        let texts: Vec<String> = mails
+            .iter()
+            .map(|m| String::from_utf8_lossy(m).into_owned())
+            .collect();
+        assert!(
+            texts.iter().any(|t| t.contains("image/png")),
+            "{what}: a mail with its picture"
+        );
         assert!(
             texts.iter().any(|t| !t.contains("image/png")),
             "{what}: a mail without a picture"
         );
-        assert!(texts.iter().all(|t| t.starts_with("DKIM-Signature: v=1;")), "{what}");
+        assert!(
+            texts.iter().all(|t| t.starts_with("DKIM-Signature: v=1;")),
+            "{what}"
+        );
         let verdicts = verify(&py, dir.path(), &zone, &mails);
-        assert_eq!(verdicts, vec![true; mails.len()], "{what}: dkimpy verifies every mail");
+        assert_eq!(
+            verdicts,
+            vec![true; mails.len()],
+            "{what}: dkimpy verifies every mail"
+        );
         // One changed letter in the body, or a changed subject, and the signature fails.
         let changed: Vec<Vec<u8>> = texts
             .iter()
@@ -139,15 +200,29 @@ fn pbem_s_signatures_verify_with_dkimpy_and_a_changed_mail_fails() {
             .flat_map(|t| {
                 let body_at = t.find("\r\n\r\n").unwrap() + 4;
                 let mut body = t.clone();
-                let c = body[body_at..].find(|c: char| c.is_ascii_alphabetic()).unwrap() + body_at;
+                let c = body[body_at..]
+                    .find(|c: char| c.is_ascii_alphabetic())
+                    .unwrap()
+                    + body_at;
                 body.replace_range(c..c + 1, if &t[c..c + 1] == "x" { "y" } else { "x" });
-                [body.into_bytes(), t.replacen("Subject: ", "Subject: Re: ", 1).into_bytes()]
+                [
+                    body.into_bytes(),
+                    t.replacen("Subject: ", "Subject: Re: ", 1).into_bytes(),
+                ]
             })
             .collect();
-        assert_eq!(verify(&py, dir.path(), &zone, &changed), [false; 4], "{what}");
+        assert_eq!(
+            verify(&py, dir.path(), &zone, &changed),
+            [false; 4],
+            "{what}"
+        );
         // A key other than the one published fails too.
         let other = serde_json::json!({ signer.record_name(): "v=DKIM1; k=ed25519; p=11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=" });
-        assert_eq!(verify(&py, dir.path(), &other, &mails[..1]), [false], "{what}");
+        assert_eq!(
+            verify(&py, dir.path(), &other, &mails[..1]),
+            [false],
+            "{what}"
+        );
     }
 }
 
@@ -157,12 +232,21 @@ fn a_key_that_does_not_load_stops_the_config() {
     let load = |text: &str| {
         let file = dir.path().join("pbem.toml");
         std::fs::write(&file, text).unwrap();
-        config::load(Some(&file), &|_| None).map(|_| ()).map_err(|e| format!("{e:#}"))
+        config::load(Some(&file), &|_| None)
+            .map(|_| ())
+            .map_err(|e| format!("{e:#}"))
     };
     std::fs::write(dir.path().join("junk.pem"), "not a key\n").unwrap();
     let junk = dir.path().join("junk.pem");
-    let e = load(&format!("dkim_selector = \"s1\"\ndkim_key = \"{}\"\n", junk.display())).unwrap_err();
-    assert!(e.contains("dkim_key") && e.contains("no PEM private key"), "{e}");
+    let e = load(&format!(
+        "dkim_selector = \"s1\"\ndkim_key = \"{}\"\n",
+        junk.display()
+    ))
+    .unwrap_err();
+    assert!(
+        e.contains("dkim_key") && e.contains("no PEM private key"),
+        "{e}"
+    );
     let e = load("dkim_selector = \"s1\"\ndkim_key = \"/no/such/key.pem\"\n").unwrap_err();
     assert!(e.contains("cannot read it"), "{e}");
     let e = load("dkim_selector = \"s1\"\n").unwrap_err();
@@ -186,7 +270,10 @@ fn config_check(dir: &Path, toml: &str) -> (i32, String) {
         .args(["--config", "pbem.toml", "config", "check"])
         .output()
         .unwrap();
-    (o.status.code().unwrap_or(-1), crate::common::output_text(&o))
+    (
+        o.status.code().unwrap_or(-1),
+        crate::common::output_text(&o),
+    )
 }
 
 /// `config check` says in words what SPF, DKIM and DMARC ask of the GM's domain, with the
@@ -240,8 +327,15 @@ fn config_check_shows_the_dns_records_to_publish() {
     );
     assert!(out.contains(&line), "{out}\nwanted {line}");
     // A key that does not load: the check says so and fails.
-    std::fs::write(d.join("bad.pem"), "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n").unwrap();
-    let (code, out) = config_check(d, &format!("{base}dkim_selector = \"s\"\ndkim_key = \"bad.pem\"\n"));
+    std::fs::write(
+        d.join("bad.pem"),
+        "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+    )
+    .unwrap();
+    let (code, out) = config_check(
+        d,
+        &format!("{base}dkim_selector = \"s\"\ndkim_key = \"bad.pem\"\n"),
+    );
     assert_ne!(code, 0, "{out}");
     assert!(out.contains("dkim_key = \"bad.pem\""), "{out}");
 }

@@ -30,7 +30,10 @@ fn problems(mail: &RawMail) -> Vec<String> {
     let head = &text[..text.find("\r\n\r\n").unwrap_or(text.len())];
     let count = |name: &str| {
         head.split("\r\n")
-            .filter(|l| l.to_ascii_lowercase().starts_with(&format!("{}:", name.to_ascii_lowercase())))
+            .filter(|l| {
+                l.to_ascii_lowercase()
+                    .starts_with(&format!("{}:", name.to_ascii_lowercase()))
+            })
             .count()
     };
     for name in ["Message-ID", "Date", "From", "Auto-Submitted"] {
@@ -39,13 +42,26 @@ fn problems(mail: &RawMail) -> Vec<String> {
         }
     }
     let msg = MessageParser::default().parse(bytes).expect("a mail");
-    let from = msg.from().and_then(|f| f.first()).and_then(|a| a.address()).unwrap_or("");
-    let envelope = mail.envelope.from().map(|a| a.to_string()).unwrap_or_default();
+    let from = msg
+        .from()
+        .and_then(|f| f.first())
+        .and_then(|a| a.address())
+        .unwrap_or("");
+    let envelope = mail
+        .envelope
+        .from()
+        .map(|a| a.to_string())
+        .unwrap_or_default();
     let domain = |a: &str| a.rsplit_once('@').map(|(_, d)| d.to_ascii_lowercase());
     if domain(from).is_none() || domain(from) != domain(&envelope) {
-        out.push(format!("From {from} and the envelope's {envelope} differ in domain"));
+        out.push(format!(
+            "From {from} and the envelope's {envelope} differ in domain"
+        ));
     }
-    let auto = msg.header_raw("Auto-Submitted").map(str::trim).unwrap_or("");
+    let auto = msg
+        .header_raw("Auto-Submitted")
+        .map(str::trim)
+        .unwrap_or("");
     let fits = match msg.in_reply_to().as_text() {
         Some(_) => "auto-replied",
         None => "auto-generated",
@@ -96,7 +112,13 @@ fn words_of_html(html: &str) -> String {
 fn every_mail_pbem_sends_has_what_receivers_look_for() {
     let mut w = World::new();
     let (a, b) = ("a@example.org", "b@example.org");
-    let id = w.game(GameKind::DiceRink, &[("A", a), ("B", b)], &[], None, Some(2 * 86_400));
+    let id = w.game(
+        GameKind::DiceRink,
+        &[("A", a), ("B", b)],
+        &[],
+        None,
+        Some(2 * 86_400),
+    );
     let send = |w: &mut World, from: &str, seat: usize, body: &str| {
         let to = w.seat_address(id, seat);
         let raw = w.mail(from, &to, &format!("Re: [pbem #{id}] a move"), body);
@@ -113,12 +135,24 @@ fn every_mail_pbem_sends_has_what_receivers_look_for() {
     w.deliver(&help);
     send(&mut w, b, 1, "RESIGN");
     let kinds: Vec<String> = w.new_mail().into_iter().map(|r| r.kind).collect();
-    for kind in ["welcome", "order_refused", "digest", "reminder", "game_over"] {
+    for kind in [
+        "welcome",
+        "order_refused",
+        "digest",
+        "reminder",
+        "game_over",
+    ] {
         assert!(kinds.iter().any(|k| k == kind), "no {kind} among {kinds:?}");
     }
     let recorder = Recorder::default();
     let now = w.now;
-    pbem::sender::drain(&mut w.store, &w.cfg, &Transport::Memory(recorder.clone()), &|| now).unwrap();
+    pbem::sender::drain(
+        &mut w.store,
+        &w.cfg,
+        &Transport::Memory(recorder.clone()),
+        &|| now,
+    )
+    .unwrap();
     let taken = recorder.taken();
     assert_eq!(taken.len(), kinds.len());
     let bad: Vec<String> = taken
@@ -136,7 +170,8 @@ fn every_mail_pbem_sends_has_what_receivers_look_for() {
 /// Auto-Submitted that does not fit.
 #[test]
 fn the_checker_finds_each_fault() {
-    let envelope = pbem::mail::outbound::envelope("gm@pbem.example", &["p@example.org".to_string()]).unwrap();
+    let envelope =
+        pbem::mail::outbound::envelope("gm@pbem.example", &["p@example.org".to_string()]).unwrap();
     let mail = |bytes: String| RawMail {
         envelope: envelope.clone(),
         message_id: "<x@pbem.example>".into(),
@@ -148,7 +183,10 @@ fn the_checker_finds_each_fault() {
     let faults = [
         good.replace("hi\r\n", "hi\n"),
         good.replace("hi", &"x".repeat(1000)),
-        good.replace("\r\n\r\n", "\r\nDate: Mon, 2 Mar 2026 12:00:00 +0000\r\n\r\n"),
+        good.replace(
+            "\r\n\r\n",
+            "\r\nDate: Mon, 2 Mar 2026 12:00:00 +0000\r\n\r\n",
+        ),
         good.replace("auto-generated", "auto-replied"),
         good.replace("From: gm@pbem.example", "From: gm@elsewhere.example"),
     ];

@@ -43,7 +43,13 @@ pub struct DkimSigner {
 
 impl fmt::Debug for DkimSigner {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "DkimSigner({}._domainkey.{}, {})", self.selector, self.domain, self.algorithm())
+        write!(
+            f,
+            "DkimSigner({}._domainkey.{}, {})",
+            self.selector,
+            self.domain,
+            self.algorithm()
+        )
     }
 }
 
@@ -58,11 +64,15 @@ impl DkimSigner {
         let fits = |s: &str| {
             !s.is_empty()
                 && s.split('.').all(|l| {
-                    !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+                    !l.is_empty()
+                        && l.bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
                 })
         };
         if !fits(selector) {
-            return Err(format!("the selector {selector:?} must be a DNS name such as pbem2026"));
+            return Err(format!(
+                "the selector {selector:?} must be a DNS name such as pbem2026"
+            ));
         }
         if !fits(&domain) {
             return Err(format!("the domain {domain:?} is not a DNS name"));
@@ -118,7 +128,11 @@ impl DkimSigner {
         let mut hashed = Vec::new();
         // The last instance of each name is the one a verifier takes first (RFC 6376 5.4.2).
         for name in SIGNED {
-            if let Some(f) = fields.iter().rev().find(|f| field_name(f).eq_ignore_ascii_case(name)) {
+            if let Some(f) = fields
+                .iter()
+                .rev()
+                .find(|f| field_name(f).eq_ignore_ascii_case(name))
+            {
                 names.push(name.to_ascii_lowercase());
                 hashed.extend_from_slice(&relaxed_header(f));
             }
@@ -161,7 +175,9 @@ impl DkimSigner {
 /// The key in a PEM file, whichever of the kinds pbem signs with.
 fn parse_key(pem: &[u8]) -> Result<Key, String> {
     let der = PrivateKeyDer::from_pem_slice(pem).map_err(|e| {
-        format!("no PEM private key in it ({e:?}); make one with `openssl genpkey -algorithm ed25519`")
+        format!(
+            "no PEM private key in it ({e:?}); make one with `openssl genpkey -algorithm ed25519`"
+        )
     })?;
     match der {
         PrivateKeyDer::Pkcs8(k) => {
