@@ -38,6 +38,21 @@ else
     "and browser tests are skipped" >&2
 fi
 
+# dkimpy (and PyNaCl for ed25519) from PyPI in a venv under target/, for tests/it/dkim.rs:
+# an independent verifier of pbem's DKIM signatures.
+install_dkimpy() {
+  local venv=target/dkimpy-venv
+  if ! "$venv/bin/python" -c 'import dkim, nacl' 2>/dev/null; then
+    python3 -m venv "$venv" && "$venv/bin/pip" install -q 'dkimpy[ed25519]' >/dev/null || return 1
+    echo "test.sh: installed dkimpy into $venv"
+  fi
+  export PBEM_DKIMPY_PYTHON="$PWD/$venv/bin/python"
+  export PBEM_REQUIRE_DKIMPY=1
+}
+if command -v python3 >/dev/null 2>&1; then
+  install_dkimpy || echo "test.sh: dkimpy could not be installed: the DKIM verifier test is skipped" >&2
+fi
+
 cargo test --all-targets "$@"
 cargo test --doc "$@"
 [ "$stack" = 1 ] && echo "test.sh: mail-server end-to-end test ran against $PBEM_MAILSTACK_ROOT"

@@ -4,6 +4,7 @@
 //! here; reading the file and the environment in `file`, the checks in `check`.
 
 mod check;
+mod dns;
 mod file;
 #[cfg(test)]
 mod tests;
@@ -33,6 +34,9 @@ impl std::fmt::Debug for Secret {
 pub struct Config {
     /// The GM's address, e.g. `gm@example.org`; seat reply addresses are `gm+TOKEN@example.org`.
     pub address: String,
+    /// What signs outgoing mail with DKIM (`dkim_selector`, `dkim_key`, `dkim_domain`), if
+    /// the GM's server does not sign it; loaded with the config.
+    pub dkim: Option<outbound::DkimSigner>,
     /// The name shown in From: (`pbem game master`).
     pub name: String,
     /// Where inbound mail arrives for `pbem serve` (a Maildir with new/ cur/ tmp/).

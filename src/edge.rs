@@ -37,6 +37,12 @@ pub fn new_key() -> anyhow::Result<[u8; 32]> {
     random_bytes::<32>()
 }
 
+/// The OS's randomness as ring takes it, for the blinding of an RSA signature (DKIM): the
+/// signature itself is deterministic, the blinding hides the key from timing.
+pub fn blinding() -> ring::rand::SystemRandom {
+    ring::rand::SystemRandom::new()
+}
+
 /// A secret reply token: 80 random bits in lower-case base32 (safe in a mail local part).
 pub fn new_token() -> anyhow::Result<String> {
     const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";

@@ -33,12 +33,20 @@ fn raw_mail(row: &mut OutboxRow, cfg: &Config, verp: Option<&[u8]>) -> Result<Ra
         }
         None => row.from_addr.clone(),
     };
+    // Every due row has its bytes (the store's `outbox_due` asks for them): one without
+    // is a bug to report, never an empty mail to send.
+    let bytes = row.raw.take().ok_or(BuildError::NoBytes)?;
     Ok(RawMail {
         envelope: outbound::envelope(&from, std::slice::from_ref(&row.to_addr))?,
         message_id: row.message_id.clone(),
-        // Every due row has its bytes (the store's `outbox_due` asks for them): one without
-        // is a bug to report, never an empty mail to send.
-        bytes: row.raw.take().ok_or(BuildError::NoBytes)?,
+        // Signed as it goes, never when queued: its HTML part is added after it was queued.
+        bytes: match &cfg.dkim {
+            Some(dkim) => dkim.sign(&bytes).map_err(|reason| BuildError::Header {
+                name: "DKIM-Signature".into(),
+                reason,
+            })?,
+            None => bytes,
+        },
     })
 }
 

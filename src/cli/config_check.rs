@@ -41,6 +41,8 @@ pub(super) fn run(cfg: &Config, db: &Path, cmd: ConfigCmd) -> anyhow::Result<Exi
             }
         }
     }
+    // What the domain should publish is worth reading whatever else is wrong.
+    cfg.dns_advice().iter().for_each(|l| println!("{l}"));
     if !problems.is_empty() {
         for p in problems {
             say(&p);

@@ -182,7 +182,16 @@ pub(super) fn bytes(
         message_id: row.message_id.clone(),
         in_reply_to: row.in_reply_to.clone(),
         references: references(row).collect(),
-        auto_submitted: Some("auto-replied".into()),
+        // RFC 3834: the answer to a mail (it has In-Reply-To: only the sender's own mail's
+        // answer does) is auto-replied; news, reminders and digests that answer no mail of
+        // their reader are auto-generated.
+        auto_submitted: Some(
+            match row.in_reply_to {
+                Some(_) => "auto-replied",
+                None => "auto-generated",
+            }
+            .into(),
+        ),
         extra_headers: row
             .game_id
             .map(|g| vec![("X-Pbem-Game".to_string(), g.to_string())])

@@ -6,7 +6,7 @@ use anyhow::{anyhow, Context};
 
 use super::{Config, Secret};
 use crate::duration::Range;
-use crate::mail::outbound::{ENV_SMTP_PASSWORD, ENV_SMTP_USER};
+use crate::mail::outbound::{DkimSigner, ENV_SMTP_PASSWORD, ENV_SMTP_USER};
 use serde::Deserialize;
 
 /// The file as written by the GM; every field optional (defaults apply).
@@ -28,6 +28,9 @@ struct FileConfig {
     templates_dir: Option<PathBuf>,
     archive_dir: Option<PathBuf>,
     admin_address: Option<String>,
+    dkim_selector: Option<String>,
+    dkim_key: Option<PathBuf>,
+    dkim_domain: Option<String>,
     #[serde(default)]
     limits: Limits,
     #[serde(default)]
@@ -121,21 +124,23 @@ pub fn load(
     let lim = &fc.limits;
     let env_bytes = env_number(env, "PBEM_MAX_MESSAGE_BYTES", lim.max_message_bytes)?;
     let (unauth_replies_per_hour, stranger_replies_per_hour) = answer_limits(lim, env)?;
+    let address = env("PBEM_ADDRESS")
+        .or(fc.address.clone())
+        .unwrap_or_else(|| "gm@localhost".into())
+        .trim()
+        .to_ascii_lowercase();
+    let dkim = dkim(&fc, env, &address)?;
     let admin_address = env("PBEM_ADMIN_ADDRESS")
         .or(fc.admin_address)
         .map(|a| a.trim().to_ascii_lowercase())
         .filter(|a| !a.is_empty());
-    let address = env("PBEM_ADDRESS")
-        .or(fc.address)
-        .unwrap_or_else(|| "gm@localhost".into())
-        .trim()
-        .to_ascii_lowercase();
     let transport = env("PBEM_TRANSPORT")
         .or_else(|| env("PBEM_OUTBOX_DIR").map(|d| format!("dir:{d}")))
         .or(fc.transport)
         .unwrap_or_else(|| "dir:outbox".into());
     let cfg = Config {
         address,
+        dkim,
         name: env("PBEM_NAME")
             .or(fc.name)
             .unwrap_or_else(|| "pbem game master".into()),
@@ -250,6 +255,35 @@ fn clocks(fc: &FileConfig, env: &dyn Fn(&str) -> Option<String>) -> anyhow::Resu
             Range::new(3600, 30 * 86_400, false),
         )?,
     })
+}
+
+/// The DKIM signer the keys name (`dkim_selector`, `dkim_key`, `dkim_domain`, or their
+/// `PBEM_*`), loaded now: a key that does not load stops the config, never a mail unsigned.
+fn dkim(
+    fc: &FileConfig,
+    env: &dyn Fn(&str) -> Option<String>,
+    address: &str,
+) -> anyhow::Result<Option<DkimSigner>> {
+    let selector = env("PBEM_DKIM_SELECTOR").or(fc.dkim_selector.clone());
+    let key = env("PBEM_DKIM_KEY")
+        .map(PathBuf::from)
+        .or(fc.dkim_key.clone());
+    let domain = env("PBEM_DKIM_DOMAIN")
+        .or(fc.dkim_domain.clone())
+        .unwrap_or_else(|| address.rsplit_once('@').map_or("", |(_, d)| d).to_string());
+    match (selector, key) {
+        (None, None) => Ok(None),
+        (Some(s), Some(k)) => DkimSigner::load(&k, &s, &domain)
+            .map(Some)
+            .map_err(|e| anyhow!("dkim_key = \"{}\": {e}", k.display())),
+        (Some(_), None) => Err(anyhow!(
+            "dkim_selector is set but dkim_key is not: name the PEM file of the private key"
+        )),
+        (None, Some(_)) => Err(anyhow!(
+            "dkim_key is set but dkim_selector is not: name the selector its DNS record is \
+             published under (SELECTOR._domainkey.DOMAIN)"
+        )),
+    }
 }
 
 /// The hourly answers to mail that proves no seat: per address, and for all strangers

@@ -24,6 +24,7 @@
 //! (`from_url_with_credentials`; the config reads `PBEM_SMTP_USER` / `PBEM_SMTP_PASSWORD`
 //! over them), or for `from_url` from those two variables.
 
+mod dkim;
 mod folder;
 mod message;
 mod recorder;
@@ -31,6 +32,7 @@ mod sendmail;
 mod smtp;
 mod transport;
 
+pub use dkim::DkimSigner;
 pub use folder::write_to_folder;
 pub use message::{build, crlf, envelope, BuildError, Html, OutMail, Picture, RawMail};
 pub use recorder::Recorder;
