@@ -21,6 +21,7 @@ mod repeats;
 mod reply;
 mod requests;
 mod screen;
+mod sender_check;
 mod session;
 mod stranger;
 mod turn;
