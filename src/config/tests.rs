@@ -154,7 +154,10 @@ fn trusted_authserv_ids_are_read_from_the_file_or_the_environment() {
     )
     .unwrap();
     let (c, _) = load(Some(&p), &|_| None).unwrap();
-    assert_eq!(c.trusted_authserv_ids, ["mx.google.com", "mail.example.net"]);
+    assert_eq!(
+        c.trusted_authserv_ids,
+        ["mx.google.com", "mail.example.net"]
+    );
     let env = env_of(&[("PBEM_TRUSTED_AUTHSERV_IDS", "a.example, B.example")]);
     let (c, _) = load(Some(&p), &env).unwrap();
     assert_eq!(c.trusted_authserv_ids, ["a.example", "b.example"]);

@@ -15,10 +15,7 @@ pub(super) fn forged(inb: &Inbound, trusted: &[String]) -> Option<String> {
     let results = trusted_results(inb, trusted);
     let by = |r: &MethodResult| r.method == "dmarc" && same_domain(r.prop("header.from"), domain);
     let dmarc: Vec<&MethodResult> = results.iter().map(|(_, r)| *r).filter(|r| by(r)).collect();
-    if let Some((id, _)) = results
-        .iter()
-        .find(|(_, r)| by(r) && r.result == "fail")
-    {
+    if let Some((id, _)) = results.iter().find(|(_, r)| by(r) && r.result == "fail") {
         return Some(format!("forged: DMARC fails for {domain} (says {id})"));
     }
     if dmarc.iter().any(|r| r.result == "pass") {
@@ -45,7 +42,10 @@ pub(super) fn forged(inb: &Inbound, trusted: &[String]) -> Option<String> {
 
 /// Each result of the fields whose authserv-id is trusted and found on exactly one field,
 /// with that id.
-fn trusted_results<'a>(inb: &'a Inbound, trusted: &'a [String]) -> Vec<(&'a str, &'a MethodResult)> {
+fn trusted_results<'a>(
+    inb: &'a Inbound,
+    trusted: &'a [String],
+) -> Vec<(&'a str, &'a MethodResult)> {
     let mut out = Vec::new();
     for id in trusted {
         let mut fields = inb

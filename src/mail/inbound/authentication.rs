@@ -260,10 +260,7 @@ impl Cursor<'_> {
             return Some(String::from_utf8_lossy(&out).into_owned());
         }
         let start = self.i;
-        while self
-            .peek()
-            .is_some_and(|b| !b" \t\r\n;()\"".contains(&b))
-        {
+        while self.peek().is_some_and(|b| !b" \t\r\n;()\"".contains(&b)) {
             self.i += 1;
         }
         (self.i > start).then(|| String::from_utf8_lossy(&self.s[start..self.i]).into_owned())

@@ -10,7 +10,9 @@ fn mail(from: &str, fields: &[&str]) -> Inbound {
     for f in fields {
         raw.push_str(&format!("Authentication-Results: {f}\r\n"));
     }
-    raw.push_str(&format!("From: <{from}>\r\nTo: gm@pbem.example\r\nSubject: s\r\n\r\nb1\r\n"));
+    raw.push_str(&format!(
+        "From: <{from}>\r\nTo: gm@pbem.example\r\nSubject: s\r\n\r\nb1\r\n"
+    ));
     inbound::parse(raw.as_bytes())
 }
 
@@ -32,7 +34,9 @@ fn dmarc_decides_when_it_speaks_of_the_from() {
 
 #[test]
 fn without_dmarc_dkim_or_spf_must_pass_aligned() {
-    let both_fail = verdict(&["mx.example.net; dkim=fail header.d=example.org; spf=fail smtp.mailfrom=a@example.org"]);
+    let both_fail = verdict(&[
+        "mx.example.net; dkim=fail header.d=example.org; spf=fail smtp.mailfrom=a@example.org",
+    ]);
     assert!(both_fail.unwrap().contains("neither DKIM nor SPF"));
     for passing in [
         "mx.example.net; dkim=pass header.d=example.org; spf=fail",
@@ -58,7 +62,10 @@ fn without_dmarc_dkim_or_spf_must_pass_aligned() {
 #[test]
 fn only_a_trusted_id_found_once_counts() {
     let fail = "mx.example.net; dmarc=fail header.from=example.org";
-    assert_eq!(verdict(&["other.example; dmarc=fail header.from=example.org"]), None);
+    assert_eq!(
+        verdict(&["other.example; dmarc=fail header.from=example.org"]),
+        None
+    );
     assert_eq!(verdict(&[" dmarc=fail header.from=example.org"]), None);
     assert_eq!(
         verdict(&["mx.example.net; dmarc=pass header.from=example.org", fail]),
@@ -70,7 +77,10 @@ fn only_a_trusted_id_found_once_counts() {
 
 #[test]
 fn trusted_ids_pool_their_results() {
-    let ids = ["dkim.example.net".to_string(), "dmarc.example.net".to_string()];
+    let ids = [
+        "dkim.example.net".to_string(),
+        "dmarc.example.net".to_string(),
+    ];
     let inb = mail(
         "alice@example.org",
         &[

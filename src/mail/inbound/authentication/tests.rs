@@ -136,12 +136,16 @@ fn the_grammars_corners_are_read() {
     assert_eq!(none.authserv_id.as_deref(), Some("mx.example.net"));
     assert!(none.results.is_empty());
     // An id of digits is an id, not a version.
-    assert_eq!(read("12345; spf=pass").authserv_id.as_deref(), Some("12345"));
+    assert_eq!(
+        read("12345; spf=pass").authserv_id.as_deref(),
+        Some("12345")
+    );
 }
 
 #[test]
 fn junk_between_results_is_skipped_to_the_next_semicolon() {
-    let ar = read("mx.example.net; ))) === \"open; dkim=fail\"; =pass; spf=pass smtp.mailfrom=a@b.c");
+    let ar =
+        read("mx.example.net; ))) === \"open; dkim=fail\"; =pass; spf=pass smtp.mailfrom=a@b.c");
     assert_eq!(ar.authserv_id.as_deref(), Some("mx.example.net"));
     let spf = ar.of("spf").next().unwrap();
     assert_eq!(spf.prop("smtp.mailfrom"), Some("a@b.c"));
@@ -150,10 +154,16 @@ fn junk_between_results_is_skipped_to_the_next_semicolon() {
 
 #[test]
 fn a_huge_field_is_read_only_so_far_and_so_many_results() {
-    let many = format!("mx.example.net{}", "; dkim=pass header.d=x.example".repeat(100_000));
+    let many = format!(
+        "mx.example.net{}",
+        "; dkim=pass header.d=x.example".repeat(100_000)
+    );
     let ar = read(&many);
     assert!(ar.results.len() <= MAX_RESULTS);
-    let props = format!("mx.example.net; dkim=pass{}", " header.d=x.example".repeat(1000));
+    let props = format!(
+        "mx.example.net; dkim=pass{}",
+        " header.d=x.example".repeat(1000)
+    );
     assert!(read(&props).results[0].props.len() <= MAX_PROPS);
     let nested = format!("mx.example.net; {}", "(".repeat(1 << 20));
     assert!(read(&nested).results.is_empty());
