@@ -112,6 +112,33 @@ pub struct Config {
     /// How long a command waits for another process's write lock on the database before it
     /// gives up (`pbem ingest` then exits 75; `pbem serve` retries later), seconds.
     pub busy_timeout_secs: u64,
+    /// Mail that comes back: the bounce address, and what becomes of an address that bounces.
+    pub bounces: BounceRules,
+}
+
+/// `[bounces]`: how pbem hears of mail that does not arrive, and what it does then.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BounceRules {
+    /// Each mail's envelope sender names it (`local+bounce-ID-MAC@domain`, `verp`), so its
+    /// bounce is tied to it; off: the GM address (bounces are tied by the Message-ID they
+    /// quote, when they quote it).
+    pub verp: bool,
+    /// Reports of a failure for good before an address's mail is held, but for a daily probe
+    /// (`limit`, 3).
+    pub limit: i64,
+    /// What a game does when a seat's player cannot be reached (`unreachable`).
+    pub unreachable: WhenUnreachable,
+}
+
+/// What a game does when mail to a seat's player is held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WhenUnreachable {
+    /// The game pauses (no deadline runs against a player who hears nothing) and the GM is
+    /// asked; it resumes by itself when the player writes again. A game with `timeout=robot`
+    /// plays on: the robot moves for the seat at its deadline, as it would.
+    Pause,
+    /// Every game plays on as its options say (the deadline runs).
+    PlayOn,
 }
 
 impl Config {

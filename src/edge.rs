@@ -32,6 +32,11 @@ pub fn new_salt() -> anyhow::Result<[u8; 16]> {
     random_bytes::<16>()
 }
 
+/// 32 random bytes from the OS for a key the store keeps (the bounce address's MAC key).
+pub fn new_key() -> anyhow::Result<[u8; 32]> {
+    random_bytes::<32>()
+}
+
 /// A secret reply token: 80 random bits in lower-case base32 (safe in a mail local part).
 pub fn new_token() -> anyhow::Result<String> {
     const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyz234567";

@@ -19,6 +19,7 @@ mod ops;
 pub mod options;
 mod play;
 pub mod ratings;
+pub mod reachability;
 mod record;
 pub mod reliability;
 pub mod robots;

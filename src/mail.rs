@@ -5,6 +5,7 @@ pub mod inbound;
 pub mod intake;
 pub mod outbound;
 pub mod spool;
+pub mod verp;
 
 /// A mail address as pbem keeps it (lower case, trimmed), if it is one a mail can be sent to:
 /// `None` otherwise. Both of lettre's readings must take it whole, since a mail's headers are

@@ -12,6 +12,7 @@ use crate::quote::shorten;
 use crate::store::{MessageStatus, Store, Tx};
 
 mod auth;
+mod bounced;
 mod dispatch;
 mod guard;
 mod note;

@@ -8,6 +8,8 @@ use crate::fault;
 use crate::mail::outbound::{self, BuildError, RawMail, SendError, Transport};
 use crate::store::{OutboxRow, SendTurn, Store, Tx};
 
+mod hold;
+
 /// How long a mail may wait for its HTML part while the store fails to give it one; then it
 /// goes as text (the HTML is a courtesy, never a reason to hold a mail).
 const PICTURE_PATIENCE: Duration = Duration::minutes(10);
@@ -21,10 +23,18 @@ pub struct Drained {
 }
 
 /// The mail as the transport takes it: its stored bytes, and the envelope from its
-/// addresses (a due row always has bytes: `Tx::outbox_due`).
-fn raw_mail(row: &mut OutboxRow) -> Result<RawMail, BuildError> {
+/// addresses (a due row always has bytes: `Tx::outbox_due`), its sender the row's own bounce
+/// address when there is a `verp` key.
+fn raw_mail(row: &mut OutboxRow, cfg: &Config, verp: Option<&[u8]>) -> Result<RawMail, BuildError> {
+    let from = match verp {
+        Some(key) => {
+            let (local, domain) = cfg.address_parts();
+            crate::mail::verp::address(local, domain, key, row.id)
+        }
+        None => row.from_addr.clone(),
+    };
     Ok(RawMail {
-        envelope: outbound::envelope(&row.from_addr, std::slice::from_ref(&row.to_addr))?,
+        envelope: outbound::envelope(&from, std::slice::from_ref(&row.to_addr))?,
         message_id: row.message_id.clone(),
         // Every due row has its bytes (the store's `outbox_due` asks for them): one without
         // is a bug to report, never an empty mail to send.
@@ -86,13 +96,23 @@ pub fn drain_in_turn(
         failed: compose::outgoing::build_old(store, now())?,
         ..Drained::default()
     };
+    // Each mail's envelope sender names it, so that its bounce does (`mail::verp`).
+    let verp = match cfg.bounces.verp {
+        true => Some(store.tx_lazy(|tx| tx.key("verp", crate::edge::new_key))?),
+        false => None,
+    };
     loop {
         let mut due = store.read(|tx| tx.outbox_due(now(), 500))?;
         if due.is_empty() {
             return Ok(out);
         }
+        // The mails held now are due no more: the next round reads past them.
+        hold::hold(store, &mut due, now())?;
+        if due.is_empty() {
+            continue;
+        }
         let mut results = Vec::with_capacity(due.len());
-        let round = Round::of(&mut due, now(), &mut results);
+        let round = Round::of(&mut due, (cfg, verp.as_deref()), now(), &mut results);
         let sending = transport.send_each(&round.mails, &mut |k, result| {
             let i = round.rows[k];
             let taken = result.is_ok();
@@ -133,6 +153,7 @@ impl Round {
     /// `results` as a permanent failure.
     fn of(
         due: &mut [OutboxRow],
+        (cfg, verp): (&Config, Option<&[u8]>),
         now: DateTime<Utc>,
         results: &mut Vec<(usize, Result<(), SendError>, DateTime<Utc>)>,
     ) -> Round {
@@ -141,7 +162,7 @@ impl Round {
             rows: Vec::with_capacity(due.len()),
         };
         for (i, row) in due.iter_mut().enumerate() {
-            match raw_mail(row) {
+            match raw_mail(row, cfg, verp) {
                 Ok(mail) => {
                     round.mails.push(mail);
                     round.rows.push(i);
@@ -291,6 +312,19 @@ mod tests {
     }
 
     #[test]
+    fn without_verp_the_envelope_sender_is_the_gm_address() {
+        let mut w = world();
+        w.cfg.bounces.verp = false;
+        let now = w.now;
+        assert_eq!(drain_at(&mut w, now).sent, 2);
+        assert!(w
+            .recorder
+            .taken()
+            .iter()
+            .all(|m| m.envelope.from().unwrap().to_string() == "gm@pbem.example"));
+    }
+
+    #[test]
     fn the_transport_gets_the_stored_bytes_once() {
         let mut w = world();
         let stored: Vec<Vec<u8>> = w
@@ -310,9 +344,16 @@ mod tests {
             .map(|m| m.envelope.to()[0].to_string())
             .collect();
         assert_eq!(to, ["alice@example.org", "bob@example.org"]);
-        assert!(taken
-            .iter()
-            .all(|m| m.envelope.from().unwrap().to_string() == "gm@pbem.example"));
+        // Each mail's envelope sender is its own bounce address (`mail::verp`), naming its row.
+        let key = w
+            .store
+            .read(|tx| tx.key("verp", || unreachable!()))
+            .unwrap();
+        for (m, row) in taken.iter().zip(rows(&mut w)) {
+            let from = m.envelope.from().unwrap().to_string();
+            let named = crate::mail::verp::row_of("gm", "pbem.example", &key, &from);
+            assert_eq!(named, Some(row.id), "{from}");
+        }
         assert!(rows(&mut w).iter().all(|r| r.status == OutboxStatus::Sent));
         // Never sent twice: a second drain, later, finds nothing due.
         assert_eq!(

@@ -14,9 +14,9 @@ use crate::store::{OutboxRow, OutboxStatus, Store};
 pub enum OutboxCmd {
     /// List outgoing mail, newest first, with when each is tried next.
     List {
-        /// pending, sent or failed.
+        /// pending, sent, failed, or bounced (sent, and a delivery report came back).
         #[arg(long, value_parser = outbox_status)]
-        status: Option<OutboxStatus>,
+        status: Option<Listed>,
         #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(i64).range(1..))]
         limit: i64,
     },
@@ -49,9 +49,23 @@ fn send(store: &mut Store, cfg: &Config) -> anyhow::Result<Exit> {
     Ok(if d.failed > 0 { 1 } else { 0 })
 }
 
-/// `--status` of `outbox list`: an outbox status by its name.
-fn outbox_status(text: &str) -> Result<OutboxStatus, String> {
-    OutboxStatus::parse(text).ok_or_else(|| "one of: pending, sent, failed".to_string())
+/// What `outbox list --status` lists.
+#[derive(Debug, Clone, Copy)]
+pub enum Listed {
+    /// The mails in one status.
+    Status(OutboxStatus),
+    /// The mails a delivery report came back for.
+    Bounced,
+}
+
+/// `--status` of `outbox list`: an outbox status by its name, or `bounced`.
+fn outbox_status(text: &str) -> Result<Listed, String> {
+    if text == "bounced" {
+        return Ok(Listed::Bounced);
+    }
+    OutboxStatus::parse(text)
+        .map(Listed::Status)
+        .ok_or_else(|| "one of: pending, sent, failed, bounced".to_string())
 }
 
 pub(super) fn run(
@@ -108,11 +122,15 @@ fn when(r: &OutboxRow, now: DateTime<Utc>) -> String {
 
 fn list(
     store: &mut Store,
-    status: Option<OutboxStatus>,
+    status: Option<Listed>,
     limit: i64,
     now: DateTime<Utc>,
 ) -> anyhow::Result<Exit> {
-    let rows = store.read(|tx| tx.outbox(status, limit))?;
+    let rows = store.read(|tx| match status {
+        None => tx.outbox(None, limit),
+        Some(Listed::Status(s)) => tx.outbox(Some(s), limit),
+        Some(Listed::Bounced) => tx.outbox_bounced(limit),
+    })?;
     if rows.is_empty() {
         println!("the outbox is empty");
     }
@@ -132,6 +150,9 @@ fn list(
         }
         if let Some(e) = &r.last_error {
             println!("      last error: {e}");
+        }
+        if let (Some(at), Some(why)) = (r.bounced_at, &r.bounce) {
+            println!("      bounced {}: {why}", at.format("%Y-%m-%d %H:%M"));
         }
     }
     Ok(0)

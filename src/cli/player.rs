@@ -94,6 +94,24 @@ pub(super) fn run(db: &Path, cmd: PlayerCmd) -> anyhow::Result<Exit> {
 /// `pbem player show`: the player's address, their name column as it is, their games, their
 /// reliability and their rating in each game kind they played; `None` for an address the
 /// store has never seen.
+/// "Mail to this address bounces since ...", and whether its mail is held.
+fn bounce_line(u: &crate::store::Unreachable) -> String {
+    let held = match u.probe_at {
+        Some(t) => format!(
+            "; its mail is held but for one probe a day (next {})",
+            t.format("%Y-%m-%d %H:%M UTC")
+        ),
+        None => String::new(),
+    };
+    format!(
+        "Mail to this address bounces since {} ({} for good, {} for now; last: {}){held}\n",
+        u.since.format("%Y-%m-%d %H:%M UTC"),
+        u.permanent,
+        u.transient,
+        u.reason
+    )
+}
+
 fn show(tx: &Tx, email: &str) -> anyhow::Result<Option<String>> {
     let Some((address, name, reliability)) = gm::reliability::of(tx, email)? else {
         return Ok(None);
@@ -103,6 +121,9 @@ fn show(tx: &Tx, email: &str) -> anyhow::Result<Option<String>> {
         name.as_deref().unwrap_or("(none)"),
         reliability.words()
     );
+    if let Some(u) = tx.unreachable(&address)? {
+        out.push_str(&bounce_line(&u));
+    }
     let games: Vec<stats::GameFacts> = stats::games_on_record(tx, None)?
         .into_iter()
         .filter(|f| f.players.iter().flatten().any(|p| *p == address))

@@ -33,6 +33,40 @@ struct FileConfig {
     limits: Limits,
     #[serde(default)]
     time: Times,
+    #[serde(default)]
+    bounces: BounceSection,
+}
+
+/// `[bounces]`: mail that comes back.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BounceSection {
+    verp: Option<bool>,
+    limit: Option<i64>,
+    unreachable: Option<String>,
+}
+
+/// The `[bounces]` section read, each value checked.
+fn bounce_rules(b: &BounceSection) -> anyhow::Result<super::BounceRules> {
+    let unreachable = match b.unreachable.as_deref().map(str::trim) {
+        None | Some("pause") => super::WhenUnreachable::Pause,
+        Some("play-on") => super::WhenUnreachable::PlayOn,
+        Some(other) => {
+            return Err(anyhow!(
+                "bounces.unreachable = \"{other}\": must be \"pause\" or \"play-on\""
+            ))
+        }
+    };
+    let limit = match b.limit {
+        None => 3,
+        Some(v) if (1..=100).contains(&v) => v,
+        Some(v) => return Err(anyhow!("bounces.limit = {v}: must be from 1 to 100")),
+    };
+    Ok(super::BounceRules {
+        verp: b.verp.unwrap_or(true),
+        limit,
+        unreachable,
+    })
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -161,6 +195,7 @@ pub fn load(
         max_attempts: count("max_attempts", lim.max_attempts, 8, 1, 100)?,
         poll_secs: clocks.poll_secs,
         busy_timeout_secs: clocks.busy_timeout_secs,
+        bounces: bounce_rules(&fc.bounces)?,
     };
     // The file's `db` applies unless --db / PBEM_DB gave one (the caller decides).
     Ok((cfg, fc.db))

@@ -16,6 +16,7 @@ mod address;
 mod authentication;
 mod autoreply;
 mod body;
+pub mod bounce;
 mod classify;
 mod html;
 mod oversize;
@@ -29,6 +30,7 @@ use read::{from_bare_headers, from_message};
 pub use address::MAX_ADDRESSES;
 pub use authentication::{AuthResults, MethodResult};
 pub use body::unflow;
+pub use bounce::{Bounce, Failure, Severity};
 pub use oversize::{oversize_stub, OVERSIZE_HEADER};
 
 /// What kind of sender a mail comes from, as far as its headers and structure tell.
@@ -88,6 +90,8 @@ pub struct Inbound {
     /// The first `Authentication-Results` fields (RFC 8601), read but not yet believed: the
     /// mailroom trusts only those its config names (`mailroom::sender_check`).
     pub authentication: Vec<AuthResults>,
+    /// What a delivery report says, read when `kind` is `Bounce` (else `None`).
+    pub bounce: Option<Bounce>,
 }
 
 impl Inbound {

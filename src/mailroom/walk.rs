@@ -45,7 +45,7 @@ pub(super) fn handle_mail(
     inb: &Inbound,
     gm: &mut Gm,
 ) -> anyhow::Result<(Handled, Option<i64>)> {
-    let from = match screen(tx, ctx, inb)? {
+    let from = match screen(tx, ctx, inb, gm)? {
         Ok(from) => from,
         Err(h) => return Ok((h, None)),
     };
@@ -78,6 +78,8 @@ pub(super) fn handle_mail(
         Ok(a) => a,
         Err(h) => return finish(tx, msg_id, inb, redact, (h, None)),
     };
+    // Mail from an address that bounced: it is reachable again.
+    crate::gm::reachability::heard_from(gm, &from)?;
     let stranger = matches!(auth, Auth::None) && tx.seats_of(&from)?.is_empty();
     if matches!(auth, Auth::None) {
         if let Some(h) = unproven_limits(tx, ctx, &from, stranger)? {

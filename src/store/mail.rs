@@ -51,6 +51,10 @@ pub struct OutboxRow {
     /// What made pbem write it, for the GM (`pbem game pause 3`): set when queued from the
     /// composing context (`compose::Ctx::cause`); `None` when only its kind says.
     pub cause: Option<String>,
+    /// When a delivery report for it came back, believed (`gm::reachability`), and what the
+    /// remote server said.
+    pub bounced_at: Option<DateTime<Utc>>,
+    pub bounce: Option<String>,
     /// The finished message (RFC 5322 bytes) the sender sends, made when it was queued (and
     /// made again with its HTML part by `compose::illustrate`). Listings leave it `None`
     /// (`outbox_raw` reads one); `None` in a row read with it is a mail that could not be
@@ -113,7 +117,7 @@ pub(super) fn message_row(r: &Row) -> rusqlite::Result<MessageRow> {
 pub(super) const OUT_COLS: &str =
     "id, message_id, kind, game_id, from_addr, to_addr, reply_to, subject, \
     body, in_reply_to, refs, status, attempts, next_try_at, last_error, created_at, sent_at, \
-    html_wait, board_game, board_plies, cause";
+    html_wait, board_game, board_plies, cause, bounced_at, bounce";
 
 pub(super) fn out_row(r: &Row) -> rusqlite::Result<OutboxRow> {
     let t = |i: usize| -> rusqlite::Result<Option<DateTime<Utc>>> {
@@ -144,7 +148,9 @@ pub(super) fn out_row(r: &Row) -> rusqlite::Result<OutboxRow> {
             r.get(19)?,
         ),
         cause: r.get(20)?,
-        raw: r.get(21)?,
+        bounced_at: t(21)?,
+        bounce: r.get(22)?,
+        raw: r.get(23)?,
     })
 }
 

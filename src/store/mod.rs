@@ -1,5 +1,6 @@
 //! The SQLite game store: opening with the right pragmas, and typed methods inside transactions (no SQL elsewhere).
 
+mod bounces;
 mod desk;
 mod games;
 mod imap_carried;
@@ -16,6 +17,7 @@ use anyhow::Context;
 use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, TransactionBehavior};
 
+pub use bounces::Unreachable;
 pub use desk::MessageFilter;
 pub use games::{DigestDue, Duty, DutyCounts, GameRow, MoveRow, NewGame, PlannedOutcome, SeatRow};
 pub use mail::{HtmlPart, MessageRow, OutboxRow};

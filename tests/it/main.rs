@@ -20,6 +20,8 @@ static ALLOCATOR: work::Counting = work::Counting::system();
 mod archive;
 mod archive_browser;
 mod bench_smoke;
+mod bounce_flow;
+mod bounces;
 mod browser;
 mod cli;
 mod comments;

@@ -9,6 +9,7 @@ use super::address::{
 };
 use super::authentication::parse_all;
 use super::body::body_text;
+use super::bounce;
 use super::classify::classify;
 use super::oversize::{declared_size, OVERSIZE_HEADER};
 use super::{Inbound, MailKind};
@@ -57,8 +58,12 @@ pub(super) fn from_message(message: &Message<'_>, raw: &[u8], content_hash: Stri
                 .filter(|h| h.name.as_str().eq_ignore_ascii_case(AUTHENTICATION_RESULTS))
                 .filter_map(|h| raw.get(h.offset_start as usize..h.offset_end as usize)),
         ),
+        bounce: None,
     };
     inbound.kind = classify(message, &inbound);
+    if inbound.kind == MailKind::Bounce {
+        inbound.bounce = Some(bounce::read(message));
+    }
     inbound
 }
 
@@ -128,5 +133,6 @@ pub(super) fn from_bare_headers(raw: &[u8], content_hash: String) -> Inbound {
                 .filter(|(name, _)| name.eq_ignore_ascii_case(AUTHENTICATION_RESULTS))
                 .map(|(_, value)| value.as_bytes()),
         ),
+        bounce: None,
     }
 }
