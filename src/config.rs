@@ -98,6 +98,10 @@ pub struct Config {
     /// Where GM notices go (timeouts, forfeits, quarantined games, throttled addresses);
     /// never `address` itself. None: they stay in the event log (`pbem inbox`, the log).
     pub admin_address: Option<String>,
+    /// The servers whose `Authentication-Results` are believed, by the authserv-id they write
+    /// (`trusted_authserv_ids`, `PBEM_TRUSTED_AUTHSERV_IDS`), lowercased: the MTA or provider
+    /// in front of pbem. Empty (the default): the field is never believed.
+    pub trusted_authserv_ids: Vec<String>,
     /// Default time limit per move / turn for new games, seconds (none: no clock).
     pub move_secs: Option<i64>,
     /// How long before a deadline the reminder goes out, seconds.

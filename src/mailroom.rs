@@ -22,6 +22,7 @@ mod repeats;
 mod reply;
 mod requests;
 mod screen;
+mod sender_check;
 mod session;
 mod stranger;
 mod turn;

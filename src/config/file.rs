@@ -31,6 +31,7 @@ struct FileConfig {
     dkim_selector: Option<String>,
     dkim_key: Option<PathBuf>,
     dkim_domain: Option<String>,
+    trusted_authserv_ids: Option<Vec<String>>,
     #[serde(default)]
     limits: Limits,
     #[serde(default)]
@@ -138,6 +139,7 @@ pub fn load(
         .or_else(|| env("PBEM_OUTBOX_DIR").map(|d| format!("dir:{d}")))
         .or(fc.transport)
         .unwrap_or_else(|| "dir:outbox".into());
+    let trusted_authserv_ids = trusted_ids(env, fc.trusted_authserv_ids);
     let cfg = Config {
         address,
         dkim,
@@ -190,6 +192,7 @@ pub fn load(
         request_ttl_secs: clocks.request_ttl_secs,
         max_auth_failures: count("max_auth_failures", lim.max_auth_failures, 5, 1, 1_000)?,
         admin_address,
+        trusted_authserv_ids,
         move_secs: clocks.move_secs,
         remind_before_secs: clocks.remind_before_secs,
         early_resolve_secs: clocks.early_resolve_secs,
@@ -304,6 +307,19 @@ fn answer_limits(lim: &Limits, env: &dyn Fn(&str) -> Option<String>) -> anyhow::
         )?,
         count("stranger_replies_per_hour", strangers, 30, 0, 10_000)?,
     ))
+}
+
+/// The authserv-ids whose `Authentication-Results` are believed: `PBEM_TRUSTED_AUTHSERV_IDS`
+/// (comma-separated), else the file's list; lowercased, blanks dropped (none by default).
+fn trusted_ids(env: &dyn Fn(&str) -> Option<String>, file: Option<Vec<String>>) -> Vec<String> {
+    let ids = match env("PBEM_TRUSTED_AUTHSERV_IDS") {
+        Some(v) => v.split(',').map(str::to_string).collect(),
+        None => file.unwrap_or_default(),
+    };
+    ids.iter()
+        .map(|id| id.trim().to_ascii_lowercase())
+        .filter(|id| !id.is_empty())
+        .collect()
 }
 
 /// A number from a `PBEM_*` variable, else the file's.

@@ -141,3 +141,27 @@ fn passwords_are_not_printed() {
         "smtps://relay.example"
     );
 }
+
+#[test]
+fn trusted_authserv_ids_are_read_from_the_file_or_the_environment() {
+    let (c, _) = load(None, &|_| None).unwrap();
+    assert!(c.trusted_authserv_ids.is_empty());
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("pbem.toml");
+    std::fs::write(
+        &p,
+        "trusted_authserv_ids = [\"MX.Google.com\", \" \", \"mail.example.net\"]\n",
+    )
+    .unwrap();
+    let (c, _) = load(Some(&p), &|_| None).unwrap();
+    assert_eq!(
+        c.trusted_authserv_ids,
+        ["mx.google.com", "mail.example.net"]
+    );
+    let env = env_of(&[("PBEM_TRUSTED_AUTHSERV_IDS", "a.example, B.example")]);
+    let (c, _) = load(Some(&p), &env).unwrap();
+    assert_eq!(c.trusted_authserv_ids, ["a.example", "b.example"]);
+    std::fs::write(&p, "trusted_authserv_ids = \"mx.google.com\"\n").unwrap();
+    let e = load(Some(&p), &|_| None).unwrap_err().to_string();
+    assert!(e.contains("trusted_authserv_ids"), "{e}");
+}

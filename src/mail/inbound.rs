@@ -13,6 +13,7 @@ use mail_parser::MessageParser;
 use sha2::{Digest, Sha256};
 
 mod address;
+mod authentication;
 mod autoreply;
 mod body;
 pub mod bounce;
@@ -27,6 +28,7 @@ use classify::{is_robot_sender, is_usable_address, same_mailbox};
 use read::{from_bare_headers, from_message};
 
 pub use address::MAX_ADDRESSES;
+pub use authentication::{AuthResults, MethodResult};
 pub use body::unflow;
 pub use bounce::{Bounce, Failure, Severity};
 pub use oversize::{oversize_stub, OVERSIZE_HEADER};
@@ -85,6 +87,9 @@ pub struct Inbound {
     /// The text the sender wrote, decoded, with `\n` line ends.
     pub body: String,
     pub kind: MailKind,
+    /// The first `Authentication-Results` fields (RFC 8601), read but not yet believed: the
+    /// mailroom trusts only those its config names (`mailroom::sender_check`).
+    pub authentication: Vec<AuthResults>,
     /// What a delivery report says, read when `kind` is `Bounce` (else `None`).
     pub bounce: Option<Bounce>,
 }

@@ -1,6 +1,6 @@
 //! Who a mail is from as far as a game goes: its secret reply address with the registered sender, or a password.
 
-use super::{guard, refused, Handled};
+use super::{guard, refused, sender_check, Handled};
 use crate::commands::Command;
 use crate::compose::Ctx;
 use crate::mail::inbound::Inbound;
@@ -17,9 +17,39 @@ pub(super) enum Auth {
     None,
 }
 
-/// The secret reply address with the registered sender, or a password; a failed attempt is
+/// The secret reply address with the registered sender, or a password, unless the receiving
+/// server's trusted word says the From is forged (`sender_check`); a failed attempt is
 /// counted against the sender and told to the seat's owner.
 pub(super) fn authenticate(
+    tx: &Tx,
+    ctx: &Ctx,
+    inb: &Inbound,
+    from: &str,
+    cmds: &[Command],
+) -> anyhow::Result<Result<Auth, Handled>> {
+    let auth = match prove(tx, ctx, inb, from, cmds)? {
+        Ok(auth) => auth,
+        refused => return Ok(refused),
+    };
+    let game = match auth {
+        Auth::Seat(game, _) => Some(game),
+        Auth::Password => tx.seats_of(from)?.first().map(|(game, _)| *game),
+        Auth::None => return Ok(Ok(auth)),
+    };
+    let Some(why) = sender_check::forged(inb, &ctx.cfg.trusted_authserv_ids) else {
+        return Ok(Ok(auth));
+    };
+    // As a forged mail to a seat's address: counted, and the owner told (once an hour).
+    guard::auth_failed(tx, ctx, from, &why)?;
+    if let Some(game) = game {
+        guard::tell_owner(tx, ctx, &gamelog::load(tx, game)?, Some(from), from)?;
+    }
+    Ok(Err(refused(why)))
+}
+
+/// What the mail itself proves: the secret reply address with the registered sender, or a
+/// password.
+fn prove(
     tx: &Tx,
     ctx: &Ctx,
     inb: &Inbound,

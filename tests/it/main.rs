@@ -66,6 +66,7 @@ mod replay_memo;
 mod robot_games;
 mod robots;
 mod salt_window;
+mod sender_auth;
 mod serve;
 mod siberian_mail;
 mod smtp_stack;

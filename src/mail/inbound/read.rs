@@ -7,11 +7,15 @@ use super::address::{
     addresses, addresses_in_text, delivered_to, ids_in_text, message_ids, normalize_address,
     strip_angles, MAX_ADDRESSES,
 };
+use super::authentication::parse_all;
 use super::body::body_text;
 use super::bounce;
 use super::classify::classify;
 use super::oversize::{declared_size, OVERSIZE_HEADER};
 use super::{Inbound, MailKind};
+
+/// The field RFC 8601 defines.
+const AUTHENTICATION_RESULTS: &str = "Authentication-Results";
 
 pub(super) fn from_message(message: &Message<'_>, raw: &[u8], content_hash: String) -> Inbound {
     let from = message.from().and_then(Address::first);
@@ -47,6 +51,13 @@ pub(super) fn from_message(message: &Message<'_>, raw: &[u8], content_hash: Stri
         size: declared_size(message.header_raw(OVERSIZE_HEADER), raw.len()),
         body,
         kind: MailKind::Normal,
+        authentication: parse_all(
+            message
+                .headers()
+                .iter()
+                .filter(|h| h.name.as_str().eq_ignore_ascii_case(AUTHENTICATION_RESULTS))
+                .filter_map(|h| raw.get(h.offset_start as usize..h.offset_end as usize)),
+        ),
         bounce: None,
     };
     inbound.kind = classify(message, &inbound);
@@ -116,6 +127,12 @@ pub(super) fn from_bare_headers(raw: &[u8], content_hash: String) -> Inbound {
         ),
         body: String::new(),
         kind: MailKind::Normal,
+        authentication: parse_all(
+            headers
+                .iter()
+                .filter(|(name, _)| name.eq_ignore_ascii_case(AUTHENTICATION_RESULTS))
+                .map(|(_, value)| value.as_bytes()),
+        ),
         bounce: None,
     }
 }

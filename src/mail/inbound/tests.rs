@@ -81,3 +81,24 @@ fn same_mailbox_ignores_detail_and_case() {
     assert!(same_mailbox("gm@pbem.example", "GM+abc@Pbem.Example"));
     assert!(!same_mailbox("gm@pbem.example", "bob@pbem.example"));
 }
+
+#[test]
+fn authentication_results_fields_are_read_in_order_and_capped() {
+    let mut raw = String::from(
+        "Authentication-Results: mx.example.net;\r\n\tdmarc=fail header.from=example.org\r\n\
+         Authentication-Results: other.example; spf=pass smtp.mailfrom=a@example.org\r\n",
+    );
+    raw.push_str(&"Authentication-Results: x.example; none\r\n".repeat(100));
+    raw.push_str("From: a@example.org\r\nSubject: s\r\n\r\nbody\r\n");
+    let inbound = parse(raw.as_bytes());
+    assert_eq!(inbound.authentication.len(), 16);
+    assert_eq!(
+        inbound.authentication[0].authserv_id.as_deref(),
+        Some("mx.example.net")
+    );
+    assert_eq!(inbound.authentication[0].results[0].result, "fail");
+    assert_eq!(
+        inbound.authentication[1].results[0].prop("smtp.mailfrom"),
+        Some("a@example.org")
+    );
+}
