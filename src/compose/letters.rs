@@ -469,6 +469,8 @@ pub struct AuthRefusal {
     pub game_id: i64,
     /// The refused mail's sender, when it is a plain address worth naming.
     pub sender: Option<String>,
+    /// The receiving mail server's word that its From was forged (DMARC), when that is why.
+    pub verdict: Option<String>,
 }
 
 impl Letter for AuthRefusal {

@@ -42,7 +42,14 @@ pub(super) fn authenticate(
     // As a forged mail to a seat's address: counted, and the owner told (once an hour).
     guard::auth_failed(tx, ctx, from, &why)?;
     if let Some(game) = game {
-        guard::tell_owner(tx, ctx, &gamelog::load(tx, game)?, Some(from), from)?;
+        guard::tell_owner(
+            tx,
+            ctx,
+            &gamelog::load(tx, game)?,
+            Some(from),
+            from,
+            Some(&why),
+        )?;
     }
     Ok(Err(refused(why)))
 }
@@ -73,7 +80,7 @@ fn prove(
                         g.game.seat_name(seat)
                     );
                     guard::auth_failed(tx, ctx, from, &what)?;
-                    guard::tell_owner(tx, ctx, &g, on_record.as_deref(), from)?;
+                    guard::tell_owner(tx, ctx, &g, on_record.as_deref(), from, None)?;
                     return Ok(Err(refused(format!("spoofed: {from} {what}"))));
                 }
             }
@@ -126,7 +133,7 @@ fn prove(
             guard::auth_failed(tx, ctx, from, "a wrong password")?;
             if let Some((game, _)) = tx.seats_of(from)?.first() {
                 let g = gamelog::load(tx, *game)?;
-                guard::tell_owner(tx, ctx, &g, Some(from), from)?;
+                guard::tell_owner(tx, ctx, &g, Some(from), from, None)?;
             }
             Ok(Err(refused(format!("wrong password from {from}"))))
         }

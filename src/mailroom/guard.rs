@@ -123,6 +123,7 @@ pub(super) fn answered_unproven(
 }
 
 /// A failed authentication against a seat: the address on record is told (never the sender),
+/// with the receiving server's `verdict` when that is why (the rule it names),
 /// at most once an hour; the sender is named only if it is a plain address, and nothing else
 /// of the stranger's mail (its subject, its text) is quoted in a mail signed by the GM.
 pub(super) fn tell_owner(
@@ -131,6 +132,7 @@ pub(super) fn tell_owner(
     g: &Loaded,
     on_record: Option<&str>,
     sender: &str,
+    verdict: Option<&str>,
 ) -> anyhow::Result<()> {
     tx.log_event(
         Some(g.row.id),
@@ -147,6 +149,7 @@ pub(super) fn tell_owner(
         &compose::AuthRefusal {
             game_id: g.row.id,
             sender: plain_address(sender).map(str::to_string),
+            verdict: verdict.map(|v| v.trim_start_matches("forged: ").to_string()),
         },
     )?;
     compose::enqueue(

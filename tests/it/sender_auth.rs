@@ -58,6 +58,19 @@ fn a_seats_move_failing_dmarc_is_refused_and_its_owner_told_once() {
     let mail = w.new_mail();
     let notice = only_to(&mail, ALICE);
     assert_eq!(notice.kind, "auth_refusal");
+    // The notice names the rule: the receiving server's DMARC check, not a wrong address.
+    assert!(
+        notice
+            .body
+            .contains("says that sender was\nforged: DMARC fails for example.org"),
+        "{}",
+        notice.body
+    );
+    assert!(
+        !notice.body.contains("secret reply address"),
+        "{}",
+        notice.body
+    );
     assert_eq!(mail.iter().filter(|m| m.to_addr == ALICE).count(), 1);
     assert!(mail.iter().all(|m| m.to_addr != BOB), "{mail:#?}");
     // The GM's log names the reason.
