@@ -83,6 +83,13 @@ pub fn bounced(gm: &Gm, rules: &BounceRules, f: &Failed) -> anyhow::Result<()> {
              from the player clears this. `pbem player show {}` says more.",
             u.permanent, f.addr
         ));
+    } else if u.probe_at.is_none() {
+        text.push_str(&format!(
+            " Nothing changes yet: after {} failures for good its mail is held, but for one \
+             probe a day, and no deadline runs against its seats. A mail from the player \
+             clears this.",
+            rules.limit
+        ));
     }
     gm.tell(News::ToGm {
         g: None,

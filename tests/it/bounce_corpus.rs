@@ -4,7 +4,6 @@ use std::fs;
 
 use pbem::games::GameKind;
 use pbem::mail::inbound::{parse, Severity};
-use pbem::mail::outbound::{Recorder, Transport};
 use pbem::store::GameStatus;
 
 use crate::common::{pbem, says, World, ADMIN};
@@ -49,16 +48,7 @@ fn game_with(rcpt: &str) -> (World, i64, String, i64) {
         None,
         Some(86_400),
     );
-    let recorder = Recorder::default();
-    let now = w.now;
-    pbem::sender::drain(
-        &mut w.store,
-        &w.cfg,
-        &Transport::Memory(recorder.clone()),
-        &|| now,
-    )
-    .unwrap();
-    let sent = recorder.taken();
+    let sent = w.send_due();
     let mail = sent
         .iter()
         .find(|m| m.envelope.to()[0].to_string() == rcpt)

@@ -2,7 +2,6 @@
 
 use chrono::Duration;
 use pbem::games::GameKind;
-use pbem::mail::outbound::{Recorder, Transport};
 use pbem::store::{GameStatus, OutboxRow};
 
 use crate::common::{pbem, says, World, ADMIN};
@@ -20,12 +19,7 @@ struct Went {
 
 /// Sends what is due through a recorder: what went.
 fn send(w: &mut World) -> Vec<Went> {
-    let recorder = Recorder::default();
-    let transport = Transport::Memory(recorder.clone());
-    let now = w.now;
-    pbem::sender::drain(&mut w.store, &w.cfg, &transport, &|| now).unwrap();
-    recorder
-        .taken()
+    w.send_due()
         .into_iter()
         .map(|m| Went {
             verp: m.envelope.from().unwrap().to_string(),

@@ -182,6 +182,16 @@ impl World {
         fresh
     }
 
+    /// Sends every mail due now through the sender to a relay that records them: the mails
+    /// as the relay took them (envelope and bytes), in order.
+    pub fn send_due(&mut self) -> Vec<pbem::mail::outbound::RawMail> {
+        let recorder = pbem::mail::outbound::Recorder::default();
+        let transport = pbem::mail::outbound::Transport::Memory(recorder.clone());
+        let now = self.now;
+        pbem::sender::drain(&mut self.store, &self.cfg, &transport, &|| now).unwrap();
+        recorder.taken()
+    }
+
     /// Runs the timers at the current clock.
     pub fn timers(&mut self) -> usize {
         let ctx = Ctx::new(&self.cfg, &self.templates, self.now);

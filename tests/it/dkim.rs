@@ -4,7 +4,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use pbem::config;
-use pbem::mail::outbound::{Recorder, Transport};
 
 use crate::html_mail::{turn_report, TURN_REPORTS};
 
@@ -142,16 +141,7 @@ fn signed_mails(cfg: &config::Config) -> Vec<Vec<u8>> {
     let stranger = w.mail("stranger@example.org", "gm@pbem.example", "help", "HELP");
     w.deliver(&stranger);
     w.cfg.dkim = cfg.dkim.clone();
-    let recorder = Recorder::default();
-    let now = w.now;
-    pbem::sender::drain(
-        &mut w.store,
-        &w.cfg,
-        &Transport::Memory(recorder.clone()),
-        &|| now,
-    )
-    .unwrap();
-    recorder.taken().into_iter().map(|m| m.bytes).collect()
+    w.send_due().into_iter().map(|m| m.bytes).collect()
 }
 
 #[test]

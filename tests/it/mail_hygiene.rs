@@ -3,7 +3,7 @@
 use chrono::Duration;
 use mail_parser::MessageParser;
 use pbem::games::GameKind;
-use pbem::mail::outbound::{RawMail, Recorder, Transport};
+use pbem::mail::outbound::RawMail;
 
 use crate::common::World;
 
@@ -144,16 +144,7 @@ fn every_mail_pbem_sends_has_what_receivers_look_for() {
     ] {
         assert!(kinds.iter().any(|k| k == kind), "no {kind} among {kinds:?}");
     }
-    let recorder = Recorder::default();
-    let now = w.now;
-    pbem::sender::drain(
-        &mut w.store,
-        &w.cfg,
-        &Transport::Memory(recorder.clone()),
-        &|| now,
-    )
-    .unwrap();
-    let taken = recorder.taken();
+    let taken = w.send_due();
     assert_eq!(taken.len(), kinds.len());
     let bad: Vec<String> = taken
         .iter()
