@@ -131,6 +131,8 @@ fn list(
         Some(Listed::Status(s)) => tx.outbox(Some(s), limit),
         Some(Listed::Bounced) => tx.outbox_bounced(limit),
     })?;
+    // Mail to an address that bounces waits for its probe, not for the hourly limit.
+    let held = store.read(|tx| tx.held_addresses())?;
     if rows.is_empty() {
         println!("the outbox is empty");
     }
@@ -139,7 +141,17 @@ fn list(
             "{:>5} {:<7} {:<22} {:<13} {:<28} tries {} {}",
             r.id,
             r.status.as_str(),
-            when(&r, now),
+            match held
+                .iter()
+                .find(|u| u.addr.eq_ignore_ascii_case(&r.to_addr))
+            {
+                Some(u) if r.status == OutboxStatus::Pending => format!(
+                    "bounces: {}",
+                    u.probe_at
+                        .map_or("-".into(), |t| t.format("%m-%d %H:%M").to_string())
+                ),
+                _ => when(&r, now),
+            },
             r.kind,
             r.to_addr,
             r.attempts,

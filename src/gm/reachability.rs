@@ -112,13 +112,14 @@ fn hold_games(gm: &Gm, rules: &BounceRules, addr: &str) -> anyhow::Result<()> {
     if rules.unreachable == WhenUnreachable::PlayOn {
         return Ok(());
     }
-    let mut games: Vec<i64> = gm.tx.seats_of(addr)?.into_iter().map(|(g, _)| g).collect();
-    games.dedup();
-    for id in games {
+    let mut seats = gm.tx.seats_of(addr)?;
+    seats.dedup_by_key(|(g, _)| *g);
+    for (id, seat) in seats {
         let mut g = gamelog::load(gm.tx, id)?;
         if g.row.status != GameStatus::Active {
             continue;
         }
+        let seat = g.game.seat_name(seat).to_string();
         if options::of(&g).timeout == options::TimeoutAction::Robot {
             gm.tell(News::ToGm {
                 g: Some(&g),
@@ -133,10 +134,11 @@ fn hold_games(gm: &Gm, rules: &BounceRules, addr: &str) -> anyhow::Result<()> {
             gm.tell(News::ToGm {
                 g: Some(&g),
                 text: &format!(
-                    "Game {id} is paused: mail to {addr} is held (it bounces), so no deadline \
-                     runs against them. It resumes by itself when they write again; or \
-                     replace them (`pbem game replace {id} SEAT ADDRESS`) and `pbem game \
-                     resume {id}`."
+                    "Game {id} is paused: mail to {addr} ({seat}) is held (it bounces), so \
+                     no deadline runs against them. It resumes by itself when they write \
+                     again. Or give the seat to another player (`pbem game replace {id} \
+                     --seat {seat} ADDRESS`) or to the robot (`pbem game replace {id} --seat \
+                     {seat} robot`), then `pbem game resume {id}`."
                 ),
             })?;
         }
@@ -158,9 +160,11 @@ pub fn heard_from(gm: &Gm, addr: &str) -> anyhow::Result<()> {
             was.since.format("%Y-%m-%d %H:%M UTC")
         ),
     )?;
-    if was.probe_at.is_none() {
+    let Some(probe_at) = was.probe_at else {
         return Ok(());
-    }
+    };
+    // Its held mail (each waiting for the next probe) goes now.
+    gm.tx.release_held(addr, probe_at, gm.now)?;
     let mut games: Vec<i64> = gm.tx.seats_of(addr)?.into_iter().map(|(g, _)| g).collect();
     games.dedup();
     for id in games {

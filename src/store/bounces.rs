@@ -149,6 +149,22 @@ impl Tx<'_> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The mails to `addr` held for the probe at `probe_at` are due at `now` (the address was
+    /// heard from). Mails held for another reason (the hourly limit) keep their time.
+    pub fn release_held(
+        &self,
+        addr: &str,
+        probe_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> anyhow::Result<()> {
+        self.exec(
+            "UPDATE outbox SET next_try_at = ?3 WHERE to_addr = ?1 COLLATE NOCASE \
+             AND status = 'pending' AND next_try_at = ?2",
+            params![addr, ts(probe_at), ts(now)],
+        )?;
+        Ok(())
+    }
+
     /// A pending mail waits until `until` without a try counted (its address's mail is
     /// held until the next probe).
     pub fn postpone_outbox(&self, id: i64, until: DateTime<Utc>) -> anyhow::Result<()> {

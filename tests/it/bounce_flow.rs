@@ -265,6 +265,11 @@ fn past_the_limit_mail_is_held_but_a_daily_probe_and_the_game_pauses_until_the_p
     let (show, _) = pbem(&w, &["player", "show", BOB]);
     assert!(!says(&show, "bounces"), "{show}");
     assert!(send(&mut w).iter().any(|m| m.to == BOB));
+    let waiting = w
+        .store
+        .read(|tx| tx.outbox(Some(pbem::store::OutboxStatus::Pending), 50))
+        .unwrap();
+    assert!(waiting.iter().all(|r| r.to_addr != BOB), "{waiting:?}");
 }
 
 #[test]
