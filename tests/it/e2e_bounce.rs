@@ -81,16 +81,16 @@ fn pbem_cmd(dir: &Path, root: &Path) -> Command {
     cmd
 }
 
-/// Runs `pbem ARGS`, which must succeed: what it printed.
+/// Runs `pbem ARGS`, which must succeed: what it printed on stdout.
 fn run(dir: &Path, root: &Path, args: &[&str]) -> String {
     let out = pbem_cmd(dir, root).args(args).output().unwrap();
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "pbem {args:?} failed: {stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.status.success(), "pbem {args:?} failed: {text}");
-    text
+    stdout
 }
 
 /// Moves what earlier runs left in a mailbox's `new/` to its `cur/`: not this run's mail.
