@@ -4,16 +4,23 @@
 #   usage: scripts/mailstack.sh install | start | stop | restart | status | env
 #
 #   SMTP         127.0.0.1:2525  OpenSMTPD, plain, no AUTH; any <name>@localhost is delivered
-#                                to $ROOT/vmail/<name>/Maildir (catch-all, lower-cased)
+#                                to $ROOT/vmail/<name>/Maildir (catch-all, lower-cased); mail
+#                                for remote.test is relayed to the second hop below
+#   remote.test  127.0.0.1:2526  OpenSMTPD's second listener, standing for another site: its
+#                                only user alice@remote.test is delivered to
+#                                $ROOT/vmail/remote.test/alice/Maildir, every other recipient
+#                                is refused for good (550), so the first hop writes a delivery
+#                                report (DSN) to the mail's envelope sender at once
 #   submission   127.0.0.1:2587  Dovecot: STARTTLS + AUTH, relays to :2525
 #   submissions  127.0.0.1:2465  Dovecot: implicit TLS + AUTH, relays to :2525
 #   IMAP         127.0.0.1:1143  Dovecot (plaintext LOGIN allowed; STARTTLS offered); IMAPS
 #                127.0.0.1:1993
 #
-# Users (IMAP and SMTP AUTH): gm alice bob carol dave imapgm erin frank, password
-# "<name>-secret". The Maildir game test plays gm with alice and bob; the IMAP tests play
-# imapgm with erin and frank (their own folders of imapgm for the others), so that tests
-# running at once never read each other's mail.
+# Users (IMAP and SMTP AUTH): gm alice bob carol dave imapgm erin frank bouncegm bounceadmin,
+# password "<name>-secret". The Maildir game test plays gm with alice and bob; the IMAP tests
+# play imapgm with erin and frank (their own folders of imapgm for the others); the bounce
+# test plays bouncegm (notices to bounceadmin) with alice@remote.test and
+# nosuchuser@remote.test; so that tests running at once never read each other's mail.
 # TLS: self-signed certificate for localhost / 127.0.0.1 in $ROOT/etc/cert.pem; clients trust
 # that file as their CA. It is CA:FALSE (rustls rejects a CA:TRUE leaf) and carries
 # IP:127.0.0.1 in its SAN (rustls checks it when connecting by address).
@@ -27,18 +34,25 @@
 # - No systemd: the daemons run in the foreground (-d / -F), backgrounded, each in its own
 #   process group (setsid), output to files so a caller's pipe is not held open.
 # - A stopped daemon may stay a zombie (PID 1 may not reap it): stop waits for the ports.
+# - There is no unknown local user (localhost is catch-all) and mail for a domain nobody
+#   serves is refused in the SMTP dialogue, so neither makes a DSN: hence the second hop,
+#   which OpenSMTPD reaches by relaying, as it would reach another site.
 # - One OpenSMTPD per machine (fixed queue and control socket): tests share this stack and
 #   use distinct mailbox names or unique subjects. Its queue persists across restarts.
 set -euo pipefail
 
 ROOT=${PBEM_MAILSTACK_ROOT:-/var/tmp/pbem-mailstack}
 SMTP_PORT=${PBEM_MAILSTACK_SMTP_PORT:-2525}
+REMOTE_PORT=${PBEM_MAILSTACK_REMOTE_PORT:-2526}
 SUBMISSION_PORT=${PBEM_MAILSTACK_SUBMISSION_PORT:-2587}
 SUBMISSIONS_PORT=${PBEM_MAILSTACK_SUBMISSIONS_PORT:-2465}
 IMAP_PORT=${PBEM_MAILSTACK_IMAP_PORT:-1143}
 IMAPS_PORT=${PBEM_MAILSTACK_IMAPS_PORT:-1993}
-USERS="gm alice bob carol dave imapgm erin frank"
-PORTS="$SMTP_PORT $SUBMISSION_PORT $SUBMISSIONS_PORT $IMAP_PORT $IMAPS_PORT"
+USERS="gm alice bob carol dave imapgm erin frank bouncegm bounceadmin"
+PORTS="$SMTP_PORT $REMOTE_PORT $SUBMISSION_PORT $SUBMISSIONS_PORT $IMAP_PORT $IMAPS_PORT"
+PORT_COUNT=$(echo "$PORTS" | wc -w)
+REMOTE_DOMAIN=remote.test
+REMOTE_USER=alice
 PACKAGES="opensmtpd dovecot-imapd dovecot-submissiond swaks libnet-ssleay-perl openssl"
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -90,6 +104,9 @@ write_config() {
     install -d -o vmail -g vmail -m 755 "$ROOT/vmail/$box" "$ROOT/vmail/$box/Maildir" \
       "$ROOT/vmail/$box/Maildir/new" "$ROOT/vmail/$box/Maildir/cur" "$ROOT/vmail/$box/Maildir/tmp"
   done
+  local remote=$ROOT/vmail/$REMOTE_DOMAIN/$REMOTE_USER/Maildir
+  install -d -o vmail -g vmail -m 755 "$ROOT/vmail/$REMOTE_DOMAIN" "$ROOT/vmail/$REMOTE_DOMAIN/$REMOTE_USER" \
+    "$remote" "$remote/new" "$remote/cur" "$remote/tmp"
   if [ ! -f "$ROOT/etc/key.pem" ] || [ ! -f "$ROOT/etc/cert.pem" ]; then
     openssl req -x509 -newkey rsa:2048 -nodes -days 365 -subj /CN=localhost \
       -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
@@ -103,11 +120,20 @@ write_config() {
   for user in $USERS; do echo "$user:{PLAIN}$user-secret" >> "$ROOT/etc/passwd"; done
   chmod 644 "$ROOT/etc/passwd"   # test passwords only
   echo "@ vmail" > "$ROOT/etc/vusers"   # catch-all: every local part, delivered as user vmail
+  # The second hop's rules come first: what arrives on its listener (tag REMOTE) is the other
+  # site's, whatever its domain. Its refusal is a 550 in the SMTP dialogue, which the first
+  # hop takes as a failure for good and reports at once (a 4xx would be retried for days).
   cat > "$ROOT/etc/smtpd.conf" <<CONF
 table vusers file:$ROOT/etc/vusers
 listen on 127.0.0.1 port $SMTP_PORT
+listen on 127.0.0.1 port $REMOTE_PORT tag REMOTE
 action "vmail" maildir "$ROOT/vmail/%{rcpt.user:lowercase|strip}/Maildir" virtual <vusers>
+action "remote_box" maildir "$ROOT/vmail/$REMOTE_DOMAIN/%{rcpt.user:lowercase|strip}/Maildir" virtual <vusers>
+action "to_remote" relay host smtp://127.0.0.1:$REMOTE_PORT
+match tag REMOTE from local for rcpt-to "$REMOTE_USER@$REMOTE_DOMAIN" action "remote_box"
+match tag REMOTE from any for any reject
 match from local for domain "localhost" action "vmail"
+match from local for domain "$REMOTE_DOMAIN" action "to_remote"
 CONF
   cat > "$ROOT/etc/dovecot.conf" <<CONF
 protocols = imap submission
@@ -157,7 +183,7 @@ CONF
 start() {
   local n
   n=$(ports_open_count)
-  if [ "$n" = 5 ] && [ -f "$ROOT/run/smtpd.pid" ] && [ -f "$ROOT/run/dovecot.pid" ]; then
+  if [ "$n" = "$PORT_COUNT" ] && [ -f "$ROOT/run/smtpd.pid" ] && [ -f "$ROOT/run/dovecot.pid" ]; then
     echo "mailstack: already running under $ROOT"
     return 0
   fi
@@ -176,8 +202,8 @@ start() {
   setsid dovecot -F -c "$ROOT/etc/dovecot.conf" > "$ROOT/run/dovecot.out" 2>&1 < /dev/null &
   echo $! > "$ROOT/run/dovecot.pid"
   for _ in $(seq 1 150); do
-    if [ "$(ports_open_count)" = 5 ]; then
-      echo "mailstack: running under $ROOT (SMTP $SMTP_PORT, submission $SUBMISSION_PORT/$SUBMISSIONS_PORT, IMAP $IMAP_PORT/$IMAPS_PORT)"
+    if [ "$(ports_open_count)" = "$PORT_COUNT" ]; then
+      echo "mailstack: running under $ROOT (SMTP $SMTP_PORT, $REMOTE_DOMAIN $REMOTE_PORT, submission $SUBMISSION_PORT/$SUBMISSIONS_PORT, IMAP $IMAP_PORT/$IMAPS_PORT)"
       return 0
     fi
     sleep 0.1
@@ -221,7 +247,7 @@ status() {
     echo "127.0.0.1:$p $state"
   done
   echo "root: $ROOT"
-  [ "$running" = 5 ]
+  [ "$running" = "$PORT_COUNT" ]
 }
 
 print_env() {
@@ -229,6 +255,7 @@ print_env() {
 export PBEM_MAILSTACK_ROOT=$ROOT
 export PBEM_MAILSTACK_CA=$ROOT/etc/cert.pem
 export PBEM_MAILSTACK_SMTP_PORT=$SMTP_PORT
+export PBEM_MAILSTACK_REMOTE_PORT=$REMOTE_PORT
 export PBEM_MAILSTACK_SUBMISSION_PORT=$SUBMISSION_PORT
 export PBEM_MAILSTACK_SUBMISSIONS_PORT=$SUBMISSIONS_PORT
 export PBEM_MAILSTACK_IMAP_PORT=$IMAP_PORT

@@ -38,6 +38,7 @@ mod digest;
 mod diptactoe_mail;
 mod dkim;
 mod docs;
+mod e2e_bounce;
 mod e2e_mailstack;
 mod exit_codes;
 mod forfeit;

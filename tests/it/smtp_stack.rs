@@ -238,7 +238,7 @@ fn a_refused_recipient_is_a_permanent_failure() {
     else {
         return;
     };
-    // The stack only delivers to @localhost and relays nowhere: RCPT gets a 5xx.
+    // The stack delivers to @localhost and relays only to remote.test: RCPT gets a 5xx.
     let port = port("PBEM_MAILSTACK_SMTP_PORT", 2525);
     let transport = Transport::from_url(&format!("smtp://127.0.0.1:{port}"), None).unwrap();
     let err = transport
