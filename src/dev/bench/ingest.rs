@@ -95,10 +95,16 @@ fn summary(each: &[Figures]) {
     };
     println!("over {} runs:", each.len());
     line("raw durable commits", "/s", &|x| x.raw);
-    line("all waiting, ratio to raw commits", "x", &|x| x.all.rate / x.raw);
-    line("all waiting, replies sent", " mails/s", &|x| x.all.sent_rate);
+    line("all waiting, ratio to raw commits", "x", &|x| {
+        x.all.rate / x.raw
+    });
+    line("all waiting, replies sent", " mails/s", &|x| {
+        x.all.sent_rate
+    });
     line("all waiting, CPU a mail", " ms", &|x| x.all.cpu_ms());
-    line("steady, ratio to raw commits", "x", &|x| x.steady.rate / x.raw);
+    line("steady, ratio to raw commits", "x", &|x| {
+        x.steady.rate / x.raw
+    });
     line("steady, replies sent", " mails/s", &|x| x.steady.sent_rate);
     line("steady, arrival to last reply sent p50", " ms", &|x| {
         x.steady.sent_p50_ms()
