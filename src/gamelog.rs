@@ -144,3 +144,16 @@ pub fn load(tx: &Tx, id: i64) -> anyhow::Result<Loaded> {
         board_text: std::cell::OnceCell::new(),
     })
 }
+
+/// The position of game `id` after its first `plies` plies (fewer if the log is shorter), and
+/// the last of those plies: from the memo of replays, so that drawing the positions of a game
+/// one after another replays only the plies between them, never the whole log each time.
+pub fn position_at(tx: &Tx, id: i64, plies: usize) -> anyhow::Result<(AnyGame, Option<MoveRow>)> {
+    let row = tx
+        .game(id)?
+        .ok_or_else(|| anyhow!("there is no game {id}"))?;
+    let mut moves = tx.moves(id)?;
+    moves.truncate(plies);
+    let memo::Replayed { game, .. } = memo::replay(&row, &moves)?;
+    Ok((game, moves.pop()))
+}

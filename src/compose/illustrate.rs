@@ -5,19 +5,25 @@ use std::collections::HashMap;
 use super::{html, outgoing};
 use crate::config::Config;
 use crate::gamelog;
-use crate::games::AnyGame;
 use crate::mail::outbound::Picture;
-use crate::store::{HtmlPart, OutboxRow, Store};
+use crate::store::{BoardPicture, HtmlPart, MoveRow, OutboxRow, Store};
 
 /// A position's board: its texts (shown alone, and beside a report that told the last ply:
-/// the mail's text carries one of them) and its picture.
-type Board = Option<([String; 2], Vec<u8>)>;
+/// the mail's text carries one of them) and its picture; `None` when it cannot be drawn.
+type Board = Option<BoardPicture>;
+
+/// The positions this run knows, by (game, plies), and those it drew, to keep in the store.
+#[derive(Default)]
+struct Boards {
+    known: HashMap<(i64, usize), Board>,
+    drawn: Vec<(i64, usize, Option<MoveRow>, BoardPicture)>,
+}
 
 /// Gives every waiting mail its HTML part; returns how many. A mail whose picture cannot
 /// be made goes as text (logged): the HTML is a courtesy, never a reason to hold a mail.
 pub fn run(store: &mut Store, cfg: &Config) -> anyhow::Result<usize> {
     let mut done = 0;
-    let mut boards: HashMap<(i64, usize), Board> = HashMap::new();
+    let mut boards = Boards::default();
     loop {
         let rows = store.read(|tx| tx.outbox_to_illustrate(100))?;
         if rows.is_empty() {
@@ -34,7 +40,13 @@ pub fn run(store: &mut Store, cfg: &Config) -> anyhow::Result<usize> {
                 });
             made.push((row, done));
         }
+        let drawn = std::mem::take(&mut boards.drawn);
         store.tx_lazy(|tx| {
+            // Kept in the transaction that marks its mails illustrated: another process's
+            // pass finds the picture as soon as it finds them done.
+            for (game, plies, last, picture) in &drawn {
+                tx.keep_picture(*game, *plies, last.as_ref(), picture)?;
+            }
             for (row, done) in &made {
                 let raw = match done {
                     Made::Bytes(raw) => Some(raw.as_slice()),
@@ -70,17 +82,9 @@ enum Made {
 }
 
 /// One waiting mail with its HTML part (its position drawn once for all the mails showing it).
-fn one(
-    store: &mut Store,
-    cfg: &Config,
-    boards: &mut HashMap<(i64, usize), Board>,
-    row: &OutboxRow,
-) -> Made {
+fn one(store: &mut Store, cfg: &Config, boards: &mut Boards, row: &OutboxRow) -> Made {
     let board = match row.html {
-        HtmlPart::Board { game, plies } => boards
-            .entry((game, plies))
-            .or_insert_with(|| draw(store, game, plies))
-            .clone(),
+        HtmlPart::Board { game, plies } => board(store, boards, game, plies),
         HtmlPart::Words => None,
         // Nothing waits (a row read as it was given up): the text goes as it is.
         HtmlPart::None => return Made::Failed,
@@ -88,26 +92,52 @@ fn one(
     with_html(row, board, cfg)
 }
 
-/// The board of game `id` after its first `plies` plies, as text and as a PNG.
-fn draw(store: &mut Store, id: i64, plies: usize) -> Board {
+/// The board of game `game` after `plies` plies: known to this run, else kept in the store
+/// (drawn by an earlier pass or process), else drawn now (and kept when the run commits).
+fn board(store: &mut Store, boards: &mut Boards, game: i64, plies: usize) -> Board {
+    if let Some(board) = boards.known.get(&(game, plies)) {
+        return board.clone();
+    }
+    let kept = store
+        .read(|tx| tx.picture(game, plies))
+        .map_err(|e| tracing::warn!(game, error = %format!("{e:#}"), "no picture read"))
+        .ok()
+        .flatten();
+    let board = match kept {
+        Some(picture) => Some(picture),
+        None => draw(store, game, plies).map(|(picture, last)| {
+            boards.drawn.push((game, plies, last, picture.clone()));
+            picture
+        }),
+    };
+    boards.known.insert((game, plies), board.clone());
+    board
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many boards this thread has drawn (the tests count draws).
+    static DRAWN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The board of game `id` after its first `plies` plies, as text and as a PNG, with the
+/// last ply it shows.
+fn draw(store: &mut Store, id: i64, plies: usize) -> Option<(BoardPicture, Option<MoveRow>)> {
     // `PBEM_FAULT=picture:panic:<game>`: the isolation test's failing drawing.
     if crate::fault::keyed("picture:panic") == Some(id.to_string().as_str()) {
         panic!("fault injected: picture:panic in game {id}");
     }
-    let game = store
-        .read(|tx| {
-            let row = tx
-                .game(id)?
-                .ok_or_else(|| anyhow::anyhow!("no game {id}"))?;
-            let moves = tx.moves(id)?;
-            let start = gamelog::start_of(&row)?;
-            let (game, _) = gamelog::replay(&start, &moves[..plies.min(moves.len())], id)?;
-            Ok::<AnyGame, anyhow::Error>(game)
-        })
+    #[cfg(test)]
+    DRAWN.with(|d| d.set(d.get() + 1));
+    let (game, last) = store
+        .read(|tx| gamelog::position_at(tx, id, plies))
         .map_err(|e| tracing::warn!(game = id, error = %format!("{e:#}"), "no board to draw"))
         .ok()?;
     match crate::picture::board_png(&game) {
-        Ok(png) => Some(([game.board(), game.board_beside_report()], png)),
+        Ok(png) => {
+            let texts = [game.board(), game.board_beside_report()];
+            Some((BoardPicture { texts, png }, last))
+        }
         Err(e) => {
             tracing::warn!(game = id, error = %e, "the board picture failed: text only");
             None
@@ -120,7 +150,7 @@ fn draw(store: &mut Store, id: i64, plies: usize) -> Board {
 /// mail stands.
 fn with_html(row: &OutboxRow, board: Board, cfg: &Config) -> Made {
     let (text, picture) = match board {
-        Some((texts, png)) => {
+        Some(BoardPicture { texts, png }) => {
             let text = texts
                 .into_iter()
                 .rev()
@@ -149,6 +179,9 @@ fn with_html(row: &OutboxRow, board: Board, cfg: &Config) -> Made {
         }
     }
 }
+
+#[cfg(test)]
+mod drawn_once;
 
 #[cfg(test)]
 mod tests {

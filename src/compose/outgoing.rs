@@ -151,7 +151,7 @@ fn references(row: &OutboxRow) -> impl Iterator<Item = String> + '_ {
 }
 
 /// An earlier mail again, as the GM resends it (`pbem game resend`): its words and thread,
-/// a new Message-ID.
+/// the board it showed (the same picture, kept by position), a new Message-ID.
 pub fn resent(row: &OutboxRow) -> OutboxRow {
     OutboxRow {
         kind: "resent".into(),
@@ -161,7 +161,10 @@ pub fn resent(row: &OutboxRow) -> OutboxRow {
         subject: row.subject.clone(),
         body: row.body.clone(),
         refs: row.refs.clone(),
-        html: HtmlPart::Words,
+        html: match row.html {
+            HtmlPart::Board { .. } => row.html,
+            _ => HtmlPart::Words,
+        },
         ..Default::default()
     }
 }

@@ -4,6 +4,7 @@
 //! time per decision (`robots`).
 
 mod deadline;
+mod ingest;
 mod path;
 mod picture;
 mod pipe;
@@ -17,7 +18,6 @@ use std::time::{Duration, Instant};
 use anyhow::anyhow;
 use clap::Subcommand;
 
-use self::path::Arrival;
 use crate::compose::Ctx;
 use crate::config::Config;
 use crate::edge;
@@ -49,6 +49,9 @@ pub enum BenchCmd {
         /// Finished games in the store for the last run (0 to skip it).
         #[arg(long, default_value_t = 100_000)]
         finished: usize,
+        /// Runs of it all, each printed, then each figure's median and range.
+        #[arg(long, value_parser = at_least_one, default_value_t = 1)]
+        runs: usize,
         /// Where the scratch databases go (the disk under test); default: here.
         #[arg(long)]
         dir: Option<PathBuf>,
@@ -161,14 +164,15 @@ const GAME2: &str = include_str!("../../tests/data/dicerink/game2.pgn");
 
 /// Runs a benchmark and prints its figures.
 pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
-    let (games, mails, rate, finished, dir) = match cmd {
+    let (games, mails, rate, finished, runs, dir) = match cmd {
         BenchCmd::Ingest {
             games,
             mails,
             rate,
             finished,
+            runs,
             dir,
-        } => (games, mails, rate, finished, dir),
+        } => (games, mails, rate, finished, runs, dir),
         BenchCmd::Pipe {
             game,
             games,
@@ -204,50 +208,14 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
         BenchCmd::Robots { games, json, game } => return robots::run(games, json, game),
         BenchCmd::Picture { rounds, out } => return picture::run(rounds, out.as_deref()),
     };
-    in_scratch(dir, false, |scratch| {
-        let raw = raw_commit_rate(&scratch.join("raw.sqlite"), 1000)?;
-        println!(
-            "SQLite raw durable commits (one-row transactions, WAL, synchronous=FULL): {raw:.0}/s"
-        );
-        let all = path::run(
-            &scratch.join("all"),
-            &cfg,
-            games,
-            mails,
-            0,
-            Arrival::AllAtOnce,
-        )?;
-        all.print(&format!("all {mails} waiting"), raw);
-        let rate = rate.unwrap_or(raw / 2.0);
-        let steady = path::run(
-            &scratch.join("steady"),
-            &cfg,
-            games,
-            mails,
-            0,
-            Arrival::Steady(rate),
-        )?;
-        steady.print(&format!("arriving at {rate:.0}/s"), raw);
-        if finished > 0 {
-            let full = path::run(
-                &scratch.join("full"),
-                &cfg,
-                games,
-                mails,
-                finished,
-                Arrival::AllAtOnce,
-            )?;
-            full.print(
-                &format!("all waiting, store with {finished} finished games"),
-                raw,
-            );
-            println!(
-                "rate with {finished} finished games: {:.1}% of the empty-store rate",
-                100.0 * full.rate / all.rate
-            );
-        }
-        Ok(())
-    })
+    let run = ingest::IngestRun {
+        games,
+        mails,
+        rate,
+        finished,
+        runs,
+    };
+    in_scratch(dir, false, |scratch| ingest::run(scratch, &cfg, &run))
 }
 
 /// Runs `f` in a new scratch folder under `dir` (default: here), removed afterwards unless

@@ -297,12 +297,17 @@ impl Tx<'_> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// The last mail about a game queued for an address (what `pbem game resend` sends).
+    /// The last mail about a game queued for an address (what `pbem game resend` sends), its
+    /// `html` the part it was given (the board it showed, else its words), made or not.
     pub fn last_outbox_to(&self, game: i64, to: &str) -> anyhow::Result<Option<OutboxRow>> {
+        let cols = OUT_COLS.replace(
+            "html_wait,",
+            "CASE WHEN board_game IS NULL THEN 'words' ELSE 'board' END,",
+        );
         Ok(self
             .one(
                 &format!(
-                    "SELECT {OUT_COLS}, NULL FROM outbox WHERE game_id = ?1 AND to_addr = ?2 \
+                    "SELECT {cols}, NULL FROM outbox WHERE game_id = ?1 AND to_addr = ?2 \
                      ORDER BY id DESC LIMIT 1"
                 ),
                 params![game, to],

@@ -5,6 +5,7 @@ mod desk;
 mod games;
 mod imap_carried;
 mod mail;
+mod pictures;
 mod requests;
 pub mod schema;
 mod status;
@@ -21,6 +22,7 @@ pub use bounces::Unreachable;
 pub use desk::MessageFilter;
 pub use games::{DigestDue, Duty, DutyCounts, GameRow, MoveRow, NewGame, PlannedOutcome, SeatRow};
 pub use mail::{HtmlPart, MessageRow, OutboxRow};
+pub use pictures::BoardPicture;
 pub use requests::RequestRow;
 pub use status::{GameStatus, MessageStatus, OutboxStatus, PendingKind};
 

@@ -408,6 +408,29 @@ const MIGRATIONS: &[&str] = &[
         value BLOB NOT NULL
     );
     "#,
+    // 22: each position's board drawn once (`compose::illustrate`): its texts and PNG by
+    // (game, plies), so both players of a move, every seat of a turn, the digest and a resend
+    // attach the same bytes, whichever process draws. A picture goes with what makes it
+    // untrue: the plies it shows rolled back, the game's options or start changed, the game
+    // over or deleted. `keep_picture` keeps only a game's latest few.
+    r#"
+    CREATE TABLE pictures (
+        game_id INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+        plies   INTEGER NOT NULL,
+        board   TEXT NOT NULL,
+        beside  TEXT NOT NULL,
+        png     BLOB NOT NULL,
+        PRIMARY KEY (game_id, plies)
+    );
+    CREATE TRIGGER pictures_rolled_back AFTER DELETE ON moves BEGIN
+        DELETE FROM pictures WHERE game_id = OLD.game_id AND plies >= OLD.ply;
+    END;
+    CREATE TRIGGER pictures_untrue AFTER UPDATE OF status, options, start_position ON games
+    WHEN NEW.status = 'finished' OR NEW.options IS NOT OLD.options
+         OR NEW.start_position IS NOT OLD.start_position BEGIN
+        DELETE FROM pictures WHERE game_id = NEW.id;
+    END;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -35,10 +35,18 @@ pub(super) struct PathFigures {
     sent_p50: Duration,
     sent_p99: Duration,
     /// Replies sent per second, from the first arrival to the last reply.
-    sent_rate: f64,
+    pub sent_rate: f64,
 }
 
 impl PathFigures {
+    pub(super) fn cpu_ms(&self) -> f64 {
+        ms(self.cpu_per_mail)
+    }
+
+    pub(super) fn sent_p50_ms(&self) -> f64 {
+        ms(self.sent_p50)
+    }
+
     pub(super) fn print(&self, what: &str, raw: f64) {
         println!(
             "mail path, {what}: {} mails, {:.0} mails/s stored, played and durably committed \

@@ -1,0 +1,152 @@
+//! Tests: each position drawn once and kept, whichever pass shows it again (a second player, a resend), and dropped when the log is rolled back.
+
+use chrono::{TimeZone, Utc};
+
+use super::{run, DRAWN};
+use crate::compose::{enqueue, resent, Ctx, Limit};
+use crate::config::Config;
+use crate::gamelog;
+use crate::games::{Actor, GameKind, ToAct};
+use crate::gm::{self, GameSpec, Secrets};
+use crate::store::{GameStatus, HtmlPart, OutboxRow, Store};
+use crate::template::Templates;
+
+fn config() -> Config {
+    let (mut cfg, _) = crate::config::load(None, &|_| None).unwrap();
+    cfg.address = "gm@pbem.example".into();
+    cfg
+}
+
+/// A Dice Rink game between alice and bob (their welcomes queued, each showing the start).
+fn game(store: &mut Store, cfg: &Config, templates: &Templates) -> i64 {
+    let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+    let mut spec = GameSpec {
+        kind: Some(GameKind::DiceRink),
+        players: vec![
+            ("A".into(), "alice@example.org".into()),
+            ("B".into(), "bob@example.org".into()),
+        ],
+        ..Default::default()
+    };
+    spec.options.insert("salt_window".into(), "0".into());
+    store
+        .tx(|tx| {
+            let ctx = Ctx::new(cfg, templates, now);
+            gm::create_game(&mut ctx.gm(tx), &spec, &Secrets::generate(2)?)
+        })
+        .unwrap()
+}
+
+/// The base64 lines of a mail's PNG part.
+fn png_of(raw: &[u8]) -> String {
+    let raw = String::from_utf8(raw.to_vec()).unwrap();
+    let at = raw.find("Content-Type: image/png").expect("a picture");
+    let body = &raw[at..];
+    let start = body.find("\r\n\r\n").unwrap() + 4;
+    let end = start + body[start..].find("\r\n--").unwrap();
+    body[start..end].to_string()
+}
+
+/// Every mail's bytes about game `id` to `to`, oldest first.
+fn mails_to(store: &mut Store, id: i64, to: &str) -> Vec<Vec<u8>> {
+    let rows = store.read(|tx| tx.outbox(None, i64::MAX)).unwrap();
+    rows.iter()
+        .filter(|r| r.game_id == Some(id) && r.to_addr == to)
+        .map(|r| store.read(|tx| tx.outbox_raw(r.id)).unwrap().unwrap())
+        .collect()
+}
+
+fn drawn() -> usize {
+    DRAWN.with(|d| d.get())
+}
+
+/// Both players' welcomes show the start: one drawing, the same bytes in both, kept; a resend
+/// in a later pass (as another process would make it) attaches them again without drawing.
+#[test]
+fn one_position_is_drawn_once_for_every_mail_and_a_resend() {
+    let (cfg, templates, mut store) = (
+        config(),
+        Templates::load(None).unwrap(),
+        Store::memory().unwrap(),
+    );
+    let id = game(&mut store, &cfg, &templates);
+    let before = drawn();
+    run(&mut store, &cfg).unwrap();
+    assert_eq!(drawn() - before, 1, "one drawing for both welcomes");
+    assert_eq!(store.read(|tx| tx.pictures_kept(id)).unwrap(), vec![0]);
+    let alice = png_of(&mails_to(&mut store, id, "alice@example.org")[0]);
+    let bob = png_of(&mails_to(&mut store, id, "bob@example.org")[0]);
+    assert_eq!(alice, bob);
+
+    let now = Utc.with_ymd_and_hms(2026, 3, 1, 13, 0, 0).unwrap();
+    store
+        .tx(|tx| {
+            let last = tx.last_outbox_to(id, "bob@example.org")?.unwrap();
+            assert_eq!(last.html, HtmlPart::Board { game: id, plies: 0 });
+            enqueue(
+                tx,
+                &Ctx::new(&cfg, &templates, now),
+                resent(&last),
+                Limit::Exempt,
+            )
+        })
+        .unwrap();
+    run(&mut store, &cfg).unwrap();
+    assert_eq!(drawn() - before, 1, "the resend draws nothing");
+    let again = mails_to(&mut store, id, "bob@example.org");
+    assert_eq!(again.len(), 2);
+    assert_eq!(png_of(&again[1]), bob, "the resend attaches the same bytes");
+}
+
+/// A picture kept of a position goes when the log is rolled back past it, and every picture
+/// of a game goes when the game is over.
+#[test]
+fn a_rollback_drops_the_pictures_of_the_plies_undone() {
+    let (cfg, templates, mut store) = (
+        config(),
+        Templates::load(None).unwrap(),
+        Store::memory().unwrap(),
+    );
+    let id = game(&mut store, &cfg, &templates);
+    let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 5, 0).unwrap();
+    let plies = store
+        .tx(|tx| {
+            let mut g = gamelog::load(tx, id)?;
+            let ToAct::Seat(s) = g.game.to_act() else {
+                panic!("a seat moves first")
+            };
+            let ply = g.game.legal_plies()[0].clone();
+            gm::play(
+                &mut gm::Gm::new(tx, now, &gm::Quiet),
+                &mut g,
+                Actor::Seat(s),
+                &ply,
+                None,
+            )?
+            .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+            let plies = tx.moves(id)?.len();
+            let mail = OutboxRow {
+                kind: "turn_report".into(),
+                game_id: Some(id),
+                to_addr: "alice@example.org".into(),
+                subject: "[pbem] a move".into(),
+                body: "A move.\n".into(),
+                html: HtmlPart::Board { game: id, plies },
+                ..Default::default()
+            };
+            enqueue(tx, &Ctx::new(&cfg, &templates, now), mail, Limit::Exempt)?;
+            Ok(plies)
+        })
+        .unwrap();
+    run(&mut store, &cfg).unwrap();
+    assert_eq!(
+        store.read(|tx| tx.pictures_kept(id)).unwrap(),
+        vec![0, plies]
+    );
+    store.tx(|tx| tx.truncate_moves(id, 0)).unwrap();
+    assert_eq!(store.read(|tx| tx.pictures_kept(id)).unwrap(), vec![0]);
+    store
+        .tx(|tx| tx.set_game_status(id, GameStatus::Finished, Some("1-0"), now))
+        .unwrap();
+    assert!(store.read(|tx| tx.pictures_kept(id)).unwrap().is_empty());
+}
