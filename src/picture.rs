@@ -35,11 +35,16 @@ pub enum PictureError {
 
 /// The board of the game's position as a PNG picture.
 pub fn board_png(game: &AnyGame) -> Result<Vec<u8>, PictureError> {
-    render::png(&board_svg(game))
+    render::layered_png(&drawing(game).layers())
 }
 
 /// The board of the game's position as an SVG document (what `board_png` renders).
 pub fn board_svg(game: &AnyGame) -> String {
+    drawing(game).finish()
+}
+
+/// The board's document, its fixed layer marked.
+fn drawing(game: &AnyGame) -> svg::Svg {
     match game.game() {
         GameRef::DiceRink(g) => dicerink::svg(g),
         GameRef::D4D6(g) => d4d6::svg(g),
