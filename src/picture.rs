@@ -38,6 +38,12 @@ pub fn board_png(game: &AnyGame) -> Result<Vec<u8>, PictureError> {
     render::layered_png(&drawing(game).layers())
 }
 
+/// The board drawn in one pass, without the kept fixed layer: what `board_png` must equal.
+#[cfg(test)]
+pub(crate) fn board_png_in_one_pass(game: &AnyGame) -> Result<Vec<u8>, PictureError> {
+    render::png(&board_svg(game))
+}
+
 /// The board of the game's position as an SVG document (what `board_png` renders).
 pub fn board_svg(game: &AnyGame) -> String {
     drawing(game).finish()

@@ -208,16 +208,11 @@ fn marks_top(game: &Siberian) -> f32 {
 /// The panel's marks that every position of the game has: each seat's swatch, and the
 /// perfect die's gold (the first of the marks).
 fn panel_marks(svg: &mut Svg, game: &Siberian) {
-    for seat in 0..game.config().players {
+    let seats = SIBERIAN.iter().enumerate().take(game.config().players);
+    for (seat, &colour) in seats {
         let (x, y) = seat_at(seat);
         let swatch = Some(Stroke::solid(INK, 1.5));
-        svg.rect(
-            (x, y - 8.0),
-            (16.0, 16.0),
-            3.0,
-            Some(SIBERIAN[seat]),
-            swatch,
-        );
+        svg.rect((x, y - 8.0), (16.0, 16.0), 3.0, Some(colour), swatch);
     }
     let (x, y) = mark_at(marks_top(game), 0);
     let edge = Some(Stroke::solid(FAINT, 2.0));

@@ -160,3 +160,30 @@ pub(super) fn run(rounds: u32, out: Option<&Path>) -> anyhow::Result<i32> {
     }
     Ok(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every game's and variant's pictures at the bench's positions are, byte for byte, the
+    /// pictures drawn in one pass: the kept fixed layer changes no pixel (drawn twice, the
+    /// second picture is drawn over the kept layer).
+    #[test]
+    fn the_layered_pictures_are_the_pictures_drawn_in_one_pass() {
+        for &(kind, variant, opts) in GAMES {
+            let options: Options = opts
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let games = positions(kind, &options).unwrap();
+            assert!(games.len() >= 3, "{variant}: {} positions", games.len());
+            for (i, game) in games.iter().enumerate() {
+                let whole = picture::board_png_in_one_pass(game).unwrap();
+                for _ in 0..2 {
+                    let layered = picture::board_png(game).unwrap();
+                    assert!(layered == whole, "{kind:?} {variant} position {i}");
+                }
+            }
+        }
+    }
+}
