@@ -35,11 +35,22 @@ pub enum PictureError {
 
 /// The board of the game's position as a PNG picture.
 pub fn board_png(game: &AnyGame) -> Result<Vec<u8>, PictureError> {
+    render::layered_png(&drawing(game).layers())
+}
+
+/// The board drawn in one pass, without the kept fixed layer: what `board_png` must equal.
+#[cfg(test)]
+pub(crate) fn board_png_in_one_pass(game: &AnyGame) -> Result<Vec<u8>, PictureError> {
     render::png(&board_svg(game))
 }
 
 /// The board of the game's position as an SVG document (what `board_png` renders).
 pub fn board_svg(game: &AnyGame) -> String {
+    drawing(game).finish()
+}
+
+/// The board's document, its fixed layer marked.
+fn drawing(game: &AnyGame) -> svg::Svg {
     match game.game() {
         GameRef::DiceRink(g) => dicerink::svg(g),
         GameRef::D4D6(g) => d4d6::svg(g),

@@ -2,7 +2,6 @@
 
 use crate::games::d4d6::board::{Dir, Sq};
 use crate::games::d4d6::pieces::{Color, Kind, Piece};
-use crate::games::d4d6::position::Position;
 use crate::games::d4d6::D4d6;
 
 use super::grid::{self, Grid};
@@ -31,7 +30,7 @@ const PROMOTION: [Rgb; 2] = [Rgb(246, 226, 140), Rgb(214, 186, 90)];
 /// A piece's outline on each side's disc.
 const DISC_EDGE: [Rgb; 2] = [INK, Rgb(200, 200, 200)];
 
-pub(super) fn svg(game: &D4d6) -> String {
+pub(super) fn svg(game: &D4d6) -> Svg {
     let pos = game.shown_position();
     let mut svg = Svg::new(SIZE.0, SIZE.1, PAPER);
     GRID.squares(&mut svg, |file, rank, light| {
@@ -42,6 +41,15 @@ pub(super) fn svg(game: &D4d6) -> String {
         let (x, y) = GRID.corner(sq.file() as u8, sq.rank() as u8);
         teleport_ring(&mut svg, x + CELL - 9.0, y + CELL - 9.0);
     }
+    let mut key = Legend::new(MARGIN, LEGEND_Y);
+    for colour in [Color::White, Color::Black] {
+        key.swatch(&mut svg, D4D6[colour.index()], colour.name());
+    }
+    squares_key(&mut svg);
+    let mut facings = facings_key(&mut svg);
+    // The board, its special squares and the legend's fixed words above; the pieces and the
+    // marks over them.
+    svg.end_of_fixed();
     for &sq in game.last_squares() {
         outline(&mut svg, sq, Stroke::solid(LAST_MOVE, 5.0));
     }
@@ -54,10 +62,6 @@ pub(super) fn svg(game: &D4d6) -> String {
             draw_piece(&mut svg, sq, piece);
         }
     }
-    let mut key = Legend::new(MARGIN, LEGEND_Y);
-    for colour in [Color::White, Color::Black] {
-        key.swatch(&mut svg, D4D6[colour.index()], colour.name());
-    }
     if !game.last_squares().is_empty() {
         key.last_move(&mut svg, "last move");
     }
@@ -69,9 +73,13 @@ pub(super) fn svg(game: &D4d6) -> String {
         Some((from, None)) => key.text(&mut svg, &format!("{from} declared")),
         None => {}
     }
-    squares_key(&mut svg);
-    facings_key(&mut svg, &pos);
-    svg.finish()
+    let unrolled = Sq::all()
+        .filter_map(|sq| pos.at(sq))
+        .any(|p| p.kind == Kind::Rinoceronte && p.facing.is_none());
+    if unrolled {
+        facings.text(&mut svg, "?: facing not rolled yet");
+    }
+    svg
 }
 
 /// The special squares, as the seed names them: the waiting area (red), the promotion area
@@ -92,9 +100,10 @@ fn squares_key(svg: &mut Svg) {
     key.text(svg, "teleport corner");
 }
 
-/// What a nose means; and a Rinoceronte's `?`, only while one waits for its facing (a
-/// standard game has no Rinoceronte, so its legend does not mention one).
-fn facings_key(svg: &mut Svg, pos: &Position) {
+/// What a nose means; the line goes on (the `Legend` returned) with a Rinoceronte's `?`,
+/// only while one waits for its facing (a standard game has no Rinoceronte, so its legend
+/// does not mention one).
+fn facings_key(svg: &mut Svg) -> Legend {
     let mut key = Legend::new(MARGIN, LEGEND_Y + 2.0 * legend::HEIGHT);
     let (x, y) = key.skip(26.0);
     let (cx, cy) = (x + 11.0, y + 3.0);
@@ -109,12 +118,7 @@ fn facings_key(svg: &mut Svg, pos: &Position) {
     let tip = nose(cx, cy, Dir::N).map(|(px, py)| (cx + (px - cx) * small, cy + (py - cy) * small));
     svg.polygon(&tip, Some(INK), None);
     key.text(svg, "nose: the way a piece faces");
-    let unrolled = Sq::all()
-        .filter_map(|sq| pos.at(sq))
-        .any(|p| p.kind == Kind::Rinoceronte && p.facing.is_none());
-    if unrolled {
-        key.text(svg, "?: facing not rolled yet");
-    }
+    key
 }
 
 /// The ring that marks a teleportation corner.

@@ -29,11 +29,19 @@ const GRID: Grid = Grid {
     ranks: FILES,
 };
 
-pub(super) fn svg(game: &DiceRink) -> String {
+pub(super) fn svg(game: &DiceRink) -> Svg {
     let pos = game.position();
     let mut svg = Svg::new(SIZE.0, SIZE.1, PAPER);
     GRID.squares(&mut svg, |_, _, light| Grid::chequer(light));
     GRID.coordinates(&mut svg, MARGIN, 15.0);
+    let mut key = Legend::new(MARGIN, MARGIN * 2.0 + BOARD + legend::HEIGHT / 2.0);
+    for (seat, name) in SEAT_NAMES.iter().enumerate() {
+        key.swatch(&mut svg, DICERINK[seat], name);
+    }
+    let mut second = Legend::new(MARGIN, MARGIN * 2.0 + BOARD + legend::HEIGHT * 1.5);
+    second.text(&mut svg, "tab: the front face (toward the opponent)");
+    // The board and the legend's fixed words above; the dice and the marks over them.
+    svg.end_of_fixed();
     for sq in game.last_squares() {
         GRID.outline(
             &mut svg,
@@ -45,19 +53,13 @@ pub(super) fn svg(game: &DiceRink) -> String {
     for d in pos.dice() {
         draw_die(&mut svg, d, game.must_move() == Some(d.square));
     }
-    let mut key = Legend::new(MARGIN, MARGIN * 2.0 + BOARD + legend::HEIGHT / 2.0);
-    for (seat, name) in SEAT_NAMES.iter().enumerate() {
-        key.swatch(&mut svg, DICERINK[seat], name);
-    }
     if !game.last_squares().is_empty() {
         key.last_move(&mut svg, "last move");
     }
     if game.must_move().is_some() {
         key.text(&mut svg, "! must move");
     }
-    let mut key = Legend::new(MARGIN, MARGIN * 2.0 + BOARD + legend::HEIGHT * 1.5);
-    key.text(&mut svg, "tab: the front face (toward the opponent)");
-    svg.finish()
+    svg
 }
 
 /// One die: its top as pips; its front face as a number on a tab on the side toward the

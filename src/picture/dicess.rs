@@ -19,7 +19,7 @@ const BOARD: f32 = CELL * 8.0;
 const STAR_SQUARE: Rgb = Rgb(150, 190, 200);
 pub(super) const SIZE: (u32, u32) = grid::CHESSBOARD_SIZE;
 
-pub(super) fn svg(game: &Dicess) -> String {
+pub(super) fn svg(game: &Dicess) -> Svg {
     let board = game.position();
     let mut svg = Svg::new(SIZE.0, SIZE.1, PAPER);
     GRID.squares(&mut svg, |file, rank, light| {
@@ -36,6 +36,13 @@ pub(super) fn svg(game: &Dicess) -> String {
         let side = if sq.rank() == 0 { LIGHT } else { DARK };
         star(&mut svg, sq, side);
     }
+    let mut key = Legend::new(MARGIN, MARGIN * 2.0 + BOARD + legend::HEIGHT / 2.0);
+    for (side, name) in SEAT_NAMES.iter().enumerate() {
+        key.swatch(&mut svg, DICESS[side], name);
+    }
+    key.swatch(&mut svg, STAR_SQUARE, "star squares");
+    // The board, its stars and the legend's fixed words above; the dice and paths over them.
+    svg.end_of_fixed();
     let paths = game.last_paths();
     for path in paths {
         draw_path(&mut svg, path);
@@ -52,15 +59,10 @@ pub(super) fn svg(game: &Dicess) -> String {
             Stroke::solid(LAST_MOVE, 3.0),
         );
     }
-    let mut key = Legend::new(MARGIN, MARGIN * 2.0 + BOARD + legend::HEIGHT / 2.0);
-    for (side, name) in SEAT_NAMES.iter().enumerate() {
-        key.swatch(&mut svg, DICESS[side], name);
-    }
-    key.swatch(&mut svg, STAR_SQUARE, "star squares");
     if !paths.is_empty() {
         key.last_move(&mut svg, "last turn");
     }
-    svg.finish()
+    svg
 }
 
 fn centre(sq: Square) -> (f32, f32) {

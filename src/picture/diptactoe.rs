@@ -38,12 +38,16 @@ pub(super) const SIZE: (u32, u32) = (
 /// Pale squares, so the four colours of the units stand out.
 const SQUARES: [Rgb; 2] = [Rgb(238, 236, 230), Rgb(214, 210, 200)];
 
-pub(super) fn svg(game: &DipTacToe) -> String {
+pub(super) fn svg(game: &DipTacToe) -> Svg {
     let pos = game.position();
     let mut svg = Svg::new(SIZE.0, SIZE.1, PAPER);
     for level in 0..4u8 {
         draw_level(&mut svg, level);
     }
+    let mut key = Legend::new(PAD, LEGEND_TOP + legend::HEIGHT / 2.0);
+    key.text(&mut svg, "In reserve:");
+    // The levels and the legend's first words above; the units and the marks over them.
+    svg.end_of_fixed();
     if let Some(last) = game.last_turn() {
         mark_last_turn(&mut svg, last);
     }
@@ -65,7 +69,7 @@ pub(super) fn svg(game: &DipTacToe) -> String {
         let (x, y) = corner(space);
         dislodged(&mut svg, x + CELL - 6.0, y + 6.0, owner);
     }
-    reserves(&mut svg, game);
+    reserves(&mut svg, game, key);
     let mut key = Legend::new(PAD, LEGEND_TOP + 2.5 * legend::HEIGHT);
     if let Some(last) = game.last_turn() {
         if last.orders.iter().any(|o| moved(&o.1, o.2).is_some()) {
@@ -83,14 +87,13 @@ pub(super) fn svg(game: &DipTacToe) -> String {
         ring(&mut svg, x + 9.0, y, 8.0);
         key.text(&mut svg, "winning line");
     }
-    svg.finish()
+    svg
 }
 
-/// Each seat's reserve, two seats a line (four do not fit a phone's width on one).
-fn reserves(svg: &mut Svg, game: &DipTacToe) {
+/// Each seat's reserve, two seats a line (four do not fit a phone's width on one), after
+/// the words that name them (`key`).
+fn reserves(svg: &mut Svg, game: &DipTacToe, mut key: Legend) {
     let pos = game.position();
-    let mut key = Legend::new(PAD, LEGEND_TOP + legend::HEIGHT / 2.0);
-    key.text(svg, "In reserve:");
     let indent = key.skip(0.0).0 - 6.0;
     for (seat, name) in SEATS.iter().enumerate() {
         if seat == 2 {

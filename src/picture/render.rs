@@ -1,10 +1,11 @@
 //! SVG to pixels with resvg, at one pixel per SVG unit, with the embedded font and nothing else.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use resvg::tiny_skia::{Pixmap, Transform};
 use resvg::usvg::{self, fontdb, ImageHrefResolver};
 
+use super::svg::Layers;
 use super::{encode, PictureError};
 
 /// The one font the pictures use (DejaVu Sans Bold; `assets/fonts/LICENSE-DejaVu.txt`).
@@ -42,11 +43,55 @@ fn options() -> usvg::Options<'static> {
 }
 
 /// Renders an SVG document to PNG bytes, at the size the document states.
+#[cfg(test)]
 pub(super) fn png(svg: &str) -> Result<Vec<u8>, PictureError> {
+    encode::png(&pixels(svg)?)
+}
+
+/// An SVG document's pixels, at the size it states.
+fn pixels(svg: &str) -> Result<Pixmap, PictureError> {
     let tree = usvg::Tree::from_str(svg, &options())?;
     let size = tree.size().to_int_size();
     let mut pixmap = Pixmap::new(size.width(), size.height())
         .ok_or(PictureError::Size(size.width(), size.height()))?;
+    resvg::render(&tree, Transform::identity(), &mut pixmap.as_mut());
+    Ok(pixmap)
+}
+
+/// How many fixed layers are kept: one per game, variant and size, and Siberian Dice's boards
+/// by their perfect hexes (a few per game under way); past this the least recently used goes.
+const KEPT: usize = 32;
+
+/// The fixed layer's pixels, drawn once per process for each distinct document: keyed by the
+/// document itself, so a layer is reused exactly when it would be drawn the same.
+fn fixed_layer(svg: &str) -> Result<Arc<Pixmap>, PictureError> {
+    static LAYERS: Mutex<Vec<(String, Arc<Pixmap>)>> = Mutex::new(Vec::new());
+    {
+        let mut layers = LAYERS.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(i) = layers.iter().position(|(doc, _)| doc == svg) {
+            // The most recently used last: the first is the one to go.
+            let hit = layers.remove(i);
+            let pixmap = hit.1.clone();
+            layers.push(hit);
+            return Ok(pixmap);
+        }
+    }
+    // Drawn outside the lock: another thread drawing the same layer meanwhile costs only time.
+    let drawn = Arc::new(pixels(svg)?);
+    let mut layers = LAYERS.lock().unwrap_or_else(|e| e.into_inner());
+    if layers.len() >= KEPT {
+        layers.remove(0);
+    }
+    layers.push((svg.to_string(), drawn.clone()));
+    Ok(drawn)
+}
+
+/// Renders a picture's layers to PNG bytes: the fixed layer (drawn once, see `fixed_layer`)
+/// copied, what moved drawn over it. The pixels are the whole document's: each shape is
+/// blended over the same pixels as when the document is drawn at once.
+pub(super) fn layered_png(layers: &Layers) -> Result<Vec<u8>, PictureError> {
+    let mut pixmap = Pixmap::clone(&*fixed_layer(&layers.fixed)?);
+    let tree = usvg::Tree::from_str(&layers.moving, &options())?;
     resvg::render(&tree, Transform::identity(), &mut pixmap.as_mut());
     encode::png(&pixmap)
 }

@@ -57,7 +57,7 @@ fn size(game: &Siberian) -> (u32, u32) {
 const HEX_FILL: Rgb = Rgb(232, 224, 206);
 const PERFECT_FILL: Rgb = Rgb(247, 205, 70);
 
-pub(super) fn svg(game: &Siberian) -> String {
+pub(super) fn svg(game: &Siberian) -> Svg {
     let board = &game.position().board;
     let perfect = perfect_hexes(board);
     let (width, height) = size(game);
@@ -68,21 +68,34 @@ pub(super) fn svg(game: &Siberian) -> String {
         } else {
             HEX_FILL
         };
+        hex(&mut svg, h, fill);
+    }
+    column_letters(&mut svg);
+    panel_marks(&mut svg, game);
+    // The hexes (with the perfect ones: gold drawn over a plain hex blends its edge
+    // differently), the letters and the panel's swatches above; the dice and the marks over
+    // them.
+    svg.end_of_fixed();
+    for h in Hex::all() {
         let (cx, cy) = centre(h);
-        svg.polygon(
-            &hexagon(cx, cy, R - 1.0),
-            Some(fill),
-            Some(Stroke::solid(FAINT, 2.0)),
-        );
         match board.at(h) {
             Some(d) => die(&mut svg, cx, cy, DIE, d.pips, SIBERIAN[d.seat]),
             None => svg.label(cx, cy, 12.0, FAINT, &h.to_string()),
         }
     }
-    column_letters(&mut svg);
     mark_moves(&mut svg, game);
     panel(&mut svg, game);
-    svg.finish()
+    svg
+}
+
+/// A hex of the board, filled.
+fn hex(svg: &mut Svg, h: Hex, fill: Rgb) {
+    let (cx, cy) = centre(h);
+    svg.polygon(
+        &hexagon(cx, cy, R - 1.0),
+        Some(fill),
+        Some(Stroke::solid(FAINT, 2.0)),
+    );
 }
 
 /// Half-hex steps up from the board's bottom to a hex's centre: neighbouring columns are
@@ -155,16 +168,7 @@ fn panel(svg: &mut Svg, game: &Siberian) {
     let counts = game.perfect_counts();
     let over = game.outcome().is_some();
     for seat in 0..cfg.players {
-        let x = PAD + (seat % 2) as f32 * COLUMN;
-        let y = PANEL + 10.0 + (seat / 2) as f32 * SEAT_H;
-        let swatch = Some(Stroke::solid(INK, 1.5));
-        svg.rect(
-            (x, y - 8.0),
-            (16.0, 16.0),
-            3.0,
-            Some(SIBERIAN[seat]),
-            swatch,
-        );
+        let (x, y) = seat_at(seat);
         let state = match (pos.retired[seat], seat == pos.to_move && !over) {
             (true, _) => " (left)",
             (false, true) => " to move",
@@ -179,16 +183,57 @@ fn panel(svg: &mut Svg, game: &Siberian) {
             svg.text(x + 24.0, y + 39.0, 12.0, INK, Anchor::Start, &extra);
         }
     }
-    let mut y = PANEL + cfg.players.div_ceil(2) as f32 * SEAT_H;
     if let Some(p) = &pos.purity {
+        let y = PANEL + cfg.players.div_ceil(2) as f32 * SEAT_H;
         // The panel holds the next few of up to 9999; the count and the "..." say the list
         // goes on (the text board lists it all).
         let count = format!("numbers to come: {}", p.len());
         svg.text(PAD, y + 10.0, 13.0, INK, Anchor::Start, &count);
         svg.text(PAD, y + 28.0, 13.0, INK, Anchor::Start, &purity_next(p));
-        y += PURITY_H;
     }
-    marks(svg, game, y);
+    marks(svg, game, marks_top(game));
+}
+
+/// Where the marks' rows start: under the seats and PURITY's numbers.
+fn marks_top(game: &Siberian) -> f32 {
+    let cfg = game.config();
+    let purity = if game.position().purity.is_some() {
+        PURITY_H
+    } else {
+        0.0
+    };
+    PANEL + cfg.players.div_ceil(2) as f32 * SEAT_H + purity
+}
+
+/// The panel's marks that every position of the game has: each seat's swatch, and the
+/// perfect die's gold (the first of the marks).
+fn panel_marks(svg: &mut Svg, game: &Siberian) {
+    let seats = SIBERIAN.iter().enumerate().take(game.config().players);
+    for (seat, &colour) in seats {
+        let (x, y) = seat_at(seat);
+        let swatch = Some(Stroke::solid(INK, 1.5));
+        svg.rect((x, y - 8.0), (16.0, 16.0), 3.0, Some(colour), swatch);
+    }
+    let (x, y) = mark_at(marks_top(game), 0);
+    let edge = Some(Stroke::solid(FAINT, 2.0));
+    svg.polygon(&hexagon(x + 10.0, y, 11.0), Some(PERFECT_FILL), edge);
+    svg.text(x + 28.0, y + 5.0, 13.0, INK, Anchor::Start, "perfect die");
+}
+
+/// Where a seat's swatch is (its left, its middle).
+fn seat_at(seat: usize) -> (f32, f32) {
+    (
+        PAD + (seat % 2) as f32 * COLUMN,
+        PANEL + 10.0 + (seat / 2) as f32 * SEAT_H,
+    )
+}
+
+/// Where the `i`th mark is (its left, its middle), two a row from `top`.
+fn mark_at(top: f32, i: usize) -> (f32, f32) {
+    (
+        PAD + (i % 2) as f32 * COLUMN,
+        top + MARK_H / 2.0 + (i / 2) as f32 * MARK_H,
+    )
 }
 
 /// What the marks mean, two a row from `top`: the perfect die's gold, and each mark the
@@ -214,19 +259,9 @@ fn marks(svg: &mut Svg, game: &Siberian, top: f32) {
             "being lifted",
         ),
     ];
-    let at = |i: usize| {
-        (
-            PAD + (i % 2) as f32 * COLUMN,
-            top + MARK_H / 2.0 + (i / 2) as f32 * MARK_H,
-        )
-    };
-    let (x, y) = at(0);
-    let edge = Some(Stroke::solid(FAINT, 2.0));
-    svg.polygon(&hexagon(x + 10.0, y, 11.0), Some(PERFECT_FILL), edge);
-    svg.text(x + 28.0, y + 5.0, 13.0, INK, Anchor::Start, "perfect die");
     let shown = marks.into_iter().filter(|m| m.0);
     for (i, (_, stroke, label)) in shown.enumerate() {
-        let (x, y) = at(i + 1);
+        let (x, y) = mark_at(top, i + 1);
         svg.polygon(&hexagon(x + 10.0, y, 10.0), None, Some(stroke));
         svg.text(x + 28.0, y + 5.0, 13.0, INK, Anchor::Start, label);
     }

@@ -37,9 +37,22 @@ pub(super) enum Anchor {
     Middle,
 }
 
-/// The document being written; `finish` closes it.
+/// The document being written; `finish` closes it. What is drawn before `end_of_fixed` is
+/// the fixed layer: `layers` gives it apart from the rest, so it can be drawn once.
 pub(super) struct Svg {
     out: String,
+    /// Where the background starts: what comes before is the root element's opening tag.
+    head: usize,
+    /// Where the fixed layer ends (the whole document while `end_of_fixed` is not called).
+    fixed: Option<usize>,
+}
+
+/// A picture as two documents of the same size: the fixed layer (the background, the board's
+/// squares, its coordinates and legend: what is the same in many positions) and what is drawn
+/// over it. Drawn one over the other, they are the whole document.
+pub(super) struct Layers {
+    pub fixed: String,
+    pub moving: String,
 }
 
 /// The fill and stroke attributes of a shape (no fill: `none`).
@@ -75,11 +88,22 @@ impl Svg {
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
              viewBox=\"0 0 {width} {height}\" font-family=\"DejaVu Sans\" font-weight=\"bold\">"
         );
+        let head = out.len();
         let _ = write!(
             out,
             "<rect width=\"{width}\" height=\"{height}\" fill=\"{background}\"/>"
         );
-        Svg { out }
+        Svg {
+            out,
+            head,
+            fixed: None,
+        }
+    }
+
+    /// Ends the fixed layer: what was drawn so far must not overlap (or be overlapped by)
+    /// anything drawn later that it was not drawn under in the whole document.
+    pub(super) fn end_of_fixed(&mut self) {
+        self.fixed = Some(self.out.len());
     }
 
     /// A rectangle from its top-left corner `at`, its corners rounded by `radius`. Square,
@@ -176,6 +200,14 @@ impl Svg {
         self.out.push_str("</svg>");
         self.out
     }
+
+    /// The fixed layer and what is drawn over it, each a whole document.
+    pub(super) fn layers(self) -> Layers {
+        let end = self.fixed.unwrap_or(self.out.len());
+        let fixed = format!("{}</svg>", &self.out[..end]);
+        let moving = format!("{}{}</svg>", &self.out[..self.head], &self.out[end..]);
+        Layers { fixed, moving }
+    }
 }
 
 fn point_list(points: &[(f32, f32)]) -> String {
@@ -201,5 +233,18 @@ mod tests {
         assert!(doc.contains(">a&lt;b &amp; c</text>"), "{doc}");
         assert!(doc.starts_with("<svg ") && doc.ends_with("</svg>"));
         assert!(doc.contains("width=\"10\" height=\"20\""));
+    }
+
+    #[test]
+    fn the_layers_are_the_document_split_where_the_fixed_layer_ends() {
+        let mut svg = Svg::new(10, 20, Rgb(255, 255, 255));
+        svg.circle(1.0, 2.0, 3.0, Some(Rgb(0, 0, 0)), None);
+        svg.end_of_fixed();
+        svg.text(1.0, 2.0, 12.0, Rgb(0, 0, 0), Anchor::Start, "moved");
+        let layers = svg.layers();
+        assert!(layers.fixed.contains("<circle") && layers.fixed.contains("<rect"));
+        assert!(!layers.fixed.contains("moved") && layers.fixed.ends_with("</svg>"));
+        assert!(layers.moving.starts_with("<svg ") && layers.moving.ends_with("</text></svg>"));
+        assert!(!layers.moving.contains("<circle") && !layers.moving.contains("<rect"));
     }
 }

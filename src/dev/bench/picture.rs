@@ -1,48 +1,116 @@
-//! `pbem bench picture`: each game's board picture's drawing time and size, for a start and a mid-game position (optionally written out).
+//! `pbem bench picture`: each game's and variant's board picture, drawn at several positions of a seeded game: the median time per picture and the sizes (optionally written out).
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{anyhow, Context};
 
-use crate::games::{AnyGame, GameKind};
+use crate::games::{Actor, AnyGame, GameKind, GameRef, Options, ToAct};
 use crate::picture;
-use crate::records::Record;
 
-/// One recorded game per game, from the test data: the middle of each is the mid-game sample.
-const RECORDS: &[(GameKind, &str)] = &[
-    (
-        GameKind::DiceRink,
-        include_str!("../../../tests/data/dicerink/game2.pgn"),
-    ),
-    (
-        GameKind::D4D6,
-        include_str!("../../../tests/data/d4d6/seed-example-played.pgn"),
-    ),
-    (
-        GameKind::DipTacToe,
-        include_str!("../../../tests/data/diptactoe/row-claim.pgn"),
-    ),
-    (
-        GameKind::Dicess,
-        include_str!("../../../tests/data/dicess/games/light-star-win.pgn"),
-    ),
+/// A game's options, as (name, value) pairs.
+type Opts = &'static [(&'static str, &'static str)];
+
+/// Every game and variant that has a picture of its own (a variant that draws differently:
+/// its panel, its pieces or its size).
+const GAMES: &[(GameKind, &str, Opts)] = &[
+    (GameKind::DiceRink, "free", &[]),
+    (GameKind::D4D6, "standard", &[]),
+    (GameKind::D4D6, "rinoceronte", &[("variant", "rinoceronte")]),
+    (GameKind::DipTacToe, "standard", &[]),
+    (GameKind::Dicess, "standard", &[]),
+    (GameKind::Siberian, "basic", &[]),
+    (GameKind::Siberian, "strategic", &[("variant", "strategic")]),
     (
         GameKind::Siberian,
-        include_str!("../../../tests/data/siberian/games/three-basic.pgn"),
+        "grossmeister",
+        &[("variant", "grossmeister")],
     ),
+    (GameKind::Siberian, "purity", &[("variant", "purity")]),
+    (GameKind::Siberian, "3 players", &[("players", "3")]),
 ];
 
-/// The game after the first half of the record's plies (their actors as the replay found
-/// them), its last ply a move to mark.
-pub(super) fn mid_game(text: &str) -> anyhow::Result<AnyGame> {
-    let record = Record::parse(text).map_err(|e| anyhow!(e))?;
-    let replayed = record.replay().map_err(|e| anyhow!("{e}"))?;
-    let mut game = record.start().map_err(|e| anyhow!(e))?;
-    for (actor, ply) in &replayed.log[..replayed.log.len() / 2] {
-        game.play(*actor, ply).map_err(|e| anyhow!("{ply}: {e}"))?;
+/// A seeded game stops here (Dice Rink played at random may go on for ever).
+const PLY_CAP: usize = 240;
+
+/// The positions drawn: the start and these fractions of the seeded game's plies.
+const FRACTIONS: [f64; 4] = [0.25, 0.5, 0.75, 1.0];
+
+/// A small seeded generator for the dice and the random players: the bench repeats itself.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((self.0 >> 33) % n.max(1) as u64) as usize
     }
-    Ok(game)
+}
+
+/// The next ply of a game played by uniformly random legal plies and dice (a Dip-Tac-Toe
+/// seat gives one random legal order); `None` once nobody is to act.
+fn next_ply(game: &AnyGame, lcg: &mut Lcg) -> anyhow::Result<Option<(Actor, String)>> {
+    Ok(Some(match game.to_act() {
+        ToAct::Nobody => return Ok(None),
+        ToAct::Chance(sides) => {
+            let roll: Vec<u32> = sides
+                .iter()
+                .map(|s| lcg.below(*s as usize) as u32 + 1)
+                .collect();
+            (Actor::Chance, game.chance_ply(&roll))
+        }
+        ToAct::Seat(s) => {
+            let legal = game.legal_plies();
+            anyhow::ensure!(!legal.is_empty(), "{:?}: no legal ply", game.kind());
+            (Actor::Seat(s), legal[lcg.below(legal.len())].clone())
+        }
+        ToAct::Orders(seats) => {
+            let GameRef::DipTacToe(d) = game.game() else {
+                anyhow::bail!("{:?} asks for orders", game.kind());
+            };
+            let mut orders = BTreeMap::new();
+            for s in seats {
+                let legal = d.legal_orders(s);
+                let pick = (!legal.is_empty()).then(|| legal[lcg.below(legal.len())].clone());
+                orders.insert(s, pick.into_iter().collect::<Vec<String>>());
+            }
+            (Actor::Gm, game.turn_ply(&orders).map_err(|e| anyhow!(e))?)
+        }
+    }))
+}
+
+/// The positions to draw: a seeded random game's start and its positions at `FRACTIONS`
+/// of its plies (each position once).
+pub(super) fn positions(kind: GameKind, options: &Options) -> anyhow::Result<Vec<AnyGame>> {
+    let mut game = AnyGame::new(kind, options).map_err(|e| anyhow!(e))?;
+    let mut all = vec![game.clone()];
+    let mut lcg = Lcg(0x0916_7e5e);
+    while all.len() <= PLY_CAP {
+        let Some((actor, ply)) = next_ply(&game, &mut lcg)? else {
+            break;
+        };
+        game.play(actor, &ply)
+            .map_err(|e| anyhow!("{kind:?}: {ply}: {e}"))?;
+        all.push(game.clone());
+    }
+    let last = all.len() - 1;
+    let mut picks = vec![0];
+    for f in FRACTIONS {
+        let k = (last as f64 * f).round() as usize;
+        if !picks.contains(&k) {
+            picks.push(k);
+        }
+    }
+    Ok(picks.into_iter().map(|k| all[k].clone()).collect())
+}
+
+/// The median of some times (sorted here).
+fn median(times: &mut [f64]) -> f64 {
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
 }
 
 pub(super) fn run(rounds: u32, out: Option<&Path>) -> anyhow::Result<i32> {
@@ -50,29 +118,72 @@ pub(super) fn run(rounds: u32, out: Option<&Path>) -> anyhow::Result<i32> {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let rounds = rounds.max(1);
-    println!("{rounds} pictures per position, mean time per picture:");
-    for &(kind, text) in RECORDS {
-        let start = AnyGame::new(kind, &Default::default()).map_err(|e| anyhow!(e))?;
-        for (label, game) in [("start", start), ("mid-game", mid_game(text)?)] {
-            let started = Instant::now();
+    println!(
+        "{rounds} pictures per position; per game the median over its positions of each \
+         position's median time, their range, and the pictures' sizes:"
+    );
+    for &(kind, variant, opts) in GAMES {
+        let options: Options = opts
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        let mut medians = Vec::new();
+        let mut sizes = Vec::new();
+        for (i, game) in positions(kind, &options)?.iter().enumerate() {
+            let mut times = Vec::new();
             let mut png = Vec::new();
             for _ in 0..rounds {
-                png = picture::board_png(&game)?;
+                let started = Instant::now();
+                png = picture::board_png(game)?;
+                times.push(started.elapsed().as_secs_f64() * 1000.0);
             }
-            let mean = started.elapsed().as_secs_f64() / f64::from(rounds);
-            let (w, h) = picture::size(kind);
-            let name = kind.facts().name;
-            println!(
-                "{name:<10} {label:<9} {:>7.2} ms {:>7} bytes  {w}x{h}",
-                mean * 1000.0,
-                png.len()
-            );
+            medians.push(median(&mut times));
+            sizes.push(png.len());
             if let Some(dir) = out {
-                let file = dir.join(format!("{name}-{label}.png"));
+                let file = dir.join(format!("{}-{variant}-{i}.png", kind.name()).replace(' ', "-"));
                 std::fs::write(&file, &png)
                     .with_context(|| format!("writing {}", file.display()))?;
             }
         }
+        let (lo, hi) = (
+            medians.iter().copied().fold(f64::INFINITY, f64::min),
+            medians.iter().copied().fold(0.0, f64::max),
+        );
+        let sizes: Vec<String> = sizes.iter().map(usize::to_string).collect();
+        println!(
+            "{:<10} {variant:<12} {:>6.2} ms ({lo:.2}-{hi:.2}) over {} positions, bytes {}",
+            kind.name(),
+            median(&mut medians),
+            sizes.len(),
+            sizes.join(" ")
+        );
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every game's and variant's pictures at the bench's positions are, byte for byte, the
+    /// pictures drawn in one pass: the kept fixed layer changes no pixel (drawn twice, the
+    /// second picture is drawn over the kept layer).
+    #[test]
+    fn the_layered_pictures_are_the_pictures_drawn_in_one_pass() {
+        for &(kind, variant, opts) in GAMES {
+            let options: Options = opts
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let games = positions(kind, &options).unwrap();
+            assert!(games.len() >= 3, "{variant}: {} positions", games.len());
+            for (i, game) in games.iter().enumerate() {
+                let whole = picture::board_png_in_one_pass(game).unwrap();
+                for _ in 0..2 {
+                    let layered = picture::board_png(game).unwrap();
+                    assert!(layered == whole, "{kind:?} {variant} position {i}");
+                }
+            }
+        }
+    }
 }
