@@ -17,9 +17,11 @@ const COMMAND: &str = "ingest-worker";
 /// After a mail was spooled: makes sure a worker will read it in, answer it and send the
 /// replies. A worker already waiting for the send turn will (it reads the spool only after it
 /// stops waiting, so after this mail was spooled), and so will a worker lingering after its
-/// last mail, called on its socket (`linger`); otherwise `pbem ingest-worker` (`run`) starts. It runs in a process group of its own with no standard streams: an MTA waits for
+/// last mail, called on its socket (`linger`); otherwise `pbem ingest-worker` (`run`)
+/// starts. It runs in a process group of its own with no standard streams: an MTA waits for
 /// `pbem ingest` and for the end of its output, and must wait for neither the answering, the
-/// drawing nor the sending (nor kill them when it kills a timed-out delivery). Returns whether one was started.
+/// drawing nor the sending (nor kill them when it kills a timed-out delivery). Returns
+/// whether one was started.
 pub fn start(exe: &Path, db: &Path, config: Option<&Path>) -> anyhow::Result<bool> {
     if crate::store::sender_waiting(db)? || super::linger::call(db, config) {
         return Ok(false);
