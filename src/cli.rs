@@ -75,7 +75,9 @@ pub fn run(cli: Cli) -> anyhow::Result<Exit> {
             }
             Ok(0)
         }
-        Command::IngestWorker => crate::daemon::worker::run(&db, cfg).map(|()| 0),
+        Command::IngestWorker => {
+            crate::daemon::worker::run(&db, cfg, cli.config.as_deref()).map(|()| 0)
+        }
         Command::Outbox(cmd) => outbox_desk::run(&db, &cfg, cmd, edge::now()),
         Command::Inbox { show, list } => inbox_desk::run(&db, show, list),
         Command::Config(cmd) => config_check::run(&cfg, &db, cmd),

@@ -13,6 +13,7 @@ use crate::template::Templates;
 use crate::{edge, mailroom, sender, timers, unwind};
 
 pub mod imap_intake;
+mod linger;
 mod serve_lock;
 pub mod wake;
 pub mod worker;

@@ -16,12 +16,14 @@ const COMMAND: &str = "ingest-worker";
 
 /// After a mail was spooled: makes sure a worker will read it in, answer it and send the
 /// replies. A worker already waiting for the send turn will (it reads the spool only after it
-/// stops waiting, so after this mail was spooled); otherwise `pbem ingest-worker` (`run`)
+/// stops waiting, so after this mail was spooled), and so will a worker lingering after its
+/// last mail, called on its socket (`linger`); otherwise `pbem ingest-worker` (`run`)
 /// starts. It runs in a process group of its own with no standard streams: an MTA waits for
 /// `pbem ingest` and for the end of its output, and must wait for neither the answering, the
-/// drawing nor the sending (nor kill them when it kills a timed-out delivery). Returns whether one was started.
+/// drawing nor the sending (nor kill them when it kills a timed-out delivery). Returns
+/// whether one was started.
 pub fn start(exe: &Path, db: &Path, config: Option<&Path>) -> anyhow::Result<bool> {
-    if crate::store::sender_waiting(db)? {
+    if crate::store::sender_waiting(db)? || super::linger::call(db, config) {
         return Ok(false);
     }
     let mut cmd = Command::new(exe);
@@ -39,14 +41,15 @@ pub fn start(exe: &Path, db: &Path, config: Option<&Path>) -> anyhow::Result<boo
     Ok(true)
 }
 
-/// `pbem ingest-worker` (hidden), as `pbem ingest` starts it after spooling a mail (`start`).
-/// `pbem outbox send --background`, its name before, does the same, so that a worker started
-/// by a `pbem ingest` of the version before an upgrade still runs.
-pub fn run(db: &Path, cfg: Config) -> anyhow::Result<()> {
+/// `pbem ingest-worker` (hidden), as `pbem ingest` starts it after spooling a mail (`start`),
+/// with the `config` file it was given; once done it lingers a few seconds for the next mail
+/// (`linger`). `pbem outbox send --background`, its name before, does the same, so that a
+/// worker started by a `pbem ingest` of the version before an upgrade still runs.
+pub fn run(db: &Path, cfg: Config, config: Option<&Path>) -> anyhow::Result<()> {
     let store = crate::store::Store::open(db, false)?;
     let mut daemon = Daemon::new(db, store, cfg)?;
     run_background(&mut daemon)?;
-    Ok(())
+    super::linger::linger(&mut daemon, config, &mut |d| run_background(d).map(|_| ()))
 }
 
 /// The ingest worker's work (`run`). It becomes the one worker that waits for the send turn,

@@ -8,6 +8,7 @@ mod ingest;
 mod path;
 mod picture;
 mod pipe;
+mod reap;
 mod robots;
 mod tablebase;
 mod workload;
@@ -86,6 +87,9 @@ pub enum BenchCmd {
         /// Only the run without a daemon (for a pbem older than `pbem serve`'s wake-up socket).
         #[arg(long)]
         alone: bool,
+        /// One mail every so long (e.g. 76ms, njudge's own rate) instead of all at once.
+        #[arg(long, value_parser = pace)]
+        pace: Option<Duration>,
     },
     /// Dip-Tac-Toe games whose turns all fall due at one deadline, every order in: the time
     /// of the one timers run that adjudicates them all.
@@ -152,6 +156,17 @@ fn mails_a_second(text: &str) -> Result<f64, String> {
     }
 }
 
+/// `--pace` of `bench pipe`: milliseconds (`76ms`) or seconds (`0.5s`).
+fn pace(text: &str) -> Result<Duration, String> {
+    let bad = || format!("{text}: a time such as 76ms or 0.5s");
+    let (number, unit) = match text.strip_suffix("ms") {
+        Some(n) => (n, 0.001),
+        None => (text.strip_suffix('s').ok_or_else(bad)?, 1.0),
+    };
+    let secs = number.trim().parse::<f64>().map_err(|_| bad())? * unit;
+    Duration::try_from_secs_f64(secs).map_err(|_| bad())
+}
+
 /// `--game` of `bench pipe`: a game with a history to replay.
 fn bench_game(name: &str) -> Result<GameKind, String> {
     match GameKind::parse(name) {
@@ -182,6 +197,7 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
             dir,
             keep,
             alone,
+            pace,
         } => {
             let modes: &[bool] = if alone { &[false] } else { &[false, true] };
             return in_scratch(dir, keep, |d| {
@@ -193,6 +209,7 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
                         mails,
                         history,
                         serve,
+                        pace,
                     };
                     pipe::run(&d.join(if serve { "served" } else { "alone" }), &cfg, &run)?;
                 }

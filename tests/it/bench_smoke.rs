@@ -42,6 +42,33 @@ fn bench_pipe_times_ingest_alone_and_beside_serve() {
 }
 
 #[test]
+fn bench_pipe_at_a_pace_counts_the_cpu_of_every_process() {
+    let text = bench(&[
+        "pipe",
+        "--games",
+        "2",
+        "--mails",
+        "4",
+        "--history",
+        "2",
+        "--pace",
+        "20ms",
+    ]);
+    assert!(
+        text.contains("no daemon: 4 mails (one every 20 ms)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("CPU per mail of every process pbem started (`pbem ingest`, its workers): "),
+        "{text}"
+    );
+    assert!(
+        text.contains("(`pbem ingest`, its workers, `pbem serve`): "),
+        "{text}"
+    );
+}
+
+#[test]
 fn bench_deadline_adjudicates_every_game() {
     let text = bench(&["deadline", "--games", "3", "--history", "1"]);
     assert!(

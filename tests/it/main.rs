@@ -55,6 +55,7 @@ mod imap_stack;
 mod install;
 mod isolation;
 mod letters;
+mod linger;
 mod mail_flow;
 mod mail_hygiene;
 mod mail_inbound;

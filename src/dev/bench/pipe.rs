@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
+use super::reap;
 use super::workload::{self, Picker};
 use super::{bench_config, ms, percentile};
 use crate::config::Config;
@@ -21,6 +22,8 @@ pub(super) struct PipeRun {
     pub history: usize,
     /// With `pbem serve` running, which takes each mail from `pbem ingest` (`daemon::wake`).
     pub serve: bool,
+    /// One mail every so long (as mail comes to a server at a steady rate), else all at once.
+    pub pace: Option<Duration>,
 }
 
 /// Runs the workload in `dir` and prints its figures.
@@ -48,54 +51,115 @@ pub(super) fn run(dir: &Path, cfg: &Config, run: &PipeRun) -> anyhow::Result<()>
         games.len(),
         run.kind.title(),
         run.history,
-        if run.kind == GameKind::DipTacToe {
-            "turns"
-        } else {
-            "plies"
-        },
+        steps(run.kind),
         t.elapsed().as_secs_f64()
     );
     let bare = bare_start(&exe, 50)?;
+    // Every process from here on is counted, the workers `pbem ingest` detaches too.
+    reap::adopt_descendants()?;
+    reap::reap_all(Duration::from_secs(60))?;
+    let before = reap::children_cpu()?;
     let mut daemon = match run.serve {
         true => Some(start_daemon(&exe, &db, &cfg)?),
         false => None,
     };
-    let before = children_cpu()?;
-    let mut times = Vec::with_capacity(run.mails);
-    let start = Instant::now();
-    let mut making = Duration::ZERO;
+    let mut sent = Sent::default();
     for n in 0..run.mails {
         let game = &games[n % games.len()];
         let t = Instant::now();
         let raw = workload::next_mail(&mut store, &cfg, game, n, &mut picker)?;
-        making += t.elapsed();
-        times.push(ingest_once(&exe, &db, &cfg, &raw)?);
+        if n > 0 {
+            sent.making += t.elapsed();
+        }
+        if let Some(pace) = run.pace {
+            // On the schedule, whatever making the mail took.
+            let due = sent.start + pace * n as u32;
+            std::thread::sleep(due.saturating_duration_since(Instant::now()));
+        } else if n == 0 {
+            sent.start = Instant::now();
+        }
+        let (took, cpu) = ingest_once(&exe, &db, &cfg, &raw)?;
+        sent.times.push(took);
+        sent.ingest_cpu += cpu;
+        sent.last = Instant::now();
+        reap::reap_ended();
     }
-    let ingesting = start.elapsed() - making;
-    let (user, system) = children_cpu()?;
-    let (user, system) = (user - before.0, system - before.1);
     let drained = wait_for_outbox(&mut store, &db, Duration::from_secs(600));
     if let Some(d) = daemon.as_mut() {
         let _ = d.kill();
         let _ = d.wait();
     }
     let drained = drained?;
+    // A worker lingering for the next mail counts too: its end is waited for.
+    reap::reap_all(Duration::from_secs(120))?;
+    let after = reap::children_cpu()?;
     check_stored(&mut store, run.mails)?;
-    times.sort();
-    let p50 = percentile(&times, 0.5);
+    let all = (after.0 - before.0, after.1 - before.1);
+    report(run, games.len(), bare, &mut sent, drained, all);
+    Ok(())
+}
+
+/// What sending the mails measured: each `pbem ingest`'s wall time, the CPU of those
+/// processes, when the first began and the last ended.
+struct Sent {
+    times: Vec<Duration>,
+    ingest_cpu: f64,
+    /// Making the mails between them (the bench's work, not pbem's).
+    making: Duration,
+    start: Instant,
+    last: Instant,
+}
+
+impl Default for Sent {
+    fn default() -> Self {
+        let now = Instant::now();
+        Sent {
+            times: Vec::new(),
+            ingest_cpu: 0.0,
+            making: Duration::ZERO,
+            start: now,
+            last: now,
+        }
+    }
+}
+
+/// "turns" of a Dip-Tac-Toe game, "plies" of the others.
+fn steps(kind: GameKind) -> &'static str {
+    if kind == GameKind::DipTacToe {
+        "turns"
+    } else {
+        "plies"
+    }
+}
+
+/// Prints the run's figures; `all` is the user and system CPU of every process it started.
+fn report(
+    run: &PipeRun,
+    games: usize,
+    bare: Duration,
+    sent: &mut Sent,
+    drained: Duration,
+    all: (f64, f64),
+) {
+    sent.times.sort();
+    let times = &sent.times;
+    let p50 = percentile(times, 0.5);
     let n = run.mails as f64;
+    // At a pace the mails are made while waiting for the next one's time.
+    let ingesting = match run.pace {
+        Some(_) => sent.last - sent.start,
+        None => (sent.last - sent.start).saturating_sub(sent.making),
+    };
+    let pace = run
+        .pace
+        .map_or(String::new(), |p| format!(" (one every {:.0} ms)", ms(p)));
     println!(
         "{} order workload ({} games, {} {} of history), one `pbem ingest` per mail, {}: \
-         {} mails, {:.0} mails/s, per mail p50 {:.2} ms p99 {:.2} ms, CPU {:.2} ms/mail \
-         ({:.2} user, {:.2} system)",
+         {} mails{pace}, {:.0} mails/s, per mail p50 {:.2} ms p99 {:.2} ms, CPU {:.2} ms/mail",
         run.kind.title(),
-        games.len(),
+        games,
         run.history,
-        if run.kind == GameKind::DipTacToe {
-            "turns"
-        } else {
-            "plies"
-        },
+        steps(run.kind),
         match run.serve {
             true => "`pbem serve` running",
             false => "no daemon",
@@ -103,10 +167,16 @@ pub(super) fn run(dir: &Path, cfg: &Config, run: &PipeRun) -> anyhow::Result<()>
         run.mails,
         n / ingesting.as_secs_f64(),
         ms(p50),
-        ms(percentile(&times, 0.99)),
-        1000.0 * (user + system) / n,
-        1000.0 * user / n,
-        1000.0 * system / n,
+        ms(percentile(times, 0.99)),
+        1000.0 * sent.ingest_cpu / n,
+    );
+    println!(
+        "  CPU per mail of every process pbem started (`pbem ingest`, its workers{}): \
+         {:.2} ms ({:.2} user, {:.2} system)",
+        if run.serve { ", `pbem serve`" } else { "" },
+        1000.0 * (all.0 + all.1) / n,
+        1000.0 * all.0 / n,
+        1000.0 * all.1 / n,
     );
     println!(
         "  bare process start (`pbem --version`): p50 {:.2} ms; ingest p50 is {:.1}x that",
@@ -119,7 +189,6 @@ pub(super) fn run(dir: &Path, cfg: &Config, run: &PipeRun) -> anyhow::Result<()>
         ms(drained),
         n / (ingesting + drained).as_secs_f64()
     );
-    Ok(())
 }
 
 /// `pbem serve` on the bench's database, once its wake-up socket listens.
@@ -167,8 +236,10 @@ fn bare_start(exe: &Path, n: usize) -> anyhow::Result<Duration> {
     Ok(percentile(&times, 0.5))
 }
 
-/// One `pbem ingest` with `raw` on its standard input; its wall time, until its exit.
-fn ingest_once(exe: &Path, db: &Path, cfg: &Config, raw: &[u8]) -> anyhow::Result<Duration> {
+/// One `pbem ingest` with `raw` on its standard input: its wall time, until its exit, and its
+/// CPU seconds.
+fn ingest_once(exe: &Path, db: &Path, cfg: &Config, raw: &[u8]) -> anyhow::Result<(Duration, f64)> {
+    let cpu = reap::children_cpu()?;
     let t = Instant::now();
     let mut child = Command::new(exe)
         .arg("ingest")
@@ -187,28 +258,8 @@ fn ingest_once(exe: &Path, db: &Path, cfg: &Config, raw: &[u8]) -> anyhow::Resul
     if !status.success() {
         anyhow::bail!("pbem ingest exited with {status}");
     }
-    Ok(took)
-}
-
-/// User and system CPU seconds of this process's finished children (`/proc/self/stat`,
-/// fields 16 and 17, in the kernel's fixed 100 ticks a second).
-fn children_cpu() -> anyhow::Result<(f64, f64)> {
-    let stat = std::fs::read_to_string("/proc/self/stat")?;
-    // Fields after the command name, which is in parentheses and may hold spaces.
-    let rest = stat
-        .rsplit_once(')')
-        .map(|(_, r)| r)
-        .context("unreadable /proc/self/stat")?;
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // `rest` starts at field 3 (state): field k is fields[k - 3].
-    let tick = |k: usize| -> anyhow::Result<f64> {
-        Ok(fields
-            .get(k - 3)
-            .context("short /proc/self/stat")?
-            .parse::<f64>()?
-            / 100.0)
-    };
-    Ok((tick(16)?, tick(17)?))
+    let after = reap::children_cpu()?;
+    Ok((took, after.0 + after.1 - cpu.0 - cpu.1))
 }
 
 /// Waits until no mail waits in the spool or in the store to be answered, and no reply to be
