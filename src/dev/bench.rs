@@ -5,6 +5,7 @@
 
 mod deadline;
 mod ingest;
+mod lcg;
 mod path;
 mod picture;
 mod pipe;

@@ -371,3 +371,25 @@ pub fn sigterm_and_wait(
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
 }
+
+/// `pbem ingest` of `mail` on `d`'s database `g.sqlite`, with `env` set, as an MTA pipes it:
+/// its exit code.
+pub fn ingest_in(d: &std::path::Path, mail: &str, env: &[(&str, &str)]) -> Option<i32> {
+    use std::io::Write;
+    let mut cmd = pbem_command(d, "g.sqlite");
+    cmd.envs(env.iter().copied());
+    let mut child = cmd
+        .arg("ingest")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(mail.as_bytes())
+        .unwrap();
+    child.wait().unwrap().code()
+}

@@ -1,11 +1,9 @@
 //! A background worker that answered its mail lingers a few seconds for the next: the next `pbem ingest` calls it instead of starting another, unless it was started otherwise (another config or environment); then it ends, its socket gone.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use crate::common::{out_files, pbem_command, wait_for_workers};
+use crate::common::{ingest_in, out_files, pbem_command, wait_for_workers};
 
 fn help_mail(n: usize) -> String {
     format!(
@@ -15,22 +13,7 @@ fn help_mail(n: usize) -> String {
 }
 
 fn ingest(d: &Path, mail: &str, env: &[(&str, &str)]) {
-    let mut cmd = pbem_command(d, "g.sqlite");
-    cmd.envs(env.iter().copied());
-    let mut child = cmd
-        .arg("ingest")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(mail.as_bytes())
-        .unwrap();
-    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert_eq!(ingest_in(d, mail, env), Some(0));
 }
 
 fn wait_until(what: &str, mut ok: impl FnMut() -> bool) {

@@ -17,20 +17,7 @@ fn help_mail(n: usize) -> String {
 }
 
 fn ingest(d: &Path, mail: &str) -> Option<i32> {
-    let mut child = pbem_command(d, "g.sqlite")
-        .arg("ingest")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(mail.as_bytes())
-        .unwrap();
-    child.wait().unwrap().code()
+    crate::common::ingest_in(d, mail, &[])
 }
 
 /// `pbem serve` on the test's database, once its socket answers.

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use anyhow::{anyhow, Context};
 
+use super::lcg::Lcg;
 use crate::games::{Actor, AnyGame, GameKind, GameRef, Options, ToAct};
 use crate::picture;
 
@@ -36,19 +37,6 @@ const PLY_CAP: usize = 240;
 
 /// The positions drawn: the start and these fractions of the seeded game's plies.
 const FRACTIONS: [f64; 4] = [0.25, 0.5, 0.75, 1.0];
-
-/// A small seeded generator for the dice and the random players: the bench repeats itself.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % n.max(1) as u64) as usize
-    }
-}
 
 /// The next ply of a game played by uniformly random legal plies and dice (a Dip-Tac-Toe
 /// seat gives one random legal order); `None` once nobody is to act.

@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use super::lcg::Lcg;
 use crate::games::{Actor, AnyGame, GameKind, GameRef, Options, Outcome, Seat, ToAct};
 use crate::robot::{decide, Decision, Level, View};
 
@@ -44,19 +45,6 @@ const GAMES: &[(&str, &str, Opts)] = &[
     ("siberian", "3 players", &[("players", "3")]),
     ("diptactoe", "standard", &[]),
 ];
-
-/// A small seeded generator for the dice and the random player: the bench repeats itself.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((self.0 >> 33) % n.max(1) as u64) as usize
-    }
-}
 
 /// One pairing's games: player `a` in one seat (alternating), `b` in every other.
 struct Tally {
