@@ -103,11 +103,9 @@ pub(super) fn queue(
     due: Option<DateTime<Utc>>,
 ) -> anyhow::Result<()> {
     let seq = tx.next_outbox_id()?;
-    row.message_id = format!(
-        "<pbem.{seq}.{}@{}>",
-        ctx.now.timestamp_millis(),
-        ctx.cfg.address_parts().1
-    );
+    let millis = ctx.now.timestamp_millis();
+    let tag = crate::mail::verp::id_tag(&tx.key("verp", crate::edge::new_key)?, seq, millis);
+    row.message_id = format!("<pbem.{seq}.{millis}.{tag}@{}>", ctx.cfg.address_parts().1);
     row.from_addr = format!("{} <{}>", ctx.cfg.name, ctx.cfg.address);
     // Only well-formed ids go into In-Reply-To and References: a sender's malformed
     // Message-ID must not make our reply unsendable.

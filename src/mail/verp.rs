@@ -10,11 +10,24 @@ const MAC_HEX: usize = 12;
 
 /// The MAC of outbox row `row` under `key`, as lowercase hex (MTAs may fold case).
 fn mac(key: &[u8], row: i64) -> String {
+    mac_of(key, &format!("{TAG}{row}"))
+}
+
+/// The MAC of `text` under `key`, its first `MAC_HEX` hex digits.
+fn mac_of(key: &[u8], text: &str) -> String {
     let mut m = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
-    m.update(format!("{TAG}{row}").as_bytes());
+    m.update(text.as_bytes());
     let mut hex = hex::encode(m.finalize().into_bytes());
     hex.truncate(MAC_HEX);
     hex
+}
+
+/// The part of a mail's Message-ID a stranger cannot guess (the MAC of its sequence number
+/// and time under `key`): a bounce that reaches the plain address is tied by the id it
+/// quotes, and a player who sees the id of their own mail must not be able to write the
+/// id of the mail queued beside it to their opponent.
+pub fn id_tag(key: &[u8], seq: i64, millis: i64) -> String {
+    mac_of(key, &format!("id-{seq}-{millis}"))
 }
 
 /// The envelope sender for outbox row `row`: `local+bounce-ROW-MAC@domain`.

@@ -209,6 +209,29 @@ fn a_bounce_is_believed_only_for_the_recipient_of_a_mail_pbem_sent() {
         &dsn(3, "gm@pbem.example", BOB, "failed", "5.1.1", &alice_id),
     );
     assert!(says(&note, "not about alice@example.org"), "{note}");
+    // Alice sees her own welcome's Message-ID; Bob's was queued beside it (the next number,
+    // the same moment): she cannot write his id from hers to report his mail failed.
+    let (seq, rest) = alice_id
+        .trim_matches(['<', '>'])
+        .strip_prefix("pbem.")
+        .unwrap()
+        .split_once('.')
+        .unwrap();
+    let millis = rest.split(['.', '@']).next().unwrap();
+    let next: i64 = seq.parse::<i64>().unwrap() + 1;
+    for (n, guess) in [
+        (4, format!("<pbem.{next}.{millis}@pbem.example>")),
+        (
+            5,
+            format!("<pbem.{next}.{millis}.000000000000@pbem.example>"),
+        ),
+    ] {
+        let note = delivered(
+            &mut w,
+            &dsn(n, "gm@pbem.example", BOB, "failed", "5.1.1", &guess),
+        );
+        assert!(says(&note, "names no mail pbem sent"), "{guess}: {note}");
+    }
     let (list, _) = pbem(&w, &["outbox", "list", "--status", "bounced"]);
     assert!(!says(&list, BOB) && !says(&list, ALICE), "{list}");
     let (show, _) = pbem(&w, &["player", "show", BOB]);
