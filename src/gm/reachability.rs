@@ -1,4 +1,4 @@
-//! Players whose mail does not arrive: a report of a failure believed marks the address, the GM is told once a day, and past the limit its mail is held but for a daily probe and no deadline runs against its seats; a mail from the player clears it all.
+//! Players whose mail does not arrive: a report of a failure believed marks the address, the GM is told once a day, and past the limit its mail is held but for a daily probe and no deadline runs against its seats; a mail the player proves clears it all.
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -80,14 +80,14 @@ pub fn bounced(gm: &Gm, rules: &BounceRules, f: &Failed) -> anyhow::Result<()> {
     if newly_held {
         text.push_str(&format!(
             " After {} failures for good its mail is held, but for one probe a day; a mail \
-             from the player clears this. `pbem player show {}` says more.",
+             the player proves (to a seat's reply address) clears this. `pbem player show {}` says more.",
             u.permanent, f.addr
         ));
     } else if u.probe_at.is_none() {
         text.push_str(&format!(
             " Nothing changes yet: after {} failures for good its mail is held, but for one \
-             probe a day, and no deadline runs against its seats. A mail from the player \
-             clears this.",
+             probe a day, and no deadline runs against its seats. A mail the player \
+             proves (to a seat's reply address) clears this.",
             rules.limit
         ));
     }

@@ -78,8 +78,11 @@ pub(super) fn handle_mail(
         Ok(a) => a,
         Err(h) => return finish(tx, msg_id, inb, redact, (h, None)),
     };
-    // Mail from an address that bounced: it is reachable again.
-    crate::gm::reachability::heard_from(gm, &from)?;
+    // Mail from an address that bounced: it is reachable again. Only a mail that proves its
+    // sender counts: a From anyone can write must not resume a game paused for it.
+    if !matches!(auth, Auth::None) {
+        crate::gm::reachability::heard_from(gm, &from)?;
+    }
     let stranger = matches!(auth, Auth::None) && tx.seats_of(&from)?.is_empty();
     if matches!(auth, Auth::None) {
         if let Some(h) = unproven_limits(tx, ctx, &from, stranger)? {

@@ -281,6 +281,10 @@ fn past_the_limit_mail_is_held_but_a_daily_probe_and_the_game_pauses_until_the_p
     let went = send(&mut w);
     assert_eq!(went.iter().filter(|m| m.to == BOB).count(), 1, "{went:?}");
     assert!(send(&mut w).iter().all(|m| m.to != BOB));
+    // A stranger writing with Bob's From to the plain address proves nothing: still held.
+    let forged = w.mail(BOB, "gm@pbem.example", "hello", "HELP");
+    w.deliver(&forged).unwrap();
+    assert_eq!(w.load(g).row.status, GameStatus::Paused);
     // Bob writes: his mark goes, the game resumes, his held mail goes.
     let h = w.send_to_seat(BOB, g, 1, "HELP").unwrap();
     assert_ne!(h.status, "failed", "{}", h.note);
