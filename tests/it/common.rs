@@ -182,6 +182,34 @@ impl World {
         fresh
     }
 
+    /// A Dice Rink game with `a` at A and `b` at B, its welcomes looked at: its id.
+    pub fn rink(&mut self, a: &str, b: &str) -> i64 {
+        let id = self.game(GameKind::DiceRink, &[("A", a), ("B", b)], &[], None, None);
+        self.new_mail();
+        id
+    }
+
+    /// A Dice Rink game between `a` and `b` that B resigns: its id (every mail looked at).
+    pub fn rink_won_by_a(&mut self, a: &str, b: &str) -> i64 {
+        let id = self.rink(a, b);
+        self.send_to_seat(b, id, 1, "RESIGN").unwrap();
+        self.new_mail();
+        id
+    }
+
+    /// Makes a game's record unreadable behind pbem's back (every ply's text broken): a
+    /// replay of it fails, so a test shows what is read without replaying it.
+    pub fn break_record(&self, game: i64) {
+        let db = rusqlite::Connection::open(self.dir.path().join("pbem.sqlite")).unwrap();
+        let broken = db
+            .execute(
+                "UPDATE moves SET text = 'no such move' WHERE game_id = ?1",
+                [game],
+            )
+            .unwrap();
+        assert!(broken >= 1, "game {game} has no plies to break");
+    }
+
     /// Sends every mail due now through the sender to a relay that records them: the mails
     /// as the relay took them (envelope and bytes), in order.
     pub fn send_due(&mut self) -> Vec<pbem::mail::outbound::RawMail> {
@@ -392,4 +420,12 @@ pub fn ingest_in(d: &std::path::Path, mail: &str, env: &[(&str, &str)]) -> Optio
         .write_all(mail.as_bytes())
         .unwrap();
     child.wait().unwrap().code()
+}
+
+/// A temporary folder with a fresh database, `g.sqlite` (`pbem init`).
+pub fn initialised() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let status = pbem_command(dir.path(), "g.sqlite").arg("init").status();
+    assert!(status.unwrap().success());
+    dir
 }

@@ -3,7 +3,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::common::{ingest_in, out_files, pbem_command, wait_for_workers};
+use crate::common::initialised;
+use crate::common::{ingest_in, out_files, wait_for_workers};
 
 fn help_mail(n: usize) -> String {
     format!(
@@ -63,13 +64,6 @@ fn reply_to(d: &Path, n: usize) -> String {
         .into_iter()
         .find(|m| m.contains(&id))
         .unwrap_or_else(|| panic!("no reply to mail {n}"))
-}
-
-fn initialised() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let status = pbem_command(dir.path(), "g.sqlite").arg("init").status();
-    assert!(status.unwrap().success());
-    dir
 }
 
 #[test]

@@ -734,14 +734,7 @@ fn a_cancelled_game_leaves_the_next_game_end_rating_that_game_alone() {
         .unwrap();
     assert!(o.status.success(), "{}", common::output_text(&o));
     w.new_mail();
-    let db = rusqlite::Connection::open(w.dir.path().join("pbem.sqlite")).unwrap();
-    let broken = db
-        .execute(
-            "UPDATE moves SET text = 'no such move' WHERE game_id = ?1",
-            [first],
-        )
-        .unwrap();
-    assert!(broken >= 1);
+    w.break_record(first);
     let third = w.game(GameKind::DiceRink, &players, &[], None, None);
     w.new_mail();
     let handled = w.send_to_seat(BOB, third, 1, "RESIGN").unwrap();
@@ -756,14 +749,7 @@ fn a_cancelled_game_leaves_the_next_game_end_rating_that_game_alone() {
 #[test]
 fn a_draw_offer_sent_again_is_not_told_again() {
     let mut w = World::new();
-    let id = w.game(
-        GameKind::DiceRink,
-        &[("A", ALICE), ("B", BOB)],
-        &[],
-        None,
-        None,
-    );
-    w.new_mail();
+    let id = w.rink(ALICE, BOB);
     assert_eq!(w.send_to_seat(BOB, id, 1, "DRAW").unwrap().status, "done");
     let mail = w.new_mail();
     assert!(

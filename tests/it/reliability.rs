@@ -242,14 +242,7 @@ fn a_game_end_rates_that_game_alone_without_replaying_the_others() {
     w.new_mail();
     w.send_to_seat(BOB, first, 1, "RESIGN").unwrap();
     let (_, ann_after) = rating_line(&only_to(&w.new_mail(), ANN).body);
-    let db = rusqlite::Connection::open(w.dir.path().join("pbem.sqlite")).unwrap();
-    let broken = db
-        .execute(
-            "UPDATE moves SET text = 'no such move' WHERE game_id = ?1",
-            [first],
-        )
-        .unwrap();
-    assert!(broken >= 1);
+    w.break_record(first);
     let second = w.game(GameKind::DiceRink, &players, &[], None, None);
     w.new_mail();
     let handled = w.send_to_seat(BOB, second, 1, "RESIGN").unwrap();
@@ -268,26 +261,11 @@ fn a_game_end_rates_that_game_alone_without_replaying_the_others() {
 #[test]
 fn the_ratings_are_read_from_the_memo_without_replaying_the_games() {
     let mut w = World::new();
-    let players = [("A", ANN), ("B", BOB)];
-    let mut games = Vec::new();
-    for _ in 0..2 {
-        let id = w.game(GameKind::DiceRink, &players, &[], None, None);
-        w.new_mail();
-        w.send_to_seat(BOB, id, 1, "RESIGN").unwrap();
-        w.new_mail();
-        games.push(id);
-    }
+    let games: Vec<i64> = (0..2).map(|_| w.rink_won_by_a(ANN, BOB)).collect();
     let (before, code) = pbem(&w, &["ratings", "dicerink"]);
     assert_eq!(code, 0, "{before}");
     assert!(says(&before, "from 2 finished games"), "{before}");
-    let db = rusqlite::Connection::open(w.dir.path().join("pbem.sqlite")).unwrap();
-    let broken = db
-        .execute(
-            "UPDATE moves SET text = 'no such move' WHERE game_id = ?1",
-            [games[0]],
-        )
-        .unwrap();
-    assert!(broken >= 1);
+    w.break_record(games[0]);
     let (after, code) = pbem(&w, &["ratings", "dicerink"]);
     assert_eq!((after.as_str(), code), (before.as_str(), 0));
     let raw = w.mail(BOB, "gm@pbem.example", "ratings", "RATINGS dicerink");
@@ -302,15 +280,7 @@ fn the_ratings_are_read_from_the_memo_without_replaying_the_games() {
 #[test]
 fn a_finished_game_rolled_back_is_no_longer_in_the_kept_ratings() {
     let mut w = World::new();
-    let players = [("A", ANN), ("B", BOB)];
-    let mut games = Vec::new();
-    for _ in 0..2 {
-        let id = w.game(GameKind::DiceRink, &players, &[], None, None);
-        w.new_mail();
-        w.send_to_seat(BOB, id, 1, "RESIGN").unwrap();
-        w.new_mail();
-        games.push(id);
-    }
+    let games: Vec<i64> = (0..2).map(|_| w.rink_won_by_a(ANN, BOB)).collect();
     let (out, code) = pbem(&w, &["game", "rollback", &games[1].to_string()]);
     assert_eq!(code, 0, "{out}");
     let record = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/dicerink/game2.pgn");

@@ -1,7 +1,6 @@
 //! Forged mail refused on the receiving server's word: `Authentication-Results` from a trusted authserv-id (DMARC, else DKIM and SPF aligned) refuses a seat's mail; an untrusted or duplicated field changes nothing.
 
 use crate::common::{only_to, pbem, World};
-use pbem::games::GameKind;
 
 const ALICE: &str = "alice@example.org";
 const BOB: &str = "bob@example.org";
@@ -12,14 +11,7 @@ const DMARC_FAILS: &str = "mx.example.net; dmarc=fail header.from=example.org";
 fn rink() -> (World, i64) {
     let mut w = World::new();
     w.cfg.trusted_authserv_ids = vec![TRUSTED.into()];
-    let id = w.game(
-        GameKind::DiceRink,
-        &[("A", ALICE), ("B", BOB)],
-        &[],
-        None,
-        None,
-    );
-    w.new_mail();
+    let id = w.rink(ALICE, BOB);
     (w, id)
 }
 

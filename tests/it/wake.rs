@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::common::initialised;
 use crate::common::pbem_command;
 use pbem::store::Store;
 
@@ -78,14 +79,6 @@ fn statuses(d: &Path) -> Vec<String> {
     let mut store = Store::open(&d.join("g.sqlite"), false).unwrap();
     let messages = store.read(|tx| tx.messages(100)).unwrap();
     messages.into_iter().map(|m| m.status.to_string()).collect()
-}
-
-/// A folder with a fresh database, `g.sqlite`.
-fn initialised() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let status = pbem_command(dir.path(), "g.sqlite").arg("init").status();
-    assert!(status.unwrap().success());
-    dir
 }
 
 #[test]
