@@ -38,6 +38,12 @@ pub fn board_png(game: &AnyGame) -> Result<Vec<u8>, PictureError> {
     render::layered_png(&drawing(game).layers())
 }
 
+/// Forgets every kept layer and element, as a process just started: the bench draws a
+/// game's pictures from cold.
+pub(crate) fn forget_kept() {
+    render::forget_kept();
+}
+
 /// The board drawn in one pass, without the kept fixed layer: what `board_png` must equal.
 #[cfg(test)]
 pub(crate) fn board_png_in_one_pass(game: &AnyGame) -> Result<Vec<u8>, PictureError> {

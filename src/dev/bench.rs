@@ -121,12 +121,12 @@ pub enum BenchCmd {
         #[arg(long, value_parser = a_game)]
         game: Option<GameKind>,
     },
-    /// Draws each game's board picture (a start and a mid-game position) and prints the mean
-    /// time per picture and its size.
+    /// Draws every position of a seeded game of each game and variant once, in order, from a
+    /// cold start, and prints the median time per picture and the sizes.
     Picture {
-        /// Pictures drawn per position for the mean.
-        #[arg(long, default_value_t = 20)]
-        rounds: u32,
+        /// Passes over each game's positions, each from a cold start (nothing kept).
+        #[arg(long, default_value_t = 5)]
+        passes: u32,
         /// Also write each picture to this folder as <game>-<position>.png, to look at.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -224,7 +224,7 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
         } => return in_scratch(dir, false, |d| deadline::run(d, &cfg, games, history)),
         BenchCmd::Tablebase => return tablebase::run(),
         BenchCmd::Robots { games, json, game } => return robots::run(games, json, game),
-        BenchCmd::Picture { rounds, out } => return picture::run(rounds, out.as_deref()),
+        BenchCmd::Picture { passes, out } => return picture::run(passes, out.as_deref()),
     };
     let run = ingest::IngestRun {
         games,

@@ -1,9 +1,11 @@
 //! SVG to pixels with resvg, at one pixel per SVG unit, with the embedded font and nothing else.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use resvg::tiny_skia::{Pixmap, Transform};
 use resvg::usvg::{self, fontdb, ImageHrefResolver};
+use rustc_hash::FxBuildHasher;
 
 use super::svg::Layers;
 use super::{encode, PictureError};
@@ -58,14 +60,27 @@ fn pixels(svg: &str) -> Result<Pixmap, PictureError> {
     Ok(pixmap)
 }
 
+/// The fixed layers kept, each with its document (`fixed_layer`).
+static LAYERS: Mutex<Vec<(String, Arc<Pixmap>)>> = Mutex::new(Vec::new());
+
+/// The parsed elements kept by their documents, newer and older (`element_tree`).
+type Kept = HashMap<String, Arc<usvg::Tree>, FxBuildHasher>;
+const EMPTY: Kept = HashMap::with_hasher(FxBuildHasher);
+static KEPT: Mutex<(Kept, Kept)> = Mutex::new((EMPTY, EMPTY));
+
+/// Forgets every kept layer and element.
+pub(super) fn forget_kept() {
+    LAYERS.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    *KEPT.lock().unwrap_or_else(|e| e.into_inner()) = (EMPTY, EMPTY);
+}
+
 /// How many fixed layers are kept: one per game, variant and size, and Siberian Dice's boards
 /// by their perfect hexes (a few per game under way); past this the least recently used goes.
-const KEPT: usize = 32;
+const LAYERS_KEPT: usize = 32;
 
 /// The fixed layer's pixels, drawn once per process for each distinct document: keyed by the
 /// document itself, so a layer is reused exactly when it would be drawn the same.
 fn fixed_layer(svg: &str) -> Result<Arc<Pixmap>, PictureError> {
-    static LAYERS: Mutex<Vec<(String, Arc<Pixmap>)>> = Mutex::new(Vec::new());
     {
         let mut layers = LAYERS.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(i) = layers.iter().position(|(doc, _)| doc == svg) {
@@ -79,7 +94,7 @@ fn fixed_layer(svg: &str) -> Result<Arc<Pixmap>, PictureError> {
     // Drawn outside the lock: another thread drawing the same layer meanwhile costs only time.
     let drawn = Arc::new(pixels(svg)?);
     let mut layers = LAYERS.lock().unwrap_or_else(|e| e.into_inner());
-    if layers.len() >= KEPT {
+    if layers.len() >= LAYERS_KEPT {
         layers.remove(0);
     }
     layers.push((svg.to_string(), drawn.clone()));
@@ -87,13 +102,46 @@ fn fixed_layer(svg: &str) -> Result<Arc<Pixmap>, PictureError> {
 }
 
 /// Renders a picture's layers to PNG bytes: the fixed layer (drawn once, see `fixed_layer`)
-/// copied, what moved drawn over it. The pixels are the whole document's: each shape is
-/// blended over the same pixels as when the document is drawn at once.
+/// copied, then each element that moved drawn over it in order (parsed once, see
+/// `element_tree`). The pixels are the whole document's: each shape is blended over the same
+/// pixels as when the document is drawn at once.
 pub(super) fn layered_png(layers: &Layers) -> Result<Vec<u8>, PictureError> {
     let mut pixmap = Pixmap::clone(&*fixed_layer(&layers.fixed)?);
-    let tree = usvg::Tree::from_str(&layers.moving, &options())?;
-    resvg::render(&tree, Transform::identity(), &mut pixmap.as_mut());
+    for element in &layers.moving {
+        let tree = element_tree(element)?;
+        resvg::render(&tree, Transform::identity(), &mut pixmap.as_mut());
+    }
     encode::png(&pixmap)
+}
+
+/// How many parsed elements each of the two generations of `element_tree` keeps: some
+/// thousand distinct pieces, dice and labels on their squares, a few kilobytes each.
+const ELEMENTS_KEPT: usize = 2048;
+
+/// The parsed tree of one element's document (its text shaped into outlines), kept for the
+/// next picture that has the same element: a piece that did not move, a die's face on a hex.
+/// Two generations: when the newer is full it becomes the older and the older is dropped,
+/// so what is in use stays and the memory is bounded.
+fn element_tree(doc: &str) -> Result<Arc<usvg::Tree>, PictureError> {
+    {
+        let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+        let (newer, older) = &mut *kept;
+        if let Some(tree) = newer.get(doc) {
+            return Ok(tree.clone());
+        }
+        if let Some(tree) = older.remove(doc) {
+            newer.insert(doc.to_string(), tree.clone());
+            return Ok(tree);
+        }
+    }
+    let tree = Arc::new(usvg::Tree::from_str(doc, &options())?);
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    let (newer, older) = &mut *kept;
+    if newer.len() >= ELEMENTS_KEPT {
+        *older = std::mem::take(newer);
+    }
+    newer.insert(doc.to_string(), tree.clone());
+    Ok(tree)
 }
 
 #[cfg(test)]

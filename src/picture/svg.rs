@@ -45,14 +45,19 @@ pub(super) struct Svg {
     head: usize,
     /// Where the fixed layer ends (the whole document while `end_of_fixed` is not called).
     fixed: Option<usize>,
+    /// Where each element starts: every shape is one element, with no child but its text.
+    starts: Vec<usize>,
 }
 
-/// A picture as two documents of the same size: the fixed layer (the background, the board's
-/// squares, its coordinates and legend: what is the same in many positions) and what is drawn
-/// over it. Drawn one over the other, they are the whole document.
+/// A picture as the fixed layer (the background, the board's squares, its coordinates and
+/// legend: what is the same in many positions), a document of its own, and what is drawn over
+/// it, each element a document of its own (the root's opening tag, the element, the end):
+/// drawn in order one over the other, they are the whole document. An element alone is the
+/// same document in every position that has it (a die's face, a piece on its square), so its
+/// parsing, the text's shaping most of all, is done once for all of them.
 pub(super) struct Layers {
     pub fixed: String,
-    pub moving: String,
+    pub moving: Vec<String>,
 }
 
 /// The fill and stroke attributes of a shape (no fill: `none`).
@@ -97,7 +102,14 @@ impl Svg {
             out,
             head,
             fixed: None,
+            starts: Vec::new(),
         }
+    }
+
+    /// Marks the start of the element about to be written (every shape calls it first).
+    fn element(&mut self) -> &mut String {
+        self.starts.push(self.out.len());
+        &mut self.out
     }
 
     /// Ends the fixed layer: what was drawn so far must not overlap (or be overlapped by)
@@ -123,7 +135,7 @@ impl Svg {
             ""
         };
         let _ = write!(
-            self.out,
+            self.element(),
             "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" rx=\"{radius}\"{}{crisp}/>",
             paint(fill, stroke)
         );
@@ -138,7 +150,7 @@ impl Svg {
         stroke: Option<Stroke>,
     ) {
         let _ = write!(
-            self.out,
+            self.element(),
             "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"{r}\"{}/>",
             paint(fill, stroke)
         );
@@ -152,7 +164,7 @@ impl Svg {
         stroke: Option<Stroke>,
     ) {
         let _ = write!(
-            self.out,
+            self.element(),
             "<polygon points=\"{}\"{}/>",
             point_list(points),
             paint(fill, stroke)
@@ -162,7 +174,7 @@ impl Svg {
     /// An open line through these points.
     pub(super) fn polyline(&mut self, points: &[(f32, f32)], stroke: Stroke) {
         let _ = write!(
-            self.out,
+            self.element(),
             "<polyline points=\"{}\"{}/>",
             point_list(points),
             paint(None, Some(stroke))
@@ -184,7 +196,7 @@ impl Svg {
             Anchor::Middle => "middle",
         };
         let _ = write!(
-            self.out,
+            self.element(),
             "<text x=\"{x}\" y=\"{y}\" font-size=\"{size}\" fill=\"{colour}\" \
              text-anchor=\"{anchor}\">{}</text>",
             escape(text)
@@ -201,11 +213,17 @@ impl Svg {
         self.out
     }
 
-    /// The fixed layer and what is drawn over it, each a whole document.
+    /// The fixed layer, a whole document, and each element drawn over it as a whole document.
     pub(super) fn layers(self) -> Layers {
         let end = self.fixed.unwrap_or(self.out.len());
         let fixed = format!("{}</svg>", &self.out[..end]);
-        let moving = format!("{}{}</svg>", &self.out[..self.head], &self.out[end..]);
+        let head = &self.out[..self.head];
+        let mut bounds: Vec<usize> = self.starts.iter().copied().filter(|&s| s >= end).collect();
+        bounds.push(self.out.len());
+        let moving = bounds
+            .windows(2)
+            .map(|w| format!("{head}{}</svg>", &self.out[w[0]..w[1]]))
+            .collect();
         Layers { fixed, moving }
     }
 }
@@ -236,6 +254,25 @@ mod tests {
     }
 
     #[test]
+    fn each_moving_element_is_a_document_of_its_own() {
+        let mut svg = Svg::new(10, 20, Rgb(255, 255, 255));
+        svg.end_of_fixed();
+        svg.circle(1.0, 2.0, 3.0, Some(Rgb(0, 0, 0)), None);
+        svg.label(5.0, 5.0, 8.0, Rgb(0, 0, 0), "a<b");
+        svg.polyline(&[(0.0, 0.0), (1.0, 1.0)], Stroke::solid(Rgb(0, 0, 0), 1.0));
+        let layers = svg.layers();
+        let ends = ["/></svg>", ">a&lt;b</text></svg>", "/></svg>"];
+        assert_eq!(layers.moving.len(), 3);
+        for (doc, end) in layers.moving.iter().zip(ends) {
+            assert!(doc.starts_with("<svg ") && doc.ends_with(end), "{doc}");
+            assert_eq!(
+                doc.matches('<').count(),
+                3 + usize::from(end.contains("text"))
+            );
+        }
+    }
+
+    #[test]
     fn the_layers_are_the_document_split_where_the_fixed_layer_ends() {
         let mut svg = Svg::new(10, 20, Rgb(255, 255, 255));
         svg.circle(1.0, 2.0, 3.0, Some(Rgb(0, 0, 0)), None);
@@ -244,7 +281,9 @@ mod tests {
         let layers = svg.layers();
         assert!(layers.fixed.contains("<circle") && layers.fixed.contains("<rect"));
         assert!(!layers.fixed.contains("moved") && layers.fixed.ends_with("</svg>"));
-        assert!(layers.moving.starts_with("<svg ") && layers.moving.ends_with("</text></svg>"));
-        assert!(!layers.moving.contains("<circle") && !layers.moving.contains("<rect"));
+        assert_eq!(layers.moving.len(), 1);
+        let text = &layers.moving[0];
+        assert!(text.starts_with("<svg ") && text.ends_with("\">moved</text></svg>"));
+        assert!(!text.contains("<circle") && !text.contains("<rect"));
     }
 }

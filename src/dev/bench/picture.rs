@@ -1,4 +1,4 @@
-//! `pbem bench picture`: each game's and variant's board picture, drawn at several positions of a seeded game: the median time per picture and the sizes (optionally written out).
+//! `pbem bench picture`: each game's and variant's board pictures, every position of a seeded game drawn once in order as its mails would show them, from a cold start: the median time per picture and the sizes (optionally written out).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -70,9 +70,8 @@ fn next_ply(game: &AnyGame, lcg: &mut Lcg) -> anyhow::Result<Option<(Actor, Stri
     }))
 }
 
-/// The positions to draw: a seeded random game's start and its positions at `FRACTIONS`
-/// of its plies (each position once).
-pub(super) fn positions(kind: GameKind, options: &Options) -> anyhow::Result<Vec<AnyGame>> {
+/// Every position of a seeded random game, in order (at most `PLY_CAP` plies).
+fn game_positions(kind: GameKind, options: &Options) -> anyhow::Result<Vec<AnyGame>> {
     let mut game = AnyGame::new(kind, options).map_err(|e| anyhow!(e))?;
     let mut all = vec![game.clone()];
     let mut lcg = Lcg(0x0916_7e5e);
@@ -84,7 +83,13 @@ pub(super) fn positions(kind: GameKind, options: &Options) -> anyhow::Result<Vec
             .map_err(|e| anyhow!("{kind:?}: {ply}: {e}"))?;
         all.push(game.clone());
     }
-    let last = all.len() - 1;
+    Ok(all)
+}
+
+/// Which of a game's positions are shown by their sizes (and tested): its start and those at
+/// `FRACTIONS` of its plies.
+fn picks(positions: usize) -> Vec<usize> {
+    let last = positions - 1;
     let mut picks = vec![0];
     for f in FRACTIONS {
         let k = (last as f64 * f).round() as usize;
@@ -92,57 +97,68 @@ pub(super) fn positions(kind: GameKind, options: &Options) -> anyhow::Result<Vec
             picks.push(k);
         }
     }
-    Ok(picks.into_iter().map(|k| all[k].clone()).collect())
+    picks
 }
 
-/// The median of some times (sorted here).
-fn median(times: &mut [f64]) -> f64 {
-    times.sort_by(f64::total_cmp);
-    times[times.len() / 2]
+/// The positions whose pictures are shown by size: a seeded random game's start and its
+/// positions at `FRACTIONS` of its plies (each position once).
+#[cfg(test)]
+fn positions(kind: GameKind, options: &Options) -> anyhow::Result<Vec<AnyGame>> {
+    let all = game_positions(kind, options)?;
+    Ok(picks(all.len())
+        .into_iter()
+        .map(|k| all[k].clone())
+        .collect())
 }
 
-pub(super) fn run(rounds: u32, out: Option<&Path>) -> anyhow::Result<i32> {
+/// A pass draws every position of each game once, in order, as a game's mails would show
+/// them; each pass starts cold, with nothing kept, as a process just started does.
+pub(super) fn run(passes: u32, out: Option<&Path>) -> anyhow::Result<i32> {
     if let Some(dir) = out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    let rounds = rounds.max(1);
+    let passes = passes.max(1);
     println!(
-        "{rounds} pictures per position; per game the median over its positions of each \
-         position's median time, their range, and the pictures' sizes:"
+        "every position of a seeded game drawn once in order, {passes} passes each from a cold \
+         start; per game the median time per picture, p10-p90, and the sizes at the start and \
+         at a quarter, half, three quarters and the end of the game:"
     );
     for &(kind, variant, opts) in GAMES {
         let options: Options = opts
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
-        let mut medians = Vec::new();
+        let all = game_positions(kind, &options)?;
+        let picks = picks(all.len());
+        let mut times = Vec::new();
         let mut sizes = Vec::new();
-        for (i, game) in positions(kind, &options)?.iter().enumerate() {
-            let mut times = Vec::new();
-            let mut png = Vec::new();
-            for _ in 0..rounds {
+        for pass in 0..passes {
+            picture::forget_kept();
+            for (i, game) in all.iter().enumerate() {
                 let started = Instant::now();
-                png = picture::board_png(game)?;
+                let png = picture::board_png(game)?;
                 times.push(started.elapsed().as_secs_f64() * 1000.0);
-            }
-            medians.push(median(&mut times));
-            sizes.push(png.len());
-            if let Some(dir) = out {
-                let file = dir.join(format!("{}-{variant}-{i}.png", kind.name()).replace(' ', "-"));
-                std::fs::write(&file, &png)
-                    .with_context(|| format!("writing {}", file.display()))?;
+                if pass == 0 && picks.contains(&i) {
+                    sizes.push(png.len().to_string());
+                    if let Some(dir) = out {
+                        let k = picks.iter().position(|&p| p == i).unwrap_or(i);
+                        let name = format!("{}-{variant}-{k}.png", kind.name()).replace(' ', "-");
+                        let file = dir.join(name);
+                        std::fs::write(&file, &png)
+                            .with_context(|| format!("writing {}", file.display()))?;
+                    }
+                }
             }
         }
-        let (lo, hi) = (
-            medians.iter().copied().fold(f64::INFINITY, f64::min),
-            medians.iter().copied().fold(0.0, f64::max),
-        );
-        let sizes: Vec<String> = sizes.iter().map(usize::to_string).collect();
+        times.sort_by(f64::total_cmp);
+        let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
         println!(
-            "{:<10} {variant:<12} {:>6.2} ms ({lo:.2}-{hi:.2}) over {} positions, bytes {}",
+            "{:<10} {variant:<12} {:>6.2} ms ({:.2}-{:.2}) over {} positions, bytes {}",
             kind.name(),
-            median(&mut medians),
-            sizes.len(),
+            at(0.5),
+            at(0.1),
+            at(0.9),
+            all.len(),
             sizes.join(" ")
         );
     }
