@@ -1,10 +1,12 @@
 //! The one step that adds HTML parts, after the commit that queued their mails: for each mail by the `HtmlPart` it waits for, each position's board drawn once as a picture and the mail's bytes made again with its HTML part (its text unchanged), so that no inbound mail's transaction ever waits for a drawing.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{html, outgoing};
 use crate::config::Config;
 use crate::gamelog;
+use crate::games::AnyGame;
 use crate::mail::outbound::Picture;
 use crate::store::{BoardPicture, HtmlPart, MoveRow, OutboxRow, Store};
 
@@ -29,15 +31,15 @@ pub fn run(store: &mut Store, cfg: &Config) -> anyhow::Result<usize> {
         if rows.is_empty() {
             return Ok(done);
         }
+        draw_new_positions(store, &mut boards, &rows);
         let mut made = Vec::with_capacity(rows.len());
         for row in &rows {
-            // A drawing that panics must not hold this mail, nor every mail after it: the
-            // mail goes as text.
-            let done = crate::unwind::catch(|| Ok(one(store, cfg, &mut boards, row)))
-                .unwrap_or_else(|e| {
-                    tracing::warn!(id = row.id, error = %e, "the HTML part failed: text only");
-                    Made::Failed
-                });
+            // A mail that fails to be made (a panic) must not hold every mail after it: it
+            // goes as text.
+            let done = crate::unwind::catch(|| Ok(one(cfg, &boards, row))).unwrap_or_else(|e| {
+                tracing::warn!(id = row.id, error = %e, "the HTML part failed: text only");
+                Made::Failed
+            });
             made.push((row, done));
         }
         let drawn = std::mem::take(&mut boards.drawn);
@@ -82,9 +84,9 @@ enum Made {
 }
 
 /// One waiting mail with its HTML part (its position drawn once for all the mails showing it).
-fn one(store: &mut Store, cfg: &Config, boards: &mut Boards, row: &OutboxRow) -> Made {
+fn one(cfg: &Config, boards: &Boards, row: &OutboxRow) -> Made {
     let board = match row.html {
-        HtmlPart::Board { game, plies } => board(store, boards, game, plies),
+        HtmlPart::Board { game, plies } => board(boards, game, plies),
         HtmlPart::Words => None,
         // Nothing waits (a row read as it was given up): the text goes as it is.
         HtmlPart::None => return Made::Failed,
@@ -92,26 +94,9 @@ fn one(store: &mut Store, cfg: &Config, boards: &mut Boards, row: &OutboxRow) ->
     with_html(row, board, cfg)
 }
 
-/// The board of game `game` after `plies` plies: known to this run, else kept in the store
-/// (drawn by an earlier pass or process), else drawn now (and kept when the run commits).
-fn board(store: &mut Store, boards: &mut Boards, game: i64, plies: usize) -> Board {
-    if let Some(board) = boards.known.get(&(game, plies)) {
-        return board.clone();
-    }
-    let kept = store
-        .read(|tx| tx.picture(game, plies))
-        .map_err(|e| tracing::warn!(game, error = %format!("{e:#}"), "no picture read"))
-        .ok()
-        .flatten();
-    let board = match kept {
-        Some(picture) => Some(picture),
-        None => draw(store, game, plies).map(|(picture, last)| {
-            boards.drawn.push((game, plies, last, picture.clone()));
-            picture
-        }),
-    };
-    boards.known.insert((game, plies), board.clone());
-    board
+/// The board of game `game` after `plies` plies, as `draw_new_positions` found or drew it.
+fn board(boards: &Boards, game: i64, plies: usize) -> Board {
+    boards.known.get(&(game, plies)).cloned().flatten()
 }
 
 #[cfg(test)]
@@ -120,26 +105,109 @@ thread_local! {
     static DRAWN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// The board of game `id` after its first `plies` plies, as text and as a PNG, with the
-/// last ply it shows.
-fn draw(store: &mut Store, id: i64, plies: usize) -> Option<(BoardPicture, Option<MoveRow>)> {
-    // `PBEM_FAULT=picture:panic:<game>`: the isolation test's failing drawing.
-    if crate::fault::keyed("picture:panic") == Some(id.to_string().as_str()) {
-        panic!("fault injected: picture:panic in game {id}");
+/// Draws every position these mails show that is neither known to this run nor kept in the
+/// store, each once, on every core the machine has: a burst of moves (a deadline) waits for
+/// its pictures on all of them, not one after the other. The positions are read first, from
+/// the store, on this thread; only the drawing, pure work on a position, goes to the others.
+fn draw_new_positions(store: &mut Store, boards: &mut Boards, rows: &[OutboxRow]) {
+    let mut wanted: Vec<(i64, usize)> = Vec::new();
+    for row in rows {
+        if let HtmlPart::Board { game, plies } = row.html {
+            if !boards.known.contains_key(&(game, plies)) && !wanted.contains(&(game, plies)) {
+                wanted.push((game, plies));
+            }
+        }
     }
+    let mut positions = Vec::new();
+    for (game, plies) in wanted {
+        let kept = store
+            .read(|tx| tx.picture(game, plies))
+            .map_err(|e| tracing::warn!(game, error = %format!("{e:#}"), "no picture read"))
+            .ok()
+            .flatten();
+        if let Some(picture) = kept {
+            boards.known.insert((game, plies), Some(picture));
+            continue;
+        }
+        match store.read(|tx| gamelog::position_at(tx, game, plies)) {
+            Ok((position, last)) => positions.push((game, plies, position, last)),
+            Err(e) => {
+                tracing::warn!(game, error = %format!("{e:#}"), "no board to draw");
+                boards.known.insert((game, plies), None);
+            }
+        }
+    }
+    let pictures = draw_all(&positions);
+    for ((game, plies, _, last), picture) in positions.into_iter().zip(pictures) {
+        if let Some(picture) = &picture {
+            boards.drawn.push((game, plies, last, picture.clone()));
+        }
+        boards.known.insert((game, plies), picture);
+    }
+}
+
+/// A position to draw: its game, its count of plies, the position and the last ply it shows.
+type Position = (i64, usize, AnyGame, Option<MoveRow>);
+
+/// Each position's board, drawn on as many threads as there are cores (and positions), in
+/// the order given; `None` where the drawing failed or panicked (that mail goes as text).
+fn draw_all(positions: &[Position]) -> Vec<Option<BoardPicture>> {
     #[cfg(test)]
-    DRAWN.with(|d| d.set(d.get() + 1));
-    let (game, last) = store
-        .read(|tx| gamelog::position_at(tx, id, plies))
-        .map_err(|e| tracing::warn!(game = id, error = %format!("{e:#}"), "no board to draw"))
-        .ok()?;
-    match crate::picture::board_png(&game) {
+    DRAWN.with(|d| d.set(d.get() + positions.len()));
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(positions.len());
+    if threads <= 1 {
+        return positions.iter().map(draw).collect();
+    }
+    let next = AtomicUsize::new(0);
+    let mut drawn: Vec<(usize, Option<BoardPicture>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(position) = positions.get(i) else {
+                            return mine;
+                        };
+                        mine.push((i, draw(position)));
+                    }
+                })
+            })
+            .collect();
+        // A worker never panics (each drawing is caught in `draw`); if one did, its
+        // positions are left out and their mails go as text.
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    drawn.sort_by_key(|(i, _)| *i);
+    let mut pictures: Vec<Option<BoardPicture>> = vec![None; positions.len()];
+    for (i, picture) in drawn {
+        pictures[i] = picture;
+    }
+    pictures
+}
+
+/// One position's board as text and as a PNG; `None` when it cannot be drawn (logged). A
+/// drawing that panics must not hold this mail, nor every mail after it: it is caught here.
+fn draw((id, _, game, _): &Position) -> Option<BoardPicture> {
+    let drawn = crate::unwind::catch(|| {
+        // `PBEM_FAULT=picture:panic:<game>`: the isolation test's failing drawing.
+        if crate::fault::keyed("picture:panic") == Some(id.to_string().as_str()) {
+            panic!("fault injected: picture:panic in game {id}");
+        }
+        Ok(crate::picture::board_png(game)?)
+    });
+    match drawn {
         Ok(png) => {
             let texts = [game.board(), game.board_beside_report()];
-            Some((BoardPicture { texts, png }, last))
+            Some(BoardPicture { texts, png })
         }
         Err(e) => {
-            tracing::warn!(game = id, error = %e, "the board picture failed: text only");
+            tracing::warn!(game = id, error = %format!("{e:#}"), "the board picture failed: text only");
             None
         }
     }
