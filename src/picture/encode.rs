@@ -65,27 +65,41 @@ fn runs(pixels: &[PremultipliedColorU8]) -> Vec<(Rgb, u32)> {
 /// each other colour (a blend at the edge of a shape or a letter, never a flat area) shown as
 /// the nearest of them, which the eye does not tell apart at an edge.
 fn palette(runs: &[(Rgb, u32)], pixels: usize) -> (Vec<u8>, Vec<u8>) {
-    // Fx, not SipHash: the keys are our own pixels, and hashing was most of the drawing's time.
-    let mut counts: FxHashMap<Rgb, u32> = FxHashMap::default();
+    // Each distinct colour gets a slot, looked up once per run (Fx, not SipHash: the keys are
+    // our own pixels, and hashing was most of the drawing's time); the rest works by slot.
+    let mut slots: FxHashMap<Rgb, u32> = FxHashMap::default();
+    let mut colours: Vec<(Rgb, u32)> = Vec::new();
+    let mut run_slots = Vec::with_capacity(runs.len());
     for &(rgb, n) in runs {
-        *counts.entry(rgb).or_default() += n;
+        let slot = *slots.entry(rgb).or_insert_with(|| {
+            colours.push((rgb, 0));
+            colours.len() as u32 - 1
+        });
+        colours[slot as usize].1 += n;
+        run_slots.push(slot);
     }
-    let mut by_count: Vec<(Rgb, u32)> = counts.into_iter().collect();
+    let mut by_count: Vec<u32> = (0..colours.len() as u32).collect();
     // Most common first; equal counts by colour, so the same picture gives the same bytes.
-    by_count.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let kept: Vec<Rgb> = by_count.iter().take(256).map(|(c, _)| *c).collect();
-    let mut index: FxHashMap<Rgb, u8> = FxHashMap::default();
-    index.reserve(by_count.len());
-    for (i, c) in kept.iter().enumerate() {
-        index.insert(*c, i as u8);
+    by_count.sort_unstable_by(|&a, &b| {
+        let (a, b) = (colours[a as usize], colours[b as usize]);
+        b.1.cmp(&a.1).then(a.0.cmp(&b.0))
+    });
+    let kept: Vec<Rgb> = by_count
+        .iter()
+        .take(256)
+        .map(|&s| colours[s as usize].0)
+        .collect();
+    let mut index = vec![0u8; colours.len()];
+    for (i, &slot) in by_count.iter().take(256).enumerate() {
+        index[slot as usize] = i as u8;
     }
     let nearest = Nearest::new(&kept);
-    for (c, _) in by_count.iter().skip(256) {
-        index.insert(*c, nearest.of(*c));
+    for &slot in by_count.iter().skip(256) {
+        index[slot as usize] = nearest.of(colours[slot as usize].0);
     }
     let mut indices = Vec::with_capacity(pixels);
-    for &(rgb, n) in runs {
-        indices.resize(indices.len() + n as usize, index[&rgb]);
+    for (&(_, n), &slot) in runs.iter().zip(&run_slots) {
+        indices.resize(indices.len() + n as usize, index[slot as usize]);
     }
     let plte = kept
         .iter()

@@ -63,9 +63,16 @@ fn pixels(svg: &str) -> Result<Pixmap, PictureError> {
 /// The fixed layers kept, each with its document (`fixed_layer`).
 static LAYERS: Mutex<Vec<(String, Arc<Pixmap>)>> = Mutex::new(Vec::new());
 
-/// The parsed elements kept by their documents, newer and older (`element_tree`).
-type Kept = HashMap<String, Arc<usvg::Tree>, FxBuildHasher>;
-const EMPTY: Kept = HashMap::with_hasher(FxBuildHasher);
+/// The elements kept by their documents, newer and older (`element`).
+struct Kept {
+    elements: HashMap<String, Arc<Element>, FxBuildHasher>,
+    /// The bytes their pixels (`Patch`) take once drawn.
+    bytes: usize,
+}
+const EMPTY: Kept = Kept {
+    elements: HashMap::with_hasher(FxBuildHasher),
+    bytes: 0,
+};
 static KEPT: Mutex<(Kept, Kept)> = Mutex::new((EMPTY, EMPTY));
 
 /// Forgets every kept layer and element.
@@ -103,45 +110,166 @@ fn fixed_layer(svg: &str) -> Result<Arc<Pixmap>, PictureError> {
 
 /// Renders a picture's layers to PNG bytes: the fixed layer (drawn once, see `fixed_layer`)
 /// copied, then each element that moved drawn over it in order (parsed once, see
-/// `element_tree`). The pixels are the whole document's: each shape is blended over the same
-/// pixels as when the document is drawn at once.
+/// `element`; its pixels copied when it lands on what it was last drawn on, see `draw`). The
+/// pixels are the whole document's: each shape is blended over the same pixels as when the
+/// document is drawn at once.
 pub(super) fn layered_png(layers: &Layers) -> Result<Vec<u8>, PictureError> {
     let mut pixmap = Pixmap::clone(&*fixed_layer(&layers.fixed)?);
-    for element in &layers.moving {
-        let tree = element_tree(element)?;
-        resvg::render(&tree, Transform::identity(), &mut pixmap.as_mut());
+    for doc in &layers.moving {
+        draw(&*element(doc)?, &mut pixmap);
     }
     encode::png(&pixmap)
 }
 
-/// How many parsed elements each of the two generations of `element_tree` keeps: some
-/// thousand distinct pieces, dice and labels on their squares, a few kilobytes each.
-const ELEMENTS_KEPT: usize = 2048;
+/// A moving element, parsed (its text shaped into outlines), with the rectangle of pixels
+/// drawing it can change and, once drawn, that rectangle's pixels before and after.
+struct Element {
+    tree: usvg::Tree,
+    rect: Option<Rect>,
+    patch: Mutex<Option<Patch>>,
+}
 
-/// The parsed tree of one element's document (its text shaped into outlines), kept for the
-/// next picture that has the same element: a piece that did not move, a die's face on a hex.
-/// Two generations: when the newer is full it becomes the older and the older is dropped,
-/// so what is in use stays and the memory is bounded.
-fn element_tree(doc: &str) -> Result<Arc<usvg::Tree>, PictureError> {
+/// A rectangle of whole pixels inside the picture: left, top, width, height.
+#[derive(Clone, Copy)]
+struct Rect(usize, usize, usize, usize);
+
+/// An element's rectangle as it was before and after the element was last drawn.
+struct Patch {
+    before: Vec<u8>,
+    after: Vec<u8>,
+}
+
+/// Beyond its outline (stroke included) drawing touches at most the pixel an edge crosses:
+/// two more on each side is certain.
+const EDGE: f32 = 2.0;
+
+/// Draws an element over the pixmap. When the pixels under its rectangle are those it was
+/// last drawn over, the result is those it made then (drawing is a function of the element
+/// and the pixels it touches, all inside its rectangle): they are copied, exactly, and
+/// nothing is rasterized. A die that did not move, on the square it stood on, costs a copy.
+fn draw(element: &Element, pixmap: &mut Pixmap) {
+    let Some(rect) = element.rect else {
+        resvg::render(&element.tree, Transform::identity(), &mut pixmap.as_mut());
+        return;
+    };
+    let mut patch = element.patch.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = &*patch {
+        if region_is(pixmap, rect, &p.before) {
+            put_region(pixmap, rect, &p.after);
+            return;
+        }
+    }
+    let before = region(pixmap, rect);
+    #[cfg(debug_assertions)]
+    let whole = pixmap.clone();
+    resvg::render(&element.tree, Transform::identity(), &mut pixmap.as_mut());
+    let after = region(pixmap, rect);
+    #[cfg(debug_assertions)]
+    {
+        // What drawing changed outside the rectangle would be lost by a copy of it.
+        let mut check = pixmap.clone();
+        put_region(&mut check, rect, &region(&whole, rect));
+        debug_assert!(check == whole, "an element drew outside its rectangle");
+    }
+    *patch = Some(Patch { before, after });
+}
+
+/// The rectangle of pixels an element's drawing can change, inside a picture this size.
+fn rect_of(tree: &usvg::Tree) -> Option<Rect> {
+    if !tree.root().has_children() {
+        return None;
+    }
+    let b = tree.root().abs_layer_bounding_box();
+    let size = tree.size().to_int_size();
+    let (w, h) = (size.width() as f32, size.height() as f32);
+    let left = (b.left() - EDGE).floor().clamp(0.0, w);
+    let top = (b.top() - EDGE).floor().clamp(0.0, h);
+    let right = (b.right() + EDGE).ceil().clamp(0.0, w);
+    let bottom = (b.bottom() + EDGE).ceil().clamp(0.0, h);
+    (right > left && bottom > top).then(|| {
+        Rect(
+            left as usize,
+            top as usize,
+            (right - left) as usize,
+            (bottom - top) as usize,
+        )
+    })
+}
+
+/// The rectangle's pixels, row after row.
+fn region(pixmap: &Pixmap, Rect(x, y, w, h): Rect) -> Vec<u8> {
+    let stride = pixmap.width() as usize * 4;
+    let mut out = Vec::with_capacity(w * h * 4);
+    for row in y..y + h {
+        out.extend_from_slice(&pixmap.data()[row * stride + x * 4..][..w * 4]);
+    }
+    out
+}
+
+/// Whether the rectangle's pixels are these (as `region` reads them).
+fn region_is(pixmap: &Pixmap, Rect(x, y, w, h): Rect, pixels: &[u8]) -> bool {
+    let stride = pixmap.width() as usize * 4;
+    (y..y + h).enumerate().all(|(i, row)| {
+        pixmap.data()[row * stride + x * 4..][..w * 4] == pixels[i * w * 4..][..w * 4]
+    })
+}
+
+/// Writes the rectangle's pixels back, as `region` read them.
+fn put_region(pixmap: &mut Pixmap, Rect(x, y, w, h): Rect, pixels: &[u8]) {
+    let stride = pixmap.width() as usize * 4;
+    for (i, row) in (y..y + h).enumerate() {
+        pixmap.data_mut()[row * stride + x * 4..][..w * 4]
+            .copy_from_slice(&pixels[i * w * 4..][..w * 4]);
+    }
+}
+
+/// How many elements each of the two generations of `element` keeps (some thousand distinct
+/// pieces, dice and labels on their squares), and how many bytes of their pixels: the most
+/// the kept elements take is twice these, whatever the pictures are.
+const ELEMENTS_KEPT: usize = 2048;
+const PATCH_BYTES_KEPT: usize = 16 << 20;
+
+/// An element larger than this many pixels (a line across the board) is drawn each time:
+/// its pixels would cost more to keep than to draw.
+const PATCH_PIXELS: usize = 16 * 1024;
+
+/// The element of one element's document, kept for the next picture that has the same
+/// element: a piece that did not move, a die's face on a hex. Two generations: when the newer
+/// is full it becomes the older and the older is dropped, so what is in use stays and the
+/// memory is bounded.
+fn element(doc: &str) -> Result<Arc<Element>, PictureError> {
     {
         let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
         let (newer, older) = &mut *kept;
-        if let Some(tree) = newer.get(doc) {
-            return Ok(tree.clone());
+        if let Some(element) = newer.elements.get(doc) {
+            return Ok(element.clone());
         }
-        if let Some(tree) = older.remove(doc) {
-            newer.insert(doc.to_string(), tree.clone());
-            return Ok(tree);
+        if let Some(element) = older.elements.remove(doc) {
+            keep(newer, doc, &element);
+            return Ok(element);
         }
     }
-    let tree = Arc::new(usvg::Tree::from_str(doc, &options())?);
+    let tree = usvg::Tree::from_str(doc, &options())?;
+    let rect = rect_of(&tree).filter(|r| r.2 * r.3 <= PATCH_PIXELS);
+    let element = Arc::new(Element {
+        rect,
+        tree,
+        patch: Mutex::new(None),
+    });
     let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
     let (newer, older) = &mut *kept;
-    if newer.len() >= ELEMENTS_KEPT {
-        *older = std::mem::take(newer);
+    if newer.elements.len() >= ELEMENTS_KEPT || newer.bytes >= PATCH_BYTES_KEPT {
+        *older = std::mem::replace(newer, EMPTY);
     }
-    newer.insert(doc.to_string(), tree.clone());
-    Ok(tree)
+    keep(newer, doc, &element);
+    Ok(element)
+}
+
+/// Adds an element to a generation, counting the bytes its pixels will take (before and
+/// after, four bytes a pixel).
+fn keep(generation: &mut Kept, doc: &str, element: &Arc<Element>) {
+    generation.bytes += element.rect.map_or(0, |r| r.2 * r.3 * 8);
+    generation.elements.insert(doc.to_string(), element.clone());
 }
 
 #[cfg(test)]
@@ -162,6 +290,25 @@ mod tests {
             .filter(|p| p.red() < 100 && p.alpha() == 255)
             .count();
         assert!(dark > 20, "the text left {dark} dark pixels");
+    }
+
+    /// An element kept with its pixels is drawn again, not copied, where what lies under it
+    /// differs from what lay under it before; and copied where it is the same.
+    #[test]
+    fn a_kept_element_is_copied_only_over_the_pixels_it_was_drawn_over() {
+        let head = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"40\" height=\"30\">";
+        let circle = "<circle cx=\"20\" cy=\"15\" r=\"7.3\" fill=\"#c00000\" \
+                      stroke=\"#000000\" stroke-width=\"1.5\"/>";
+        let under =
+            |fill: &str| format!("{head}<rect width=\"40\" height=\"30\" fill=\"{fill}\"/>");
+        for fill in ["#ffffff", "#2040ff", "#ffffff", "#2040ff"] {
+            let layers = Layers {
+                fixed: format!("{}</svg>", under(fill)),
+                moving: vec![format!("{head}{circle}</svg>")],
+            };
+            let whole = png(&format!("{}{circle}</svg>", under(fill))).unwrap();
+            assert!(layered_png(&layers).unwrap() == whole, "over {fill}");
+        }
     }
 
     #[test]
