@@ -186,14 +186,13 @@ fn rect_of(tree: &usvg::Tree) -> Option<Rect> {
     let top = (b.top() - EDGE).floor().clamp(0.0, h);
     let right = (b.right() + EDGE).ceil().clamp(0.0, w);
     let bottom = (b.bottom() + EDGE).ceil().clamp(0.0, h);
-    (right > left && bottom > top).then(|| {
-        Rect(
-            left as usize,
-            top as usize,
-            (right - left) as usize,
-            (bottom - top) as usize,
-        )
-    })
+    let rect = Rect(
+        left as usize,
+        top as usize,
+        (right - left) as usize,
+        (bottom - top) as usize,
+    );
+    (right > left && bottom > top).then_some(rect)
 }
 
 /// The rectangle's pixels, row after row.
