@@ -127,6 +127,9 @@ pub enum BenchCmd {
         /// Passes over each game's positions, each from a cold start (nothing kept).
         #[arg(long, default_value_t = 5)]
         passes: u32,
+        /// Only this game's pictures (dicerink, d4d6, diptactoe, dicess, siberian).
+        #[arg(long, value_parser = a_game)]
+        game: Option<GameKind>,
         /// Also write each picture to this folder as <game>-<position>.png, to look at.
         #[arg(long)]
         out: Option<PathBuf>,
@@ -224,7 +227,9 @@ pub fn run(cmd: BenchCmd, _db: &Path, cfg: Config) -> anyhow::Result<i32> {
         } => return in_scratch(dir, false, |d| deadline::run(d, &cfg, games, history)),
         BenchCmd::Tablebase => return tablebase::run(),
         BenchCmd::Robots { games, json, game } => return robots::run(games, json, game),
-        BenchCmd::Picture { passes, out } => return picture::run(passes, out.as_deref()),
+        BenchCmd::Picture { passes, out, game } => {
+            return picture::run(passes, out.as_deref(), game)
+        }
     };
     let run = ingest::IngestRun {
         games,

@@ -113,7 +113,7 @@ fn positions(kind: GameKind, options: &Options) -> anyhow::Result<Vec<AnyGame>> 
 
 /// A pass draws every position of each game once, in order, as a game's mails would show
 /// them; each pass starts cold, with nothing kept, as a process just started does.
-pub(super) fn run(passes: u32, out: Option<&Path>) -> anyhow::Result<i32> {
+pub(super) fn run(passes: u32, out: Option<&Path>, only: Option<GameKind>) -> anyhow::Result<i32> {
     if let Some(dir) = out {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
@@ -123,7 +123,7 @@ pub(super) fn run(passes: u32, out: Option<&Path>) -> anyhow::Result<i32> {
          start; per game the median time per picture, p10-p90, and the sizes at the start and \
          at a quarter, half, three quarters and the end of the game:"
     );
-    for &(kind, variant, opts) in GAMES {
+    for &(kind, variant, opts) in GAMES.iter().filter(|g| only.is_none_or(|k| k == g.0)) {
         let options: Options = opts
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
