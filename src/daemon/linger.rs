@@ -10,7 +10,7 @@
 //! never past `LIFE`; before it goes it removes its socket, then reads the spool once more,
 //! so a call that came just before is never left unread.
 
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -29,14 +29,7 @@ const LIFE: Duration = Duration::from_secs(300);
 /// Tells the worker lingering on `db` with the same start as this process (binary, folder,
 /// `config`, environment) to read the spool; true once it took the call.
 pub(super) fn call(db: &Path, config: Option<&Path>) -> bool {
-    let socket = socket_path(db, config);
-    // As `wake::call`: only a socket made by the database's owner.
-    use std::os::unix::fs::MetadataExt as _;
-    let owner = |p: &Path| std::fs::symlink_metadata(p).map(|m| m.uid()).ok();
-    if owner(&socket).is_none() || owner(&socket) != owner(db) {
-        return false;
-    }
-    UnixStream::connect(&socket).is_ok()
+    super::wake::call_socket(&socket_path(db, config), db)
 }
 
 /// After the worker's first round (`work` answers and sends all there is): listens for

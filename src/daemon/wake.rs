@@ -30,15 +30,19 @@ pub fn socket_path(db: &Path) -> PathBuf {
 /// Tells the daemon serving `db`, if one listens, to read the spool; true once it took the
 /// call. False in every other case: the caller starts a worker to read it.
 pub fn call(db: &Path) -> bool {
-    let socket = socket_path(db);
-    // Only a socket made by the database's owner: in a folder others may write, a socket
-    // someone else made there would take the call and leave the spool unread.
+    call_socket(&socket_path(db), db)
+}
+
+/// Connects to `socket` if the database's owner made it: true once the call was taken. In a
+/// folder others may write, a socket someone else made there would take the call and leave
+/// the spool unread. (The lingering ingest worker is called the same way.)
+pub(super) fn call_socket(socket: &Path, db: &Path) -> bool {
     use std::os::unix::fs::MetadataExt as _;
     let owner = |p: &Path| std::fs::symlink_metadata(p).map(|m| m.uid()).ok();
-    if owner(&socket).is_none() || owner(&socket) != owner(db) {
+    if owner(socket).is_none() || owner(socket) != owner(db) {
         return false;
     }
-    UnixStream::connect(&socket).is_ok()
+    UnixStream::connect(socket).is_ok()
 }
 
 /// The listening side: a thread that takes the calls and one that reads the spool (with a
