@@ -1,7 +1,6 @@
 //! The one step that adds HTML parts, after the commit that queued their mails: for each mail by the `HtmlPart` it waits for, each position's board drawn once as a picture and the mail's bytes made again with its HTML part (its text unchanged), so that no inbound mail's transaction ever waits for a drawing.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{html, outgoing};
 use crate::config::Config;
@@ -160,35 +159,25 @@ fn draw_all(positions: &[Position]) -> Vec<Option<BoardPicture>> {
     if threads <= 1 {
         return positions.iter().map(draw).collect();
     }
-    let next = AtomicUsize::new(0);
-    let mut drawn: Vec<(usize, Option<BoardPicture>)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(position) = positions.get(i) else {
-                            return mine;
-                        };
-                        mine.push((i, draw(position)));
-                    }
-                })
+    // Contiguous shares, one a thread, joined in order: the pictures come back in the order
+    // given. Each drawing is caught in `draw`, so no thread panics; if one did, its share
+    // would go as text.
+    let share = positions.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = positions
+            .chunks(share)
+            .map(|mine| {
+                (
+                    mine.len(),
+                    scope.spawn(|| mine.iter().map(draw).collect::<Vec<_>>()),
+                )
             })
             .collect();
-        // A worker never panics (each drawing is caught in `draw`); if one did, its
-        // positions are left out and their mails go as text.
         workers
             .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
+            .flat_map(|(n, w)| w.join().unwrap_or_else(|_| vec![None; n]))
             .collect()
-    });
-    drawn.sort_by_key(|(i, _)| *i);
-    let mut pictures: Vec<Option<BoardPicture>> = vec![None; positions.len()];
-    for (i, picture) in drawn {
-        pictures[i] = picture;
-    }
-    pictures
+    })
 }
 
 /// One position's board as text and as a PNG; `None` when it cannot be drawn (logged). A
