@@ -184,7 +184,7 @@ fn panel(svg: &mut Svg, game: &Siberian) {
         }
     }
     if let Some(p) = &pos.purity {
-        let y = PANEL + cfg.players.div_ceil(2) as f32 * SEAT_H;
+        let y = seats_bottom(game);
         // The panel holds the next few of up to 9999; the count and the "..." say the list
         // goes on (the text board lists it all).
         let count = format!("numbers to come: {}", p.len());
@@ -194,15 +194,19 @@ fn panel(svg: &mut Svg, game: &Siberian) {
     marks(svg, game, marks_top(game));
 }
 
+/// Where the seats' rows end (two seats a row): PURITY's numbers start there.
+fn seats_bottom(game: &Siberian) -> f32 {
+    PANEL + game.config().players.div_ceil(2) as f32 * SEAT_H
+}
+
 /// Where the marks' rows start: under the seats and PURITY's numbers.
 fn marks_top(game: &Siberian) -> f32 {
-    let cfg = game.config();
     let purity = if game.position().purity.is_some() {
         PURITY_H
     } else {
         0.0
     };
-    PANEL + cfg.players.div_ceil(2) as f32 * SEAT_H + purity
+    seats_bottom(game) + purity
 }
 
 /// The panel's marks that every position of the game has: each seat's swatch, and the
