@@ -56,6 +56,15 @@ fn mails_to(store: &mut Store, id: i64, to: &str) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// The config, templates and an empty store in memory each test starts from.
+fn fixture() -> (Config, Templates, Store) {
+    (
+        config(),
+        Templates::load(None).unwrap(),
+        Store::memory().unwrap(),
+    )
+}
+
 fn drawn() -> usize {
     DRAWN.with(|d| d.get())
 }
@@ -64,11 +73,7 @@ fn drawn() -> usize {
 /// in a later pass (as another process would make it) attaches them again without drawing.
 #[test]
 fn one_position_is_drawn_once_for_every_mail_and_a_resend() {
-    let (cfg, templates, mut store) = (
-        config(),
-        Templates::load(None).unwrap(),
-        Store::memory().unwrap(),
-    );
+    let (cfg, templates, mut store) = fixture();
     let id = game(&mut store, &cfg, &templates);
     let before = drawn();
     run(&mut store, &cfg).unwrap();
@@ -102,11 +107,7 @@ fn one_position_is_drawn_once_for_every_mail_and_a_resend() {
 /// of a game goes when the game is over.
 #[test]
 fn a_rollback_drops_the_pictures_of_the_plies_undone() {
-    let (cfg, templates, mut store) = (
-        config(),
-        Templates::load(None).unwrap(),
-        Store::memory().unwrap(),
-    );
+    let (cfg, templates, mut store) = fixture();
     let id = game(&mut store, &cfg, &templates);
     let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 5, 0).unwrap();
     let plies = store
