@@ -100,3 +100,30 @@ fn bench_ingest_runs_all_waiting_and_steady() {
         "{text}"
     );
 }
+
+#[test]
+fn bench_picture_draws_one_games_positions_and_writes_them_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let pictures = dir.path().join("pictures");
+    let out = pbem_command(dir.path(), "unused.sqlite")
+        .args([
+            "bench", "picture", "--game", "dicess", "--passes", "1", "--out",
+        ])
+        .arg(&pictures)
+        .output()
+        .unwrap();
+    let text = output_text(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("dicess     standard"), "{text}");
+    assert!(
+        !text.contains("dicerink"),
+        "only the game asked for: {text}"
+    );
+    // The start and four positions on: five pictures, each a PNG.
+    let written: Vec<_> = std::fs::read_dir(&pictures).unwrap().collect();
+    assert_eq!(written.len(), 5, "{text}");
+    for f in written {
+        let bytes = std::fs::read(f.unwrap().path()).unwrap();
+        assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"));
+    }
+}

@@ -7,6 +7,7 @@ use std::time::Instant;
 use anyhow::{anyhow, Context};
 
 use super::lcg::Lcg;
+use super::{ms, percentile};
 use crate::games::{Actor, AnyGame, GameKind, GameRef, Options, ToAct};
 use crate::picture;
 
@@ -119,7 +120,7 @@ pub(super) fn run(passes: u32, out: Option<&Path>, only: Option<GameKind>) -> an
     }
     let passes = passes.max(1);
     println!(
-        "every position of a seeded game drawn once in order, {passes} passes each from a cold \
+        "every position of a seeded game drawn once in order, in {passes} pass(es) each from a cold \
          start; per game the median time per picture, p10-p90, and the sizes at the start and \
          at a quarter, half, three quarters and the end of the game:"
     );
@@ -137,7 +138,7 @@ pub(super) fn run(passes: u32, out: Option<&Path>, only: Option<GameKind>) -> an
             for (i, game) in all.iter().enumerate() {
                 let started = Instant::now();
                 let png = picture::board_png(game)?;
-                times.push(started.elapsed().as_secs_f64() * 1000.0);
+                times.push(started.elapsed());
                 if pass == 0 && picks.contains(&i) {
                     sizes.push(png.len().to_string());
                     if let Some(dir) = out {
@@ -150,8 +151,8 @@ pub(super) fn run(passes: u32, out: Option<&Path>, only: Option<GameKind>) -> an
                 }
             }
         }
-        times.sort_by(f64::total_cmp);
-        let at = |q: f64| times[((times.len() - 1) as f64 * q).round() as usize];
+        times.sort();
+        let at = |q: f64| ms(percentile(&times, q));
         println!(
             "{:<10} {variant:<12} {:>6.2} ms ({:.2}-{:.2}) over {} positions, bytes {}",
             kind.name(),
