@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{params, OptionalExtension};
 
-use super::mail::{message_row, out_row, OUT_COLS};
+use super::mail::{message_row, out_row, OUT_COLS, OUT_RAW};
 use super::{parse_ts, MessageRow, OutboxRow, Tx};
 
 /// Which inbound mail the GM lists.
@@ -113,7 +113,7 @@ impl Tx<'_> {
     pub fn outbox_mail(&self, id: i64) -> anyhow::Result<Option<OutboxRow>> {
         Ok(self
             .one(
-                &format!("SELECT {OUT_COLS}, raw FROM outbox WHERE id = ?1"),
+                &format!("SELECT {OUT_COLS}, {OUT_RAW} FROM outbox WHERE id = ?1"),
                 [id],
                 out_row,
             )

@@ -113,6 +113,10 @@ pub(super) fn message_row(r: &Row) -> rusqlite::Result<MessageRow> {
     })
 }
 
+/// A queued mail's bytes, from their own table (schema 23), as a column of a query on the
+/// outbox: the raw bytes `out_row` reads last (listings put NULL there).
+pub(super) const OUT_RAW: &str = "(SELECT raw FROM outbox_raw WHERE outbox_raw.id = outbox.id)";
+
 /// The outbox's columns in `out_row`'s order, the raw bytes last: listings put NULL there.
 pub(super) const OUT_COLS: &str =
     "id, message_id, kind, game_id, from_addr, to_addr, reply_to, subject, \
@@ -233,9 +237,9 @@ impl Tx<'_> {
         self.exec(
             "INSERT INTO outbox (message_id, kind, game_id, from_addr, to_addr, reply_to, \
              subject, body, in_reply_to, refs, next_try_at, created_at, status, last_error, \
-             raw, html_wait, board_game, board_plies, cause) \
+             html_wait, board_game, board_plies, cause) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, \
-             ?17, ?18, ?19)",
+             ?17, ?18)",
             params![
                 m.message_id,
                 m.kind,
@@ -252,14 +256,20 @@ impl Tx<'_> {
                 ts(now),
                 m.status,
                 m.last_error,
-                m.raw,
                 html_wait,
                 board_game,
                 board_plies,
                 m.cause,
             ],
         )?;
-        Ok(self.conn().last_insert_rowid())
+        let id = self.conn().last_insert_rowid();
+        if let Some(raw) = &m.raw {
+            self.exec(
+                "INSERT INTO outbox_raw (id, raw) VALUES (?1, ?2)",
+                params![id, raw],
+            )?;
+        }
+        Ok(id)
     }
 
     /// The id the next queued mail will get (unique within this transaction's view).
@@ -275,8 +285,8 @@ impl Tx<'_> {
     /// for their HTML part, or (queued before schema 7) for any bytes, are not due yet.
     pub fn outbox_due(&self, now: DateTime<Utc>, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
         let mut st = self.conn().prepare_cached(&format!(
-            "SELECT {OUT_COLS}, raw FROM outbox WHERE status = 'pending' AND next_try_at <= ?1 \
-             AND html_wait IS NULL AND raw IS NOT NULL \
+            "SELECT {OUT_COLS}, {OUT_RAW} FROM outbox WHERE status = 'pending' \
+             AND next_try_at <= ?1 AND html_wait IS NULL AND {OUT_RAW} IS NOT NULL \
              ORDER BY id LIMIT ?2"
         ))?;
         let rows = st.query_map(params![ts(now), limit], out_row)?;
@@ -316,10 +326,11 @@ impl Tx<'_> {
             .optional()?)
     }
 
-    /// Pending mails waiting for their HTML part, oldest first, with their bytes.
+    /// Pending mails waiting for their HTML part, oldest first, without their bytes (the
+    /// part's step makes them again from the columns).
     pub fn outbox_to_illustrate(&self, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
         let mut st = self.conn().prepare_cached(&format!(
-            "SELECT {OUT_COLS}, raw FROM outbox \
+            "SELECT {OUT_COLS}, NULL FROM outbox \
              WHERE html_wait IS NOT NULL AND status = 'pending' ORDER BY id LIMIT ?1"
         ))?;
         let rows = st.query_map([limit], out_row)?;
@@ -330,7 +341,7 @@ impl Tx<'_> {
     pub fn outbox_unbuilt(&self, now: DateTime<Utc>) -> anyhow::Result<Vec<OutboxRow>> {
         let mut st = self.conn().prepare_cached(&format!(
             "SELECT {OUT_COLS}, NULL FROM outbox \
-             WHERE raw IS NULL AND status = 'pending' AND next_try_at <= ?1 ORDER BY id"
+             WHERE {OUT_RAW} IS NULL AND status = 'pending' AND next_try_at <= ?1 ORDER BY id"
         ))?;
         let rows = st.query_map([ts(now)], out_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -340,10 +351,13 @@ impl Tx<'_> {
     /// (`None`: it goes as text): either way it no longer waits. The board it shows stays
     /// noted (`drop_stale_held` reads it).
     pub fn illustrated(&self, id: i64, raw: Option<&[u8]>) -> anyhow::Result<()> {
-        self.exec(
-            "UPDATE outbox SET html_wait = NULL, raw = COALESCE(?2, raw) WHERE id = ?1",
-            params![id, raw],
-        )?;
+        self.exec("UPDATE outbox SET html_wait = NULL WHERE id = ?1", [id])?;
+        if let Some(raw) = raw {
+            self.exec(
+                "INSERT OR REPLACE INTO outbox_raw (id, raw) VALUES (?1, ?2)",
+                params![id, raw],
+            )?;
+        }
         Ok(())
     }
 
@@ -359,7 +373,9 @@ impl Tx<'_> {
     /// A queued mail's finished bytes (`None`: no such mail, or none stored).
     pub fn outbox_raw(&self, id: i64) -> anyhow::Result<Option<Vec<u8>>> {
         Ok(self
-            .one("SELECT raw FROM outbox WHERE id = ?1", [id], |r| r.get(0))
+            .one("SELECT raw FROM outbox_raw WHERE id = ?1", [id], |r| {
+                r.get(0)
+            })
             .optional()?
             .flatten())
     }
@@ -367,8 +383,10 @@ impl Tx<'_> {
     /// Stores the bytes a mail queued before schema 7 was built into before its first try,
     /// so every try sends the same ones.
     pub fn set_outbox_raw(&self, id: i64, raw: &[u8]) -> anyhow::Result<()> {
+        // Only for a mail there is, and never over bytes it has.
         self.exec(
-            "UPDATE outbox SET raw = ?2 WHERE id = ?1 AND raw IS NULL",
+            "INSERT OR IGNORE INTO outbox_raw (id, raw) \
+             SELECT id, ?2 FROM outbox WHERE id = ?1",
             params![id, raw],
         )?;
         Ok(())

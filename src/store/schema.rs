@@ -431,6 +431,18 @@ const MIGRATIONS: &[&str] = &[
         DELETE FROM pictures WHERE game_id = NEW.id;
     END;
     "#,
+    // 23: each queued mail's bytes in a table of their own, as the inbound messages' are
+    // (3): SQLite writes a row whole, so marking a mail sent or illustrated rewrote its
+    // bytes (a board picture's, some kilobytes) each time, and every read of the outbox's
+    // columns went through them. A mail's bytes go with it.
+    r#"
+    CREATE TABLE outbox_raw (
+        id  INTEGER PRIMARY KEY REFERENCES outbox(id) ON DELETE CASCADE,
+        raw BLOB NOT NULL
+    );
+    INSERT INTO outbox_raw (id, raw) SELECT id, raw FROM outbox WHERE raw IS NOT NULL;
+    ALTER TABLE outbox DROP COLUMN raw;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -249,7 +249,7 @@ fn the_outbox_shows_next_tries_refuses_pointless_retries_and_decodes_a_mail() {
 
     // A mail queued by an older pbem has no bytes: its columns are shown.
     let conn = rusqlite::Connection::open(w.dir.path().join("pbem.sqlite")).unwrap();
-    conn.execute("UPDATE outbox SET raw = NULL WHERE id = 1", [])
+    conn.execute("DELETE FROM outbox_raw WHERE id = 1", [])
         .unwrap();
     let out = stdout(&desk(&w, &["outbox", "show", "1"]));
     assert!(out.contains("(no stored bytes"), "{out}");

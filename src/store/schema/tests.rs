@@ -109,11 +109,46 @@ fn version_6_outbox_rows_migrate_without_raw_bytes() {
     .unwrap();
     migrate(&mut conn).unwrap();
     let (status, raw): (String, Option<Vec<u8>>) = conn
-        .query_row("SELECT status, raw FROM outbox", [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
+        .query_row(
+            "SELECT status, r.raw FROM outbox LEFT JOIN outbox_raw r ON r.id = outbox.id",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
         .unwrap();
     assert_eq!((status.as_str(), raw), ("pending", None));
+}
+
+/// Mail queued under schema 22 keeps its bytes under 23, in their own table, and they go
+/// with the mail.
+#[test]
+fn version_22_outbox_bytes_move_to_their_own_table() {
+    let mut conn = Connection::open_in_memory().unwrap();
+    for sql in &MIGRATIONS[..22] {
+        conn.execute_batch(sql).unwrap();
+    }
+    conn.pragma_update(None, "user_version", 22).unwrap();
+    for (id, raw) in [(1, Some(&b"Subject: one"[..])), (2, None)] {
+        conn.execute(
+            "INSERT INTO outbox (id, message_id, kind, from_addr, to_addr, subject, body, \
+             next_try_at, created_at, raw) VALUES (?1, ?2, 'reply', 'gm@x', 'a@b', 's', 'b', \
+             'n', 'c', ?3)",
+            rusqlite::params![id, format!("<m{id}@x>"), raw],
+        )
+        .unwrap();
+    }
+    migrate(&mut conn).unwrap();
+    let bytes = |conn: &Connection| -> Vec<(i64, Vec<u8>)> {
+        let mut st = conn
+            .prepare("SELECT id, raw FROM outbox_raw ORDER BY id")
+            .unwrap();
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    assert_eq!(bytes(&conn), vec![(1, b"Subject: one".to_vec())]);
+    assert!(conn.prepare("SELECT raw FROM outbox").is_err());
+    conn.pragma_update(None, "foreign_keys", true).unwrap();
+    conn.execute("DELETE FROM outbox WHERE id = 1", []).unwrap();
+    assert_eq!(bytes(&conn), vec![]);
 }
 
 /// Mail waiting for its HTML part under schema 12 (a JSON `picture`) still waits for the
