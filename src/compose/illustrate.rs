@@ -31,16 +31,20 @@ pub fn run(store: &mut Store, cfg: &Config) -> anyhow::Result<usize> {
             return Ok(done);
         }
         draw_new_positions(store, &mut boards, &rows);
-        let mut made = Vec::with_capacity(rows.len());
-        for row in &rows {
-            // A mail that fails to be made (a panic) must not hold every mail after it: it
-            // goes as text.
-            let done = crate::unwind::catch(|| Ok(one(cfg, &boards, row))).unwrap_or_else(|e| {
-                tracing::warn!(id = row.id, error = %e, "the HTML part failed: text only");
-                Made::Failed
-            });
-            made.push((row, done));
-        }
+        // Each mail made on every core too: making one (its HTML, the picture in base64,
+        // the MIME) is pure work on its row and its board, and with the drawing it is most
+        // of what a burst waits for.
+        let made: Vec<(&OutboxRow, Made)> = rows
+            .iter()
+            .zip(on_every_core(&rows, |row| {
+                // A mail that fails to be made (a panic) must not hold every mail after it:
+                // it goes as text.
+                crate::unwind::catch(|| Ok(one(cfg, &boards, row))).unwrap_or_else(|e| {
+                    tracing::warn!(id = row.id, error = %e, "the HTML part failed: text only");
+                    Made::Failed
+                })
+            }))
+            .collect();
         let drawn = std::mem::take(&mut boards.drawn);
         store.tx_lazy(|tx| {
             // Kept in the transaction that marks its mails illustrated: another process's
@@ -153,29 +157,30 @@ type Position = (i64, usize, AnyGame, Option<MoveRow>);
 fn draw_all(positions: &[Position]) -> Vec<Option<BoardPicture>> {
     #[cfg(test)]
     DRAWN.with(|d| d.set(d.get() + positions.len()));
+    on_every_core(positions, draw)
+}
+
+/// `work` on each item, on as many threads as there are cores (and items), the results in
+/// the order given. `work` must not panic (both its callers catch inside it); if it did,
+/// the thread's share would be lost with the panic.
+fn on_every_core<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
-        .min(positions.len());
+        .min(items.len());
     if threads <= 1 {
-        return positions.iter().map(draw).collect();
+        return items.iter().map(&work).collect();
     }
-    // Contiguous shares, one a thread, joined in order: the pictures come back in the order
-    // given. Each drawing is caught in `draw`, so no thread panics; if one did, its share
-    // would go as text.
-    let share = positions.len().div_ceil(threads);
+    // Contiguous shares, one a thread, joined in order.
+    let share = items.len().div_ceil(threads);
+    let work = &work;
     std::thread::scope(|scope| {
-        let workers: Vec<_> = positions
+        let workers: Vec<_> = items
             .chunks(share)
-            .map(|mine| {
-                (
-                    mine.len(),
-                    scope.spawn(|| mine.iter().map(draw).collect::<Vec<_>>()),
-                )
-            })
+            .map(|mine| scope.spawn(move || mine.iter().map(work).collect::<Vec<_>>()))
             .collect();
         workers
             .into_iter()
-            .flat_map(|(n, w)| w.join().unwrap_or_else(|_| vec![None; n]))
+            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     })
 }
