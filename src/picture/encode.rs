@@ -12,7 +12,8 @@ use super::PictureError;
 /// PNG bytes of an opaque pixmap (any alpha is dropped: the pictures paint their background).
 pub(super) fn png(pixmap: &Pixmap) -> Result<Vec<u8>, PictureError> {
     let runs = runs(pixmap.pixels());
-    let (colours, indices) = palette(&runs, pixmap.pixels().len());
+    let (colours, run_index) = palette(&runs);
+    let rows = filtered_rows(&runs, &run_index, pixmap.width() as usize);
     let mut out = Vec::new();
     let mut encoder = Encoder::new(&mut out, pixmap.width(), pixmap.height());
     encoder.set_depth(BitDepth::Eight);
@@ -20,8 +21,7 @@ pub(super) fn png(pixmap: &Pixmap) -> Result<Vec<u8>, PictureError> {
     encoder.set_palette(colours);
     let failed = |e: png::EncodingError| PictureError::Png(e.to_string());
     let mut writer = encoder.write_header().map_err(failed)?;
-    let idat = deflated_rows(&indices, pixmap.width() as usize)
-        .map_err(|e| PictureError::Png(e.to_string()))?;
+    let idat = deflated(&rows).map_err(|e| PictureError::Png(e.to_string()))?;
     writer
         .write_chunk(png::chunk::IDAT, &idat)
         .map_err(failed)?;
@@ -29,55 +29,88 @@ pub(super) fn png(pixmap: &Pixmap) -> Result<Vec<u8>, PictureError> {
     Ok(out)
 }
 
-/// The image data as IDAT holds it: each row of indices after its filter byte, deflated in
-/// one call. Index rows filter badly (the numbers are names, not intensities), so every row's
-/// filter is None. zlib-rs at level 6 deflates twice as fast as png's own miniz_oxide did,
-/// and the bench's pictures come out 3% smaller in all; fed row by row, as png feeds it,
-/// the same level made them larger. (`High` would make them a tenth smaller in twice the
-/// time: not worth it, far under 60 KB.)
-fn deflated_rows(indices: &[u8], width: usize) -> std::io::Result<Vec<u8>> {
-    let mut rows = Vec::with_capacity(indices.len() + indices.len() / width.max(1) + 1);
-    for row in indices.chunks(width.max(1)) {
-        rows.push(0);
-        rows.extend_from_slice(row);
+/// The image data as IDAT holds it before deflate: each row of indices after its filter
+/// byte, written straight from the runs. Index rows filter badly (the numbers are names, not
+/// intensities), so every row's filter is None.
+fn filtered_rows(runs: &[(u32, u32)], run_index: &[u8], width: usize) -> Vec<u8> {
+    let width = width.max(1);
+    let pixels: usize = runs.iter().map(|r| r.1 as usize).sum();
+    let mut rows = Vec::with_capacity(pixels + pixels / width + 1);
+    let mut left = 0;
+    for (&(_, n), &index) in runs.iter().zip(run_index) {
+        let mut n = n as usize;
+        while n > 0 {
+            if left == 0 {
+                rows.push(0);
+                left = width;
+            }
+            let k = n.min(left);
+            rows.resize(rows.len() + k, index);
+            (n, left) = (n - k, left - k);
+        }
     }
-    let mut zlib = ZlibEncoder::new(Vec::new(), flate2::Compression::new(6));
-    zlib.write_all(&rows)?;
+    rows
+}
+
+/// The rows deflated in one call. zlib-rs at level 6 deflates twice as fast as png's own
+/// miniz_oxide did, and the bench's pictures come out 3% smaller in all; fed row by row, as
+/// png feeds it, the same level made them larger. (`High` would make them a tenth smaller in
+/// twice the time: not worth it, far under 60 KB. Level 5 makes half of them larger than
+/// they were; sync flushes every so many rows, so that unchanged rows could be kept
+/// deflated, made them larger still.)
+fn deflated(rows: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut zlib = ZlibEncoder::new(
+        Vec::with_capacity(rows.len() / 8),
+        flate2::Compression::new(6),
+    );
+    zlib.write_all(rows)?;
     zlib.finish()
 }
 
 /// A colour as one number, `0xRRGGBB`: ordered as the bytes `[r, g, b]` are.
 type Rgb = u32;
 
-/// The pixels as runs of one colour (its RGB, alpha dropped) and their lengths: a picture is
-/// mostly flat areas, so everything after this pass works per run, not per pixel.
-fn runs(pixels: &[PremultipliedColorU8]) -> Vec<(Rgb, u32)> {
+/// The pixels as runs of one colour and their lengths, the colour as its four bytes
+/// (premultiplied, as drawn: one number to compare and hash): a picture is mostly flat
+/// areas, so everything after this pass works per run, not per pixel.
+fn runs(pixels: &[PremultipliedColorU8]) -> Vec<(u32, u32)> {
     let mut runs = Vec::with_capacity(4096);
     for run in pixels.chunk_by(|a, b| a == b) {
-        let c = run[0].demultiply();
-        let rgb = u32::from(c.red()) << 16 | u32::from(c.green()) << 8 | u32::from(c.blue());
-        runs.push((rgb, run.len() as u32));
+        let c = run[0];
+        let key = u32::from_le_bytes([c.red(), c.green(), c.blue(), c.alpha()]);
+        runs.push((key, run.len() as u32));
     }
     runs
 }
 
-/// The colours (as PLTE's bytes) and each pixel's index: the 256 most common colours, and
+/// A run's colour as RGB (its alpha dropped).
+fn rgb_of(key: u32) -> Rgb {
+    let [r, g, b, a] = key.to_le_bytes();
+    let c = PremultipliedColorU8::from_rgba(r, g, b, a)
+        .unwrap_or(PremultipliedColorU8::TRANSPARENT)
+        .demultiply();
+    u32::from(c.red()) << 16 | u32::from(c.green()) << 8 | u32::from(c.blue())
+}
+
+/// The colours (as PLTE's bytes) and each run's index: the 256 most common colours, and
 /// each other colour (a blend at the edge of a shape or a letter, never a flat area) shown as
 /// the nearest of them, which the eye does not tell apart at an edge.
-fn palette(runs: &[(Rgb, u32)], pixels: usize) -> (Vec<u8>, Vec<u8>) {
+fn palette(runs: &[(u32, u32)]) -> (Vec<u8>, Vec<u8>) {
     // Each distinct colour gets a slot, looked up once per run (Fx, not SipHash: the keys are
     // our own pixels, and hashing was most of the drawing's time); the rest works by slot.
-    let mut slots: FxHashMap<Rgb, u32> = FxHashMap::default();
-    let mut colours: Vec<(Rgb, u32)> = Vec::new();
+    let mut slots: FxHashMap<u32, u32> = FxHashMap::default();
+    let mut colours: Vec<(u32, u32)> = Vec::new();
     let mut run_slots = Vec::with_capacity(runs.len());
-    for &(rgb, n) in runs {
-        let slot = *slots.entry(rgb).or_insert_with(|| {
-            colours.push((rgb, 0));
+    for &(key, n) in runs {
+        let slot = *slots.entry(key).or_insert_with(|| {
+            colours.push((key, 0));
             colours.len() as u32 - 1
         });
         colours[slot as usize].1 += n;
         run_slots.push(slot);
     }
+    // Demultiplied once per colour, not per run.
+    let colours: Vec<(Rgb, u32)> = colours.into_iter().map(|(k, n)| (rgb_of(k), n)).collect();
     let mut by_count: Vec<u32> = (0..colours.len() as u32).collect();
     // Most common first; equal counts by colour, so the same picture gives the same bytes.
     by_count.sort_unstable_by(|&a, &b| {
@@ -97,14 +130,11 @@ fn palette(runs: &[(Rgb, u32)], pixels: usize) -> (Vec<u8>, Vec<u8>) {
     for &slot in by_count.iter().skip(256) {
         index[slot as usize] = nearest.of(colours[slot as usize].0);
     }
-    let mut indices = Vec::with_capacity(pixels);
-    for (&(_, n), &slot) in runs.iter().zip(&run_slots) {
-        indices.resize(indices.len() + n as usize, index[slot as usize]);
-    }
+    let run_index = run_slots.iter().map(|&s| index[s as usize]).collect();
     let plte = kept
         .iter()
         .flat_map(|c| [(c >> 16) as u8, (c >> 8) as u8, *c as u8]);
-    (plte.collect(), indices)
+    (plte.collect(), run_index)
 }
 
 /// The kept colours by channel, to find the nearest of them to another colour quickly.
@@ -144,18 +174,22 @@ impl Nearest {
 mod tests {
     use super::*;
 
-    /// The palette of pixels given as `[r, g, b]`, each its own run.
+    /// The palette of opaque pixels given as `[r, g, b]`, each its own run, and each
+    /// pixel's index.
     fn palette_of(pixels: &[[u8; 3]]) -> (Vec<u8>, Vec<u8>) {
-        let runs: Vec<(Rgb, u32)> = pixels
+        let runs: Vec<(u32, u32)> = pixels
             .iter()
-            .map(|p| {
-                (
-                    u32::from(p[0]) << 16 | u32::from(p[1]) << 8 | u32::from(p[2]),
-                    1,
-                )
-            })
+            .map(|p| (u32::from_le_bytes([p[0], p[1], p[2], 255]), 1))
             .collect();
-        palette(&runs, pixels.len())
+        palette(&runs)
+    }
+
+    #[test]
+    fn rows_are_cut_from_the_runs_each_after_its_filter_byte() {
+        // Runs of 3, 4 and 1 pixels over rows of 4: the 4 crosses a row's end.
+        let runs = [(0, 3), (0, 4), (0, 1)];
+        let rows = filtered_rows(&runs, &[7, 8, 9], 4);
+        assert_eq!(rows, [0, 7, 7, 7, 8, 0, 8, 8, 8, 9]);
     }
 
     #[test]
