@@ -74,12 +74,12 @@ type Rgb = u32;
 /// (premultiplied, as drawn: one number to compare and hash): a picture is mostly flat
 /// areas, so everything after this pass works per run, not per pixel.
 fn runs(pixels: &[PremultipliedColorU8]) -> Vec<(u32, u32)> {
-    let pixels: &[u32] = bytemuck::cast_slice(pixels);
     let mut runs = Vec::with_capacity(4096);
     let mut i = 0;
     while let Some(&c) = pixels.get(i) {
         let n = 1 + same_as(&pixels[i + 1..], c);
-        runs.push((c, n as u32));
+        let key = u32::from_ne_bytes([c.red(), c.green(), c.blue(), c.alpha()]);
+        runs.push((key, n as u32));
         i += n;
     }
     runs
@@ -87,8 +87,8 @@ fn runs(pixels: &[PremultipliedColorU8]) -> Vec<(u32, u32)> {
 
 /// How many pixels at the start of `pixels` are `c`: 16 at a time while a whole block is
 /// (a compare the compiler makes vector code of; one pixel at a time, this scan was a third
-/// of the encoding), then one by one.
-fn same_as(pixels: &[u32], c: u32) -> usize {
+/// of the encoding's own time), then one by one.
+fn same_as(pixels: &[PremultipliedColorU8], c: PremultipliedColorU8) -> usize {
     let mut n = 0;
     for block in pixels.chunks_exact(16) {
         if !block.iter().fold(true, |all, &p| all & (p == c)) {
