@@ -89,16 +89,6 @@ pub fn drain_in_turn(
     mut turn: SendTurn,
 ) -> anyhow::Result<Drained> {
     finish_noted(store, &mut turn, now)?;
-    // The step after the commit, before anything goes: mails that wait for their HTML part
-    // get it (`compose::illustrate`, the only place that adds one). It sends a mail whose
-    // drawing fails as text itself; what fails here is the store (a lock held too long, say),
-    // which the next drain may find well: only mails that have waited `PICTURE_PATIENCE`
-    // go as text now.
-    if let Err(e) = crate::unwind::catch(|| compose::illustrate::run(store, cfg)) {
-        tracing::error!(error = %format!("{e:#}"), "HTML parts not made now; they are tried again");
-        let before = now() - PICTURE_PATIENCE;
-        store.tx_lazy(|tx| tx.give_up_html(before))?;
-    }
     // Mails queued before schema 7 get the bytes the others got when queued.
     let mut out = Drained {
         failed: compose::outgoing::build_old(store, now())?,
@@ -109,43 +99,95 @@ pub fn drain_in_turn(
         true => Some(store.tx_lazy(|tx| tx.key("verp", crate::edge::new_key))?),
         false => None,
     };
-    loop {
-        let mut due = store.read(|tx| tx.outbox_due(now(), 500))?;
-        if due.is_empty() {
-            return Ok(out);
-        }
-        // The mails held now are due no more: the next round reads past them.
-        hold::hold(store, &mut due, now())?;
-        if due.is_empty() {
-            continue;
-        }
-        let mut results = Vec::with_capacity(due.len());
-        let round = Round::of(&mut due, (cfg, verp.as_deref()), now(), &mut results);
-        let sending = transport.send_each(&round.mails, &mut |k, result| {
-            let i = round.rows[k];
-            let taken = result.is_ok();
-            results.push((i, result, now()));
-            if taken {
-                fault::point("send:after-send");
-                turn.note(due[i].id)?;
-                fault::point("send:after-mark");
+    let mut rounds = Rounds {
+        cfg,
+        transport,
+        now,
+        verp: verp.as_deref(),
+        turn: &mut turn,
+        out: &mut out,
+        failed: None,
+    };
+    // The step after the commit, before anything goes: mails that wait for their HTML part
+    // get it (`compose::illustrate`, the only place that adds one), and each batch of them
+    // goes as soon as it is stored, while the next batch is drawn. It sends a mail whose
+    // drawing fails as text itself; what fails here is the store (a lock held too long, say),
+    // which the next drain may find well: only mails that have waited `PICTURE_PATIENCE`
+    // go as text now. A failure to send stops the sending, not the HTML parts.
+    let illustrated = crate::unwind::catch(|| {
+        compose::illustrate::run_each(store, cfg, &mut |store| {
+            if rounds.failed.is_none() {
+                rounds.failed = rounds.send_due(store).err();
             }
-            Ok(())
-        });
-        // Whatever was tried is marked, even when the sending stopped early. One commit
-        // for the round, without an fsync: the notes cover a crash of the process, and a
-        // mark a power cut loses only sends the mail again.
-        store.tx_lazy(|tx| {
-            for (i, result, t) in &results {
-                mark(tx, cfg, &due[*i], result, *t)?;
+        })
+    });
+    if let Err(e) = illustrated {
+        tracing::error!(error = %format!("{e:#}"), "HTML parts not made now; they are tried again");
+        let before = now() - PICTURE_PATIENCE;
+        store.tx_lazy(|tx| tx.give_up_html(before))?;
+    }
+    if let Some(e) = rounds.failed.take() {
+        return Err(e);
+    }
+    rounds.send_due(store)?;
+    Ok(out)
+}
+
+/// The sending of one drain: what it needs to send a round, and what it did.
+struct Rounds<'a> {
+    cfg: &'a Config,
+    transport: &'a Transport,
+    now: &'a dyn Fn() -> DateTime<Utc>,
+    verp: Option<&'a [u8]>,
+    turn: &'a mut SendTurn,
+    out: &'a mut Drained,
+    /// The error that stopped the sending while HTML parts were still being made.
+    failed: Option<anyhow::Error>,
+}
+
+impl Rounds<'_> {
+    /// Sends every mail due now, a round of at most 500 at a time.
+    fn send_due(&mut self, store: &mut Store) -> anyhow::Result<()> {
+        let (cfg, now) = (self.cfg, self.now);
+        loop {
+            let mut due = store.read(|tx| tx.outbox_due(now(), 500))?;
+            if due.is_empty() {
+                return Ok(());
             }
-            Ok(())
-        })?;
-        turn.clear()?;
-        for (i, result, _) in results {
-            tally(&mut out, cfg, &due[i], result);
+            // The mails held now are due no more: the next round reads past them.
+            hold::hold(store, &mut due, now())?;
+            if due.is_empty() {
+                continue;
+            }
+            let mut results = Vec::with_capacity(due.len());
+            let round = Round::of(&mut due, (cfg, self.verp), now(), &mut results);
+            let turn = &mut *self.turn;
+            let sending = self.transport.send_each(&round.mails, &mut |k, result| {
+                let i = round.rows[k];
+                let taken = result.is_ok();
+                results.push((i, result, now()));
+                if taken {
+                    fault::point("send:after-send");
+                    turn.note(due[i].id)?;
+                    fault::point("send:after-mark");
+                }
+                Ok(())
+            });
+            // Whatever was tried is marked, even when the sending stopped early. One commit
+            // for the round, without an fsync: the notes cover a crash of the process, and a
+            // mark a power cut loses only sends the mail again.
+            store.tx_lazy(|tx| {
+                for (i, result, t) in &results {
+                    mark(tx, cfg, &due[*i], result, *t)?;
+                }
+                Ok(())
+            })?;
+            self.turn.clear()?;
+            for (i, result, _) in results {
+                tally(self.out, cfg, &due[i], result);
+            }
+            sending?;
         }
-        sending?;
     }
 }
 

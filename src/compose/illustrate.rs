@@ -20,60 +20,126 @@ struct Boards {
     drawn: Vec<(i64, usize, Option<MoveRow>, BoardPicture)>,
 }
 
+/// How many waiting mails a batch takes: one transaction marks them illustrated.
+const BATCH: i64 = 100;
+
+/// Gives every waiting mail its HTML part; returns how many (`run_each`, nothing done
+/// between batches).
+pub fn run(store: &mut Store, cfg: &Config) -> anyhow::Result<usize> {
+    run_each(store, cfg, &mut |_| {})
+}
+
 /// Gives every waiting mail its HTML part; returns how many. A mail whose picture cannot
 /// be made goes as text (logged): the HTML is a courtesy, never a reason to hold a mail.
-pub fn run(store: &mut Store, cfg: &Config) -> anyhow::Result<usize> {
+///
+/// A batch at a time, and the next batch's positions drawn while this one's mails are made,
+/// stored and handed to `stored` (the sender sends them): in a burst the drawing, on every
+/// core, never waits for the writing and sending, which take one (the next batch is read
+/// after this one's pictures are known, so no position is drawn twice).
+pub fn run_each(
+    store: &mut Store,
+    cfg: &Config,
+    stored: &mut dyn FnMut(&mut Store),
+) -> anyhow::Result<usize> {
     let mut done = 0;
     let mut boards = Boards::default();
-    loop {
-        let rows = store.read(|tx| tx.outbox_to_illustrate(100))?;
-        if rows.is_empty() {
-            return Ok(done);
+    std::thread::scope(|scope| {
+        let mut batch = read_batch(store, &mut boards, 0)?;
+        let mut drawing = spawn_drawing(scope, std::mem::take(&mut batch.positions));
+        while !batch.rows.is_empty() {
+            let (positions, pictures) = drawing
+                .join()
+                .map_err(|_| anyhow::anyhow!("a drawing thread panicked"))?;
+            boards.learn(positions, pictures);
+            let last = batch.rows.last().map_or(0, |r| r.id);
+            let mut next = read_batch(store, &mut boards, last)?;
+            drawing = spawn_drawing(scope, std::mem::take(&mut next.positions));
+            done += make_and_store(store, cfg, &mut boards, &batch.rows)?;
+            stored(store);
+            batch = next;
         }
-        draw_new_positions(store, &mut boards, &rows);
-        // Each mail made on every core too: making one (its HTML, the picture in base64,
-        // the MIME) is pure work on its row and its board, and with the drawing it is most
-        // of what a burst waits for.
-        let made: Vec<(&OutboxRow, Made)> = rows
-            .iter()
-            .zip(on_every_core(&rows, |row| {
-                // A mail that fails to be made (a panic) must not hold every mail after it:
-                // it goes as text.
-                crate::unwind::catch(|| Ok(one(cfg, &boards, row))).unwrap_or_else(|e| {
-                    tracing::warn!(id = row.id, error = %e, "the HTML part failed: text only");
-                    Made::Failed
-                })
-            }))
-            .collect();
-        let drawn = std::mem::take(&mut boards.drawn);
-        store.tx_lazy(|tx| {
-            // Kept in the transaction that marks its mails illustrated: another process's
-            // pass finds the picture as soon as it finds them done.
-            for (game, plies, last, picture) in &drawn {
-                tx.keep_picture(*game, *plies, last.as_ref(), picture)?;
-            }
-            for (row, done) in &made {
-                let raw = match done {
-                    Made::Bytes(raw) => Some(raw.as_slice()),
-                    Made::Failed => None,
-                    Made::TooLarge(size) => {
-                        tx.log_event(
-                            row.game_id,
-                            row.created_at.unwrap_or_default(),
-                            &format!(
-                                "a {} mail to {} goes as text only: its HTML part has {size} bytes",
-                                row.kind, row.to_addr
-                            ),
-                        )?;
-                        None
-                    }
-                };
-                tx.illustrated(row.id, raw)?;
-            }
-            Ok(())
-        })?;
-        done += made.len();
-    }
+        Ok(done)
+    })
+}
+
+/// Waiting mails after the one numbered `after`, and the positions they show that are still
+/// to be drawn.
+struct Batch {
+    rows: Vec<OutboxRow>,
+    positions: Vec<Position>,
+}
+
+fn read_batch(store: &mut Store, boards: &mut Boards, after: i64) -> anyhow::Result<Batch> {
+    let rows = store.read(|tx| tx.outbox_to_illustrate(after, BATCH))?;
+    let positions = positions_to_draw(store, boards, &rows);
+    Ok(Batch { rows, positions })
+}
+
+/// What a drawing thread gives back: the positions it was given and each one's board.
+type Drawn = (Vec<Position>, Vec<Option<BoardPicture>>);
+
+/// Draws `positions` on a thread of its own (and that one on every core).
+fn spawn_drawing<'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    positions: Vec<Position>,
+) -> std::thread::ScopedJoinHandle<'scope, Drawn> {
+    #[cfg(test)]
+    DRAWN.with(|d| d.set(d.get() + positions.len()));
+    scope.spawn(move || {
+        let pictures = draw_all(&positions);
+        (positions, pictures)
+    })
+}
+
+/// Makes each of `rows` with its HTML part (`one`) and stores it, with the pictures drawn
+/// since the last batch, in one transaction; how many.
+fn make_and_store(
+    store: &mut Store,
+    cfg: &Config,
+    boards: &mut Boards,
+    rows: &[OutboxRow],
+) -> anyhow::Result<usize> {
+    // Each mail made on every core too: making one (its HTML, the picture in base64, the
+    // MIME) is pure work on its row and its board.
+    let made: Vec<(&OutboxRow, Made)> = rows
+        .iter()
+        .zip(on_every_core(rows, |row| {
+            // A mail that fails to be made (a panic) must not hold every mail after it: it
+            // goes as text.
+            crate::unwind::catch(|| Ok(one(cfg, boards, row))).unwrap_or_else(|e| {
+                tracing::warn!(id = row.id, error = %e, "the HTML part failed: text only");
+                Made::Failed
+            })
+        }))
+        .collect();
+    let drawn = std::mem::take(&mut boards.drawn);
+    store.tx_lazy(|tx| {
+        // Kept in the transaction that marks its mails illustrated: another process's pass
+        // finds the picture as soon as it finds them done.
+        for (game, plies, last, picture) in &drawn {
+            tx.keep_picture(*game, *plies, last.as_ref(), picture)?;
+        }
+        for (row, done) in &made {
+            let raw = match done {
+                Made::Bytes(raw) => Some(raw.as_slice()),
+                Made::Failed => None,
+                Made::TooLarge(size) => {
+                    tx.log_event(
+                        row.game_id,
+                        row.created_at.unwrap_or_default(),
+                        &format!(
+                            "a {} mail to {} goes as text only: its HTML part has {size} bytes",
+                            row.kind, row.to_addr
+                        ),
+                    )?;
+                    None
+                }
+            };
+            tx.illustrated(row.id, raw)?;
+        }
+        Ok(())
+    })?;
+    Ok(made.len())
 }
 
 /// What became of one waiting mail's HTML part.
@@ -97,7 +163,7 @@ fn one(cfg: &Config, boards: &Boards, row: &OutboxRow) -> Made {
     with_html(row, board, cfg)
 }
 
-/// The board of game `game` after `plies` plies, as `draw_new_positions` found or drew it.
+/// The board of game `game` after `plies` plies, as this run found or drew it.
 fn board(boards: &Boards, game: i64, plies: usize) -> Board {
     boards.known.get(&(game, plies)).cloned().flatten()
 }
@@ -108,11 +174,11 @@ thread_local! {
     static DRAWN: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
-/// Draws every position these mails show that is neither known to this run nor kept in the
-/// store, each once, on every core the machine has: a burst of moves (a deadline) waits for
-/// its pictures on all of them, not one after the other. The positions are read first, from
-/// the store, on this thread; only the drawing, pure work on a position, goes to the others.
-fn draw_new_positions(store: &mut Store, boards: &mut Boards, rows: &[OutboxRow]) {
+/// The positions these mails show that are neither known to this run nor kept in the
+/// store, each once, read from the store on this thread: only the drawing, pure work on a
+/// position, goes to the others. A kept picture, or a position that cannot be read (its mail
+/// goes as text), becomes known now.
+fn positions_to_draw(store: &mut Store, boards: &mut Boards, rows: &[OutboxRow]) -> Vec<Position> {
     let mut wanted: Vec<(i64, usize)> = Vec::new();
     for row in rows {
         if let HtmlPart::Board { game, plies } = row.html {
@@ -140,12 +206,19 @@ fn draw_new_positions(store: &mut Store, boards: &mut Boards, rows: &[OutboxRow]
             }
         }
     }
-    let pictures = draw_all(&positions);
-    for ((game, plies, _, last), picture) in positions.into_iter().zip(pictures) {
-        if let Some(picture) = &picture {
-            boards.drawn.push((game, plies, last, picture.clone()));
+    positions
+}
+
+impl Boards {
+    /// Each drawn position's board (`None`: it could not be drawn, its mails go as text),
+    /// known from now on, and the drawn ones to keep in the store.
+    fn learn(&mut self, positions: Vec<Position>, pictures: Vec<Option<BoardPicture>>) {
+        for ((game, plies, _, last), picture) in positions.into_iter().zip(pictures) {
+            if let Some(picture) = &picture {
+                self.drawn.push((game, plies, last, picture.clone()));
+            }
+            self.known.insert((game, plies), picture);
         }
-        boards.known.insert((game, plies), picture);
     }
 }
 
@@ -155,8 +228,6 @@ type Position = (i64, usize, AnyGame, Option<MoveRow>);
 /// Each position's board, drawn on as many threads as there are cores (and positions), in
 /// the order given; `None` where the drawing failed or panicked (that mail goes as text).
 fn draw_all(positions: &[Position]) -> Vec<Option<BoardPicture>> {
-    #[cfg(test)]
-    DRAWN.with(|d| d.set(d.get() + positions.len()));
     on_every_core(positions, draw)
 }
 

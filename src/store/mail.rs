@@ -326,14 +326,15 @@ impl Tx<'_> {
             .optional()?)
     }
 
-    /// Pending mails waiting for their HTML part, oldest first, without their bytes (the
-    /// part's step makes them again from the columns).
-    pub fn outbox_to_illustrate(&self, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
+    /// Pending mails waiting for their HTML part, numbered after `after`, oldest first,
+    /// without their bytes (the part's step makes them again from the columns).
+    pub fn outbox_to_illustrate(&self, after: i64, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
         let mut st = self.conn().prepare_cached(&format!(
             "SELECT {OUT_COLS}, NULL FROM outbox \
-             WHERE html_wait IS NOT NULL AND status = 'pending' ORDER BY id LIMIT ?1"
+             WHERE html_wait IS NOT NULL AND status = 'pending' AND id > ?1 \
+             ORDER BY id LIMIT ?2"
         ))?;
-        let rows = st.query_map([limit], out_row)?;
+        let rows = st.query_map([after, limit], out_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

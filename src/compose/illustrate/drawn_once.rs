@@ -2,7 +2,7 @@
 
 use chrono::{TimeZone, Utc};
 
-use super::{run, DRAWN};
+use super::{run, run_each, BATCH, DRAWN};
 use crate::compose::{enqueue, resent, Ctx, Limit};
 use crate::config::Config;
 use crate::gamelog;
@@ -150,4 +150,52 @@ fn a_rollback_drops_the_pictures_of_the_plies_undone() {
         .tx(|tx| tx.set_game_status(id, GameStatus::Finished, Some("1-0"), now))
         .unwrap();
     assert!(store.read(|tx| tx.pictures_kept(id)).unwrap().is_empty());
+}
+
+/// A burst over several batches: each batch is handed on (to be sent) once it is stored,
+/// with the mails after it still waiting; a position shown in two batches is drawn once; and
+/// every mail gets its part.
+#[test]
+fn a_burst_goes_a_batch_at_a_time_each_position_drawn_once() {
+    let (cfg, templates, mut store) = fixture();
+    // Two welcomes a game: the first batch ends with a whole number of games.
+    let games: Vec<i64> = (0..BATCH / 2 + 5)
+        .map(|_| game(&mut store, &cfg, &templates))
+        .collect();
+    // One more mail showing the first game's start, queued after all the welcomes: it is in
+    // the second batch, its position drawn in the first.
+    let now = Utc.with_ymd_and_hms(2026, 3, 1, 13, 0, 0).unwrap();
+    store
+        .tx(|tx| {
+            let last = tx.last_outbox_to(games[0], "bob@example.org")?.unwrap();
+            let ctx = Ctx::new(&cfg, &templates, now);
+            enqueue(tx, &ctx, resent(&last), Limit::Exempt)
+        })
+        .unwrap();
+    let waiting = |store: &mut Store| store.read(|tx| tx.outbox_to_illustrate(0, 1000)).unwrap();
+    let total = waiting(&mut store).len();
+    assert_eq!(total, games.len() * 2 + 1);
+    let before = drawn();
+    let mut handed = Vec::new();
+    let done = run_each(&mut store, &cfg, &mut |store| {
+        handed.push(waiting(store).len())
+    })
+    .unwrap();
+    assert_eq!(done, total);
+    assert_eq!(
+        handed,
+        [total - BATCH as usize, 0],
+        "handed on after each batch"
+    );
+    assert_eq!(
+        drawn() - before,
+        games.len(),
+        "each game's start drawn once"
+    );
+    let first = mails_to(&mut store, games[0], "bob@example.org");
+    assert_eq!(
+        png_of(&first[0]),
+        png_of(&first[1]),
+        "the same picture in both batches"
+    );
 }
