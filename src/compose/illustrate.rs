@@ -47,9 +47,7 @@ pub fn run_each(
         let mut batch = read_batch(store, &mut boards, 0)?;
         let mut drawing = spawn_drawing(scope, std::mem::take(&mut batch.positions));
         while !batch.rows.is_empty() {
-            let (positions, pictures) = drawing
-                .join()
-                .map_err(|_| anyhow::anyhow!("a drawing thread panicked"))?;
+            let (positions, pictures) = drawing.join()?;
             boards.learn(positions, pictures);
             let last = batch.rows.last().map_or(0, |r| r.id);
             let mut next = read_batch(store, &mut boards, last)?;
@@ -75,20 +73,41 @@ fn read_batch(store: &mut Store, boards: &mut Boards, after: i64) -> anyhow::Res
     Ok(Batch { rows, positions })
 }
 
-/// What a drawing thread gives back: the positions it was given and each one's board.
+/// What a drawing gives back: the positions it was given and each one's board.
 type Drawn = (Vec<Position>, Vec<Option<BoardPicture>>);
+
+/// A batch's drawing: under way on a thread of its own, or nothing to draw (no thread
+/// started for it: a lone move's second batch is empty, as are the mails without a board).
+enum Drawing<'scope> {
+    Started(std::thread::ScopedJoinHandle<'scope, Drawn>),
+    Nothing,
+}
+
+impl Drawing<'_> {
+    fn join(self) -> anyhow::Result<Drawn> {
+        match self {
+            Drawing::Started(h) => h
+                .join()
+                .map_err(|_| anyhow::anyhow!("a drawing thread panicked")),
+            Drawing::Nothing => Ok((Vec::new(), Vec::new())),
+        }
+    }
+}
 
 /// Draws `positions` on a thread of its own (and that one on every core).
 fn spawn_drawing<'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     positions: Vec<Position>,
-) -> std::thread::ScopedJoinHandle<'scope, Drawn> {
+) -> Drawing<'scope> {
+    if positions.is_empty() {
+        return Drawing::Nothing;
+    }
     #[cfg(test)]
     DRAWN.with(|d| d.set(d.get() + positions.len()));
-    scope.spawn(move || {
+    Drawing::Started(scope.spawn(move || {
         let pictures = draw_all(&positions);
         (positions, pictures)
-    })
+    }))
 }
 
 /// Makes each of `rows` with its HTML part (`one`) and stores it, with the pictures drawn
@@ -231,13 +250,18 @@ fn draw_all(positions: &[Position]) -> Vec<Option<BoardPicture>> {
     on_every_core(positions, draw)
 }
 
+/// How many cores this process may use, asked once: the standard library reads the
+/// cgroup's files each time it is asked, a dozen system calls for every batch of mail.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// `work` on each item, on as many threads as there are cores (and items), the results in
 /// the order given. `work` must not panic (both its callers catch inside it); if it did,
 /// the thread's share would be lost with the panic.
 fn on_every_core<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(items.len());
+    let threads = cores().min(items.len());
     if threads <= 1 {
         return items.iter().map(&work).collect();
     }
