@@ -182,7 +182,8 @@ fn send_now(store: &mut Store, cfg: &Config) {
     }
 }
 
-/// `pbem ingest`, the MTA's contract (sysexits): 0 once the mail is durable in the spool,
+/// `pbem ingest`, the MTA's contract (sysexits): 0 once the mail is durable (in a running
+/// daemon's commit, or in the spool),
 /// 75 (EX_TEMPFAIL) for anything a retry could cure, so the MTA keeps the mail and delivers
 /// it again: an unreadable or malformed config (the GM fixes it), a spool that cannot be
 /// written, a full disk, even a panic. Never 101: no panic leaves this function, and
@@ -198,9 +199,9 @@ fn ingest(cli: &Cli) -> Exit {
     }
 }
 
-/// Reads the mail on stdin, spools it and calls the daemon or starts a worker (storing,
-/// processing and sending follow, but their failures are logged, never returned: the mail
-/// is safe).
+/// Reads the mail on stdin and hands it to a running daemon, or else spools it and calls the
+/// daemon or starts a worker (processing and sending follow, but their failures are logged,
+/// never returned: the mail is safe).
 fn ingest_stored(cli: &Cli) -> anyhow::Result<()> {
     let (cfg, cfg_db) = config::load(cli.config.as_deref(), &config::process_env)?;
     // Never more than the size limit in memory: a larger mail is kept as its headers.
@@ -212,6 +213,15 @@ fn ingest_stored(cli: &Cli) -> anyhow::Result<()> {
     // the work of a running `pbem serve`, woken now (`daemon::wake`), or else of a
     // background worker, which the MTA does not wait for (a failure to start one is logged;
     // the next `pbem ingest` or `pbem serve` does it).
+    // A running daemon takes the mail over its socket and stores it in its own durable
+    // commit: no spool file, no sync here (`daemon::handover`). Short of its word that the
+    // mail is stored, the mail is spooled.
+    if let [m] = mail.as_slice() {
+        crate::fault::point("ingest:before-handover");
+        if crate::daemon::handover::hand_over(&db, &m.raw) {
+            return source.ack(&mail);
+        }
+    }
     let spool = crate::mail::spool::dir(&db);
     for m in &mail {
         crate::fault::point("ingest:before-store");

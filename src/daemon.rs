@@ -12,6 +12,7 @@ use crate::store::Store;
 use crate::template::Templates;
 use crate::{edge, mailroom, sender, timers, unwind};
 
+pub mod handover;
 pub mod imap_intake;
 mod linger;
 mod serve_lock;
@@ -359,13 +360,12 @@ impl Daemon {
             }
             None => None,
         };
-        // `pbem ingest` calls this daemon to read the spool while it runs (and starts a
-        // worker when it cannot): a socket that fails to open costs only that speed.
-        let wake_socket = wake::Listener::start(&self.db, &self.cfg, &self.templates, sender.waker())
-            .unwrap_or_else(|e| {
-                tracing::warn!(error = %format!("{e:#}"), "no wake-up socket: pbem ingest starts a worker for each mail instead");
-                None
-            });
+        // `pbem ingest` hands this daemon its mail, or calls it to read the spool (and starts
+        // a worker when it cannot): a socket that fails to open costs only that speed.
+        let (db, waker) = (&self.db, sender.waker());
+        let handover_socket =
+            handover::Handover::open(db, &self.cfg, &self.templates, waker.clone());
+        let wake_socket = wake::Listener::open(db, &self.cfg, &self.templates, waker);
         let mut total = Pass::default();
         let mut failures = 0;
         while !self.stop.load(Ordering::SeqCst) {
@@ -392,8 +392,8 @@ impl Daemon {
             sender.wake();
             self.wait(pause);
         }
-        // Its copy of the sender's waker keeps the sender waiting: it goes first.
-        drop(wake_socket);
+        // Their copies of the sender's waker keep the sender waiting: they go first.
+        drop((wake_socket, handover_socket));
         if let Some(imap) = imap {
             imap.finish();
         }

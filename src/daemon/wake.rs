@@ -37,12 +37,14 @@ pub fn call(db: &Path) -> bool {
 /// folder others may write, a socket someone else made there would take the call and leave
 /// the spool unread. (The lingering ingest worker is called the same way.)
 pub(super) fn call_socket(socket: &Path, db: &Path) -> bool {
+    made_by_db_owner(socket, db) && UnixStream::connect(socket).is_ok()
+}
+
+/// Whether `socket` is there and the database's owner made it.
+pub(super) fn made_by_db_owner(socket: &Path, db: &Path) -> bool {
     use std::os::unix::fs::MetadataExt as _;
     let owner = |p: &Path| std::fs::symlink_metadata(p).map(|m| m.uid()).ok();
-    if owner(socket).is_none() || owner(socket) != owner(db) {
-        return false;
-    }
-    UnixStream::connect(socket).is_ok()
+    owner(socket).is_some() && owner(socket) == owner(db)
 }
 
 /// The listening side: a thread that takes the calls and one that reads the spool (with a
@@ -58,6 +60,18 @@ pub(super) struct Listener {
 }
 
 impl Listener {
+    /// `start`, or `None` with a warning when the socket cannot open (`pbem ingest` starts a
+    /// worker for each mail).
+    pub(super) fn open(
+        db: &Path,
+        cfg: &Config,
+        templates: &Templates,
+        wake: mpsc::Sender<()>,
+    ) -> Option<Listener> {
+        let why = "no wake-up socket: pbem ingest starts a worker for each mail instead";
+        or_warn(Listener::start(db, cfg, templates, wake), why)
+    }
+
     /// Listens for `pbem ingest` beside `db`; the spool is read after each call (a batch
     /// per commit), then `wake` tells the sender. `None` when another daemon already
     /// listens there.
@@ -68,14 +82,9 @@ impl Listener {
         wake: mpsc::Sender<()>,
     ) -> anyhow::Result<Option<Listener>> {
         let path = socket_path(db);
-        if UnixStream::connect(&path).is_ok() {
-            tracing::warn!(socket = %path.display(), "another daemon takes mail from pbem ingest here");
+        let Some((listener, inode)) = bind(&path)? else {
             return Ok(None);
-        }
-        // A socket file left by a daemon that died: nobody listens on it.
-        let _ = std::fs::remove_file(&path);
-        let listener = UnixListener::bind(&path)?;
-        let inode = inode_of(&path);
+        };
         let store = Store::open(db, false)?;
         let stop = Arc::new(AtomicBool::new(false));
         let (calls, called) = mpsc::channel::<()>();
@@ -169,8 +178,17 @@ impl SpoolReader {
     }
 }
 
+/// A socket started, or `None` with a warning saying `why` and the error: a socket that
+/// fails to open costs only speed.
+pub(super) fn or_warn<T>(started: anyhow::Result<Option<T>>, why: &str) -> Option<T> {
+    started.unwrap_or_else(|e| {
+        tracing::warn!(error = %format!("{e:#}"), "{why}");
+        None
+    })
+}
+
 /// The (device, inode) of a file, if it is there.
-fn inode_of(path: &Path) -> Option<(u64, u64)> {
+pub(super) fn inode_of(path: &Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt as _;
     std::fs::symlink_metadata(path)
         .ok()
@@ -179,21 +197,47 @@ fn inode_of(path: &Path) -> Option<(u64, u64)> {
 
 impl Drop for Listener {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        if self.inode.is_none() || inode_of(&self.path) != self.inode {
-            // Another daemon's socket is there now: leave it (and our thread, asleep in
-            // accept, ends with the process).
-            return;
-        }
-        // The thread waits in accept: a connection of our own wakes it to see the flag.
-        // Its end ends the calls, and with them the reader's wait.
-        let _ = UnixStream::connect(&self.path);
-        for h in [self.listening.take(), self.reading.take()]
-            .into_iter()
-            .flatten()
-        {
-            let _ = h.join();
-        }
-        let _ = std::fs::remove_file(&self.path);
+        close(
+            &self.path,
+            self.inode,
+            &self.stop,
+            [self.listening.take(), self.reading.take()],
+        );
     }
+}
+
+/// A file's (device, inode), to tell our socket file from one another daemon made since.
+pub(super) type Inode = Option<(u64, u64)>;
+
+/// A daemon's socket at `path`, listening, and its (device, inode); `None` when another
+/// daemon already listens there. A socket file left by a daemon that died (nobody listens
+/// on it) is replaced.
+pub(super) fn bind(path: &Path) -> anyhow::Result<Option<(UnixListener, Inode)>> {
+    if UnixStream::connect(path).is_ok() {
+        tracing::warn!(socket = %path.display(), "another daemon takes mail from pbem ingest here");
+        return Ok(None);
+    }
+    let _ = std::fs::remove_file(path);
+    let listener = UnixListener::bind(path)?;
+    Ok(Some((listener, inode_of(path))))
+}
+
+/// Stops a socket's threads (the flag set, the one in accept woken by a connection of our
+/// own, each joined) and removes the socket file, unless another daemon's socket is there
+/// now: that one is left, and our threads, asleep in accept, end with the process.
+pub(super) fn close(
+    path: &Path,
+    inode: Inode,
+    stop: &AtomicBool,
+    threads: [Option<std::thread::JoinHandle<()>>; 2],
+) {
+    stop.store(true, Ordering::SeqCst);
+    if inode.is_none() || inode_of(path) != inode {
+        return;
+    }
+    let _ = UnixStream::connect(path);
+    for h in threads.into_iter().flatten() {
+        let _ = h.join();
+    }
+    let _ = std::fs::remove_file(path);
 }

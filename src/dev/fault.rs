@@ -21,6 +21,7 @@ use std::sync::OnceLock;
 
 /// The points, in the order a message passes them.
 pub const POINTS: &[&str] = &[
+    "ingest:before-handover",
     "ingest:before-store",
     "ingest:after-store",
     "process:before-commit",

@@ -1,4 +1,4 @@
-//! `pbem ingest` beside a running `pbem serve`: the mail is spooled and the daemon, called on its socket, reads it in and answers it; a socket nobody answers, or a hostile client, changes nothing but the speed.
+//! `pbem ingest` beside a running `pbem serve`: the mail handed to the daemon on its mail socket, or spooled and the daemon called on its wake-up socket to read it in; either way answered; a socket nobody answers, or a hostile client, changes nothing but the speed.
 
 use std::io::Write;
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -168,4 +168,90 @@ fn a_socket_not_made_by_the_database_owner_is_passed_over() {
     // Read in by the worker `pbem ingest` started.
     assert!(d.join("g.sqlite-send-wait.lock").exists());
     wait_for_replies(d, 1);
+}
+
+/// Waits for the daemon's mail socket (it opens just after the wake-up socket).
+fn mail_socket(d: &Path) -> std::path::PathBuf {
+    let sock = d.join("g.sqlite-mail.sock");
+    let start = Instant::now();
+    while UnixStream::connect(&sock).is_err() {
+        assert!(start.elapsed() < Duration::from_secs(60), "no mail socket");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    sock
+}
+
+/// With a daemon running, `pbem ingest` hands its mail over the daemon's mail socket: it is
+/// stored before `pbem ingest` exits, and no spool is ever made.
+#[test]
+fn ingest_hands_its_mail_to_a_running_daemon_which_stores_it_before_the_exit() {
+    let dir = initialised();
+    let d = dir.path();
+    let daemon = serve(d);
+    mail_socket(d);
+    // Armed to die before it spools: it exits 0 only if the daemon took the mail.
+    let spooling_kills = [("PBEM_FAULT", "ingest:before-store")];
+    assert_eq!(
+        crate::common::ingest_in(d, &help_mail(6), &spooling_kills),
+        Some(0)
+    );
+    let mut store = Store::open(&d.join("g.sqlite"), false).unwrap();
+    assert_eq!(store.read(|tx| tx.messages(10)).unwrap().len(), 1, "stored");
+    assert!(!d.join("g.sqlite-spool").exists(), "no spool made");
+    let replies = wait_for_replies(d, 1);
+    assert!(replies[0].contains("In-Reply-To: <wake-6@example.net>"));
+    // An MTA's retry of the same mail is a duplicate, stored and answered once.
+    assert_eq!(ingest(d, &help_mail(6)), Some(0));
+    assert_eq!(statuses(d), ["done"]);
+    stop(daemon);
+    assert!(
+        !d.join("g.sqlite-mail.sock").exists(),
+        "the socket goes with the daemon"
+    );
+    assert_eq!(crate::common::out_files(d).len(), 1, "one reply only");
+}
+
+/// The mail socket reads each client within a deadline and a size limit, a few at a time:
+/// clients that send a length past the limit, a mail shorter than their length, or nothing,
+/// many at once, store nothing and hold nothing up; `pbem ingest` still gets its mail in
+/// (through the spool while every reader is taken), and once the deadline has passed the
+/// socket takes mail again, though those clients still hold their connections.
+#[test]
+fn a_hostile_client_of_the_mail_socket_changes_nothing() {
+    let dir = initialised();
+    let d = dir.path();
+    let daemon = serve(d);
+    let sock = mail_socket(d);
+    let connect = || UnixStream::connect(&sock).ok();
+    let mut held = Vec::new();
+    for i in 0..20 {
+        let Some(mut s) = connect() else { continue };
+        let _ = match i % 2 {
+            0 => s.write_all(b"999999999999\n"),
+            _ => s.write_all(b"500\nFrom: x\r\n\r\nHELP\r\n"),
+        };
+        held.push(s);
+    }
+    // Once the refused lengths are closed, clients that send nothing take every reader left.
+    std::thread::sleep(Duration::from_millis(300));
+    held.extend((0..20).filter_map(|_| connect()));
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(ingest(d, &help_mail(7)), Some(0));
+    wait_for_replies(d, 1);
+    assert_eq!(statuses(d), ["done"]);
+    assert!(
+        d.join("g.sqlite-spool").exists(),
+        "spooled: every reader was taken"
+    );
+    // Past the deadline the readers are free again, though the clients hold on.
+    std::thread::sleep(Duration::from_secs(6));
+    let spooling_kills = [("PBEM_FAULT", "ingest:before-store")];
+    assert_eq!(
+        crate::common::ingest_in(d, &help_mail(8), &spooling_kills),
+        Some(0)
+    );
+    wait_for_replies(d, 2);
+    assert_eq!(statuses(d), ["done", "done"]);
+    drop(held);
+    stop(daemon);
 }
