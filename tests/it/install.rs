@@ -305,3 +305,32 @@ fn the_service_unit_runs_as_a_fresh_user_on_a_fresh_database() {
     );
     assert_eq!(replies(&out), 3, "each mail answered once");
 }
+
+/// The binary an MTA starts once a mail is statically linked and at a fixed address
+/// (`.cargo/config.toml`, `build.rs`): no program interpreter (the dynamic loader) and no
+/// dynamic section, so a start maps one file and binds nothing. Read from its ELF program
+/// headers; only where the static link is set (x86-64 Linux).
+#[test]
+fn the_binary_starts_with_no_dynamic_loader() {
+    if !cfg!(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu")) {
+        println!("skipped: the static link is set for x86-64 Linux only");
+        return;
+    }
+    let elf = std::fs::read(BIN).expect("the pbem binary");
+    assert_eq!(&elf[..5], b"\x7fELF\x02", "a 64-bit ELF file");
+    let u16_at = |at: usize| usize::from(u16::from_le_bytes([elf[at], elf[at + 1]]));
+    let phoff = u64::from_le_bytes(elf[0x20..0x28].try_into().unwrap()) as usize;
+    let (entry_size, count) = (u16_at(0x36), u16_at(0x38));
+    let types: Vec<u32> = (0..count)
+        .map(|i| {
+            let at = phoff + i * entry_size;
+            u32::from_le_bytes(elf[at..at + 4].try_into().unwrap())
+        })
+        .collect();
+    const PT_DYNAMIC: u32 = 2;
+    const PT_INTERP: u32 = 3;
+    assert!(!types.contains(&PT_INTERP), "an interpreter: {types:?}");
+    assert!(!types.contains(&PT_DYNAMIC), "a dynamic section: {types:?}");
+    // ET_EXEC (2), not ET_DYN: fixed addresses, nothing to relocate at start.
+    assert_eq!(u16_at(0x10), 2, "a fixed-address executable");
+}
