@@ -117,6 +117,10 @@ pub(super) fn message_row(r: &Row) -> rusqlite::Result<MessageRow> {
 /// outbox: the raw bytes `out_row` reads last (listings put NULL there).
 pub(super) const OUT_RAW: &str = "(SELECT raw FROM outbox_raw WHERE outbox_raw.id = outbox.id)";
 
+/// Whether a queued mail has bytes, by their row alone: a test of `OUT_RAW` itself would read
+/// the bytes (some kilobytes, a picture's) only to see they are there, and again to return them.
+const HAS_RAW: &str = "EXISTS (SELECT 1 FROM outbox_raw WHERE outbox_raw.id = outbox.id)";
+
 /// The outbox's columns in `out_row`'s order, the raw bytes last: listings put NULL there.
 pub(super) const OUT_COLS: &str =
     "id, message_id, kind, game_id, from_addr, to_addr, reply_to, subject, \
@@ -286,7 +290,7 @@ impl Tx<'_> {
     pub fn outbox_due(&self, now: DateTime<Utc>, limit: i64) -> anyhow::Result<Vec<OutboxRow>> {
         let mut st = self.conn().prepare_cached(&format!(
             "SELECT {OUT_COLS}, {OUT_RAW} FROM outbox WHERE status = 'pending' \
-             AND next_try_at <= ?1 AND html_wait IS NULL AND {OUT_RAW} IS NOT NULL \
+             AND next_try_at <= ?1 AND html_wait IS NULL AND {HAS_RAW} \
              ORDER BY id LIMIT ?2"
         ))?;
         let rows = st.query_map(params![ts(now), limit], out_row)?;
@@ -342,7 +346,7 @@ impl Tx<'_> {
     pub fn outbox_unbuilt(&self, now: DateTime<Utc>) -> anyhow::Result<Vec<OutboxRow>> {
         let mut st = self.conn().prepare_cached(&format!(
             "SELECT {OUT_COLS}, NULL FROM outbox \
-             WHERE {OUT_RAW} IS NULL AND status = 'pending' AND next_try_at <= ?1 ORDER BY id"
+             WHERE NOT {HAS_RAW} AND status = 'pending' AND next_try_at <= ?1 ORDER BY id"
         ))?;
         let rows = st.query_map([ts(now)], out_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
