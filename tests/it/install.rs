@@ -312,7 +312,11 @@ fn the_service_unit_runs_as_a_fresh_user_on_a_fresh_database() {
 /// headers; only where the static link is set (x86-64 Linux).
 #[test]
 fn the_binary_starts_with_no_dynamic_loader() {
-    if !cfg!(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu")) {
+    if !cfg!(all(
+        target_arch = "x86_64",
+        target_os = "linux",
+        target_env = "gnu"
+    )) {
         println!("skipped: the static link is set for x86-64 Linux only");
         return;
     }
