@@ -1,5 +1,8 @@
 //! The rendered pixels as a small PNG: no alpha channel (every picture is opaque) and a palette of 256 colours.
 
+use std::io::Write as _;
+
+use flate2::write::ZlibEncoder;
 use png::{BitDepth, ColorType, Encoder};
 use resvg::tiny_skia::{Pixmap, PremultipliedColorU8};
 use rustc_hash::FxHashMap;
@@ -18,7 +21,7 @@ pub(super) fn png(pixmap: &Pixmap) -> Result<Vec<u8>, PictureError> {
     encoder.set_palette(colours);
     let failed = |e: png::EncodingError| PictureError::Png(e.to_string());
     let mut writer = encoder.write_header().map_err(failed)?;
-    let idat = deflated(&rows)?;
+    let idat = deflated(&rows).map_err(|e| PictureError::Png(e.to_string()))?;
     writer
         .write_chunk(png::chunk::IDAT, &idat)
         .map_err(failed)?;
@@ -49,28 +52,19 @@ fn filtered_rows(runs: &[(u32, u32)], run_index: &[u8], width: usize) -> Vec<u8>
     rows
 }
 
-/// The rows deflated in one call by zlib-rs at level 6. It deflated twice as fast as png's own
-/// miniz_oxide did, and the bench's pictures came out 3% smaller in all; fed row by row, as
-/// png feeds it, the same level made them larger. Memory level 6 (blocks of 4,096 symbols, a
-/// hash of 8,192 entries, where 8 is zlib's default) makes the 50 bench pictures 1.1% smaller
-/// in all, none larger, in the same time. (`High` would make them a tenth smaller in twice
-/// the time: not worth it, far under 60 KB. Level 5 at any memory level makes half of them or
-/// more larger than they were, as libdeflate does at each level as fast as this; sync flushes
-/// every so many rows, so that unchanged rows could be kept deflated, made them larger still.)
-fn deflated(rows: &[u8]) -> Result<Vec<u8>, PictureError> {
-    let config = zlib_rs::DeflateConfig {
-        level: 6,
-        mem_level: 6,
-        ..zlib_rs::DeflateConfig::default()
-    };
-    let mut out = vec![0; zlib_rs::compress_bound(rows.len())];
-    let (done, code) = zlib_rs::compress_slice(&mut out, rows, config);
-    if code != zlib_rs::ReturnCode::Ok {
-        return Err(PictureError::Png(format!("deflate: {code:?}")));
-    }
-    let n = done.len();
-    out.truncate(n);
-    Ok(out)
+/// The rows deflated in one call. zlib-rs at level 6 deflates twice as fast as png's own
+/// miniz_oxide did, and the bench's pictures come out 3% smaller in all; fed row by row, as
+/// png feeds it, the same level made them larger. (`High` would make them a tenth smaller in
+/// twice the time: not worth it, far under 60 KB. Level 5 makes half of them larger than
+/// they were; sync flushes every so many rows, so that unchanged rows could be kept
+/// deflated, made them larger still.)
+fn deflated(rows: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut zlib = ZlibEncoder::new(
+        Vec::with_capacity(rows.len() / 8),
+        flate2::Compression::new(6),
+    );
+    zlib.write_all(rows)?;
+    zlib.finish()
 }
 
 /// A colour as one number, `0xRRGGBB`: ordered as the bytes `[r, g, b]` are.
