@@ -66,7 +66,7 @@ pub fn hand_over(db: &Path, raw: &[u8]) -> bool {
 /// to the store. Both stop, and the socket goes, when this is dropped.
 pub(super) struct Handover {
     path: PathBuf,
-    inode: Option<(u64, u64)>,
+    inode: super::wake::Inode,
     stop: Arc<AtomicBool>,
     listening: Option<std::thread::JoinHandle<()>>,
     storing: Option<std::thread::JoinHandle<()>>,

@@ -53,7 +53,7 @@ pub(super) struct Listener {
     path: PathBuf,
     /// The socket file this daemon made (device, inode): a daemon started since may have
     /// made another at the same path, which this one must neither wake nor remove.
-    inode: Option<(u64, u64)>,
+    inode: Inode,
     stop: Arc<AtomicBool>,
     listening: Option<std::thread::JoinHandle<()>>,
     reading: Option<std::thread::JoinHandle<()>>,
@@ -188,7 +188,7 @@ pub(super) fn or_warn<T>(started: anyhow::Result<Option<T>>, why: &str) -> Optio
 }
 
 /// The (device, inode) of a file, if it is there.
-pub(super) fn inode_of(path: &Path) -> Option<(u64, u64)> {
+fn inode_of(path: &Path) -> Inode {
     use std::os::unix::fs::MetadataExt as _;
     std::fs::symlink_metadata(path)
         .ok()

@@ -81,6 +81,16 @@ fn statuses(d: &Path) -> Vec<String> {
     messages.into_iter().map(|m| m.status.to_string()).collect()
 }
 
+/// The same mail `n` again (an MTA's retry) is a duplicate: stored, not answered again; the
+/// daemon stopped, its `socket` is gone, and one reply went in all.
+fn retry_is_answered_once_and_the_socket_goes(d: &Path, daemon: Child, n: usize, socket: &str) {
+    assert_eq!(ingest(d, &help_mail(n)), Some(0));
+    assert_eq!(statuses(d), ["done"]);
+    stop(daemon);
+    assert!(!d.join(socket).exists(), "the socket goes with the daemon");
+    assert_eq!(crate::common::out_files(d).len(), 1, "one reply only");
+}
+
 #[test]
 fn ingest_calls_a_running_daemon_which_reads_the_spool_and_answers() {
     let dir = initialised();
@@ -92,15 +102,7 @@ fn ingest_calls_a_running_daemon_which_reads_the_spool_and_answers() {
     assert_eq!(statuses(d), ["done"]);
     // No `pbem ingest` started a worker of its own: the daemon read the spool and sent.
     assert!(!d.join("g.sqlite-send-wait.lock").exists());
-    // The same mail again (an MTA's retry) is a duplicate: read in, not answered again.
-    assert_eq!(ingest(d, &help_mail(1)), Some(0));
-    assert_eq!(statuses(d), ["done"]);
-    stop(daemon);
-    assert!(
-        !d.join("g.sqlite-ingest.sock").exists(),
-        "the socket goes with the daemon"
-    );
-    assert_eq!(crate::common::out_files(d).len(), 1, "one reply only");
+    retry_is_answered_once_and_the_socket_goes(d, daemon, 1, "g.sqlite-ingest.sock");
 }
 
 #[test]
@@ -200,15 +202,7 @@ fn ingest_hands_its_mail_to_a_running_daemon_which_stores_it_before_the_exit() {
     assert!(!d.join("g.sqlite-spool").exists(), "no spool made");
     let replies = wait_for_replies(d, 1);
     assert!(replies[0].contains("In-Reply-To: <wake-6@example.net>"));
-    // An MTA's retry of the same mail is a duplicate, stored and answered once.
-    assert_eq!(ingest(d, &help_mail(6)), Some(0));
-    assert_eq!(statuses(d), ["done"]);
-    stop(daemon);
-    assert!(
-        !d.join("g.sqlite-mail.sock").exists(),
-        "the socket goes with the daemon"
-    );
-    assert_eq!(crate::common::out_files(d).len(), 1, "one reply only");
+    retry_is_answered_once_and_the_socket_goes(d, daemon, 6, "g.sqlite-mail.sock");
 }
 
 /// The mail socket reads each client within a deadline and a size limit, a few at a time:
