@@ -14,6 +14,7 @@ mod diptactoe;
 mod encode;
 mod grid;
 mod legend;
+mod metrics;
 pub mod palette;
 mod render;
 mod siberian;

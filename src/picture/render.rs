@@ -12,7 +12,7 @@ use super::{encode, PictureError};
 
 /// The one font the pictures use (DejaVu Sans Bold; `assets/fonts/LICENSE-DejaVu.txt`).
 /// Embedded because no system font can be counted on where pbem runs.
-static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-Bold.ttf");
+pub(super) static FONT: &[u8] = include_bytes!("../../assets/fonts/DejaVuSans-Bold.ttf");
 
 /// The family name the SVGs ask for; it is the embedded font's.
 pub(super) const FAMILY: &str = "DejaVu Sans";

@@ -178,9 +178,10 @@ fn panel(svg: &mut Svg, game: &Siberian) {
         svg.text(x + 24.0, y + 5.0, 15.0, INK, Anchor::Start, &name);
         let hand = pos.hand(cfg, seat);
         let line = format!("hand {hand}, perfect {}/{}", counts[seat], cfg.target);
-        svg.text(x + 24.0, y + 23.0, 12.0, INK, Anchor::Start, &line);
+        // The numbers change from move to move, the words not: drawn in pieces.
+        svg.text_pieces(x + 24.0, y + 23.0, 12.0, INK, &line);
         if let Some(extra) = off_board(game, seat) {
-            svg.text(x + 24.0, y + 39.0, 12.0, INK, Anchor::Start, &extra);
+            svg.text_pieces(x + 24.0, y + 39.0, 12.0, INK, &extra);
         }
     }
     if let Some(p) = &pos.purity {
@@ -188,8 +189,8 @@ fn panel(svg: &mut Svg, game: &Siberian) {
         // The panel holds the next few of up to 9999; the count and the "..." say the list
         // goes on (the text board lists it all).
         let count = format!("numbers to come: {}", p.len());
-        svg.text(PAD, y + 10.0, 13.0, INK, Anchor::Start, &count);
-        svg.text(PAD, y + 28.0, 13.0, INK, Anchor::Start, &purity_next(p));
+        svg.text_pieces(PAD, y + 10.0, 13.0, INK, &count);
+        svg.text_pieces(PAD, y + 28.0, 13.0, INK, &purity_next(p));
     }
     marks(svg, game, marks_top(game));
 }

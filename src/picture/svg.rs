@@ -203,6 +203,24 @@ impl Svg {
         );
     }
 
+    /// One line of text from `x` (`y` its baseline), drawn as pieces: each digit alone and
+    /// the words between the numbers as one piece, each where the whole line puts it. A
+    /// legend's numbers change from position to position while its words stay: each piece
+    /// is then an element some earlier picture drew (`render::element`), and the line costs
+    /// no text shaping; as one element, every new number made it a new text to shape.
+    pub(super) fn text_pieces(&mut self, x: f32, y: f32, size: f32, colour: Rgb, text: &str) {
+        let mut at = x;
+        for piece in pieces(text) {
+            // Leading spaces are not drawn (SVG drops them): the piece starts after them.
+            let words = piece.trim_start();
+            let lead = super::metrics::advance(&piece[..piece.len() - words.len()], size);
+            if !words.trim_end().is_empty() {
+                self.text(at + lead, y, size, colour, Anchor::Start, words.trim_end());
+            }
+            at += super::metrics::advance(piece, size);
+        }
+    }
+
     /// Text centred on a point (its middle a third of the size below the baseline's top).
     pub(super) fn label(&mut self, cx: f32, cy: f32, size: f32, colour: Rgb, text: &str) {
         self.text(cx, cy + size * 0.36, size, colour, Anchor::Middle, text);
@@ -228,6 +246,26 @@ impl Svg {
     }
 }
 
+/// A line cut before and after each digit: every digit a piece, and what lies between
+/// digits one piece.
+fn pieces(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if c.is_ascii_digit() {
+            if start < i {
+                out.push(&text[start..i]);
+            }
+            out.push(&text[i..i + 1]);
+            start = i + 1;
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}
+
 fn point_list(points: &[(f32, f32)]) -> String {
     let items: Vec<String> = points.iter().map(|(x, y)| format!("{x},{y}")).collect();
     items.join(" ")
@@ -242,6 +280,65 @@ pub(super) fn text_width(text: &str, size: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_is_cut_around_each_digit() {
+        assert_eq!(
+            pieces("hand 12, perfect 0/6"),
+            ["hand ", "1", "2", ", perfect ", "0", "/", "6"]
+        );
+        assert_eq!(pieces("365"), ["3", "6", "5"]);
+        assert_eq!(pieces("next -"), ["next -"]);
+        assert!(pieces("").is_empty());
+    }
+
+    proptest::proptest! {
+        /// Whatever the line, its pieces are the line, each digit alone and no piece empty.
+        #[test]
+        fn the_pieces_are_the_line(text in "[a-z0-9 ,/.é-]{0,30}") {
+            let cut = pieces(&text);
+            proptest::prop_assert_eq!(cut.concat(), text.clone());
+            for piece in cut {
+                proptest::prop_assert!(!piece.is_empty());
+                let digits = piece.chars().filter(char::is_ascii_digit).count();
+                proptest::prop_assert!(digits == 0 || piece.len() == 1, "{:?}", piece);
+            }
+        }
+    }
+
+    /// The pieces stand where the whole line puts its letters: in this font nothing kerns
+    /// across a space or a digit, and no two glyphs share a pixel at these sizes, so the
+    /// picture is the whole line's, pixel for pixel.
+    #[test]
+    fn a_line_drawn_in_pieces_looks_as_drawn_whole() {
+        let doc = |body: &dyn Fn(&mut Svg)| {
+            let mut svg = Svg::new(260, 30, Rgb(255, 255, 255));
+            body(&mut svg);
+            super::super::render::png(&svg.finish()).unwrap()
+        };
+        let ink = Rgb(0, 0, 0);
+        for (line, size) in [
+            ("hand 12, perfect 3/6", 12.0),
+            ("next 5142636514231 ...", 13.0),
+            ("numbers to come: 9087", 13.0),
+            ("indicator 4", 12.0),
+        ] {
+            let whole = doc(&|s| s.text(6.0, 20.0, size, ink, Anchor::Start, line));
+            let cut = doc(&|s| s.text_pieces(6.0, 20.0, size, ink, line));
+            let inked = decode(&whole).iter().filter(|&&p| p < 128).count();
+            assert!(inked > 50, "{line}: {inked} dark pixels");
+            assert!(
+                decode(&whole) == decode(&cut),
+                "{line} drawn in pieces differs"
+            );
+        }
+    }
+
+    /// A PNG's pixels as grey levels (its red channel).
+    fn decode(png: &[u8]) -> Vec<u8> {
+        let pixmap = resvg::tiny_skia::Pixmap::decode_png(png).unwrap();
+        pixmap.pixels().iter().map(|p| p.red()).collect()
+    }
 
     #[test]
     fn text_is_escaped_and_the_document_closed() {
