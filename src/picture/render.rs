@@ -133,11 +133,20 @@ struct Element {
 #[derive(Clone, Copy)]
 struct Rect(usize, usize, usize, usize);
 
-/// An element's rectangle as it was before and after the element was last drawn.
+/// An element's rectangle as it was before and after the element was last drawn, and which
+/// of its pixels the element can change (`Coverage`), found the first time the pixels under
+/// it differ.
 struct Patch {
     before: Vec<u8>,
     after: Vec<u8>,
+    covered: Option<Coverage>,
 }
+
+/// The pixels of an element's rectangle that its drawing touches, one flag a pixel, row
+/// after row: a pixel it leaves alone stays what it was, whatever lies there. A rectangle's
+/// margin, and the inside of a hex's outline, are not covered: a neighbour's new digit or a
+/// new die under a last-move mark changes no pixel the element touches.
+struct Coverage(Vec<bool>);
 
 /// Beyond its outline (stroke included) drawing touches at most the pixel an edge crosses:
 /// two more on each side is certain.
@@ -147,17 +156,35 @@ const EDGE: f32 = 2.0;
 /// last drawn over, the result is those it made then (drawing is a function of the element
 /// and the pixels it touches, all inside its rectangle): they are copied, exactly, and
 /// nothing is rasterized. A die that did not move, on the square it stood on, costs a copy.
+/// When only pixels it does not touch differ (`Coverage`), its own pixels are copied alone.
 fn draw(element: &Element, pixmap: &mut Pixmap) {
     let Some(rect) = element.rect else {
         resvg::render(&element.tree, Transform::identity(), &mut pixmap.as_mut());
         return;
     };
     let mut patch = element.patch.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(p) = &*patch {
+    let mut covered = None;
+    if let Some(p) = &mut *patch {
         if region_is(pixmap, rect, &p.before) {
             put_region(pixmap, rect, &p.after);
             return;
         }
+        let c = p
+            .covered
+            .get_or_insert_with(|| coverage(&element.tree, rect));
+        if c.same_under(pixmap, rect, &p.before) {
+            #[cfg(debug_assertions)]
+            let drawn = {
+                let mut drawn = pixmap.clone();
+                resvg::render(&element.tree, Transform::identity(), &mut drawn.as_mut());
+                drawn
+            };
+            c.put(pixmap, rect, &p.after);
+            #[cfg(debug_assertions)]
+            debug_assert!(*pixmap == drawn, "an element's covered pixels copied wrong");
+            return;
+        }
+        covered = p.covered.take();
     }
     let before = region(pixmap, rect);
     #[cfg(debug_assertions)]
@@ -171,7 +198,69 @@ fn draw(element: &Element, pixmap: &mut Pixmap) {
         put_region(&mut check, rect, &region(&whole, rect));
         debug_assert!(check == whole, "an element drew outside its rectangle");
     }
-    *patch = Some(Patch { before, after });
+    *patch = Some(Patch {
+        before,
+        after,
+        covered,
+    });
+}
+
+/// The pixels of `rect` that drawing the element touches: drawn alone on a transparent
+/// rectangle (moved by whole pixels, so each pixel's coverage is the same), every pixel
+/// it gave any alpha, and each pixel next to one (a margin against any rounding).
+fn coverage(tree: &usvg::Tree, Rect(x, y, w, h): Rect) -> Coverage {
+    let Some(mut alone) = Pixmap::new(w as u32, h as u32) else {
+        return Coverage(vec![true; w * h]);
+    };
+    let to_rect = Transform::from_translate(-(x as f32), -(y as f32));
+    resvg::render(tree, to_rect, &mut alone.as_mut());
+    let inked: Vec<bool> = alone.pixels().iter().map(|p| p.alpha() > 0).collect();
+    let mut covered = inked.clone();
+    for row in 0..h {
+        for col in 0..w {
+            if inked[row * w + col] {
+                for r in row.saturating_sub(1)..(row + 2).min(h) {
+                    for c in col.saturating_sub(1)..(col + 2).min(w) {
+                        covered[r * w + c] = true;
+                    }
+                }
+            }
+        }
+    }
+    Coverage(covered)
+}
+
+impl Coverage {
+    /// Whether every covered pixel of `rect` is as in `pixels` (as `region` reads them).
+    fn same_under(&self, pixmap: &Pixmap, Rect(x, y, w, h): Rect, pixels: &[u8]) -> bool {
+        let stride = pixmap.width() as usize * 4;
+        (0..h).all(|i| {
+            let now = &pixmap.data()[(y + i) * stride + x * 4..][..w * 4];
+            let then = &pixels[i * w * 4..][..w * 4];
+            let flags = &self.0[i * w..][..w];
+            now.chunks_exact(4)
+                .zip(then.chunks_exact(4))
+                .zip(flags)
+                .all(|((a, b), &covered)| !covered || a == b)
+        })
+    }
+
+    /// Writes the covered pixels of `rect` from `pixels`; the others stay.
+    fn put(&self, pixmap: &mut Pixmap, Rect(x, y, w, h): Rect, pixels: &[u8]) {
+        let stride = pixmap.width() as usize * 4;
+        for i in 0..h {
+            let row = &mut pixmap.data_mut()[(y + i) * stride + x * 4..][..w * 4];
+            let from = &pixels[i * w * 4..][..w * 4];
+            let flags = &self.0[i * w..][..w];
+            for ((to, from), &covered) in
+                row.chunks_exact_mut(4).zip(from.chunks_exact(4)).zip(flags)
+            {
+                if covered {
+                    to.copy_from_slice(from);
+                }
+            }
+        }
+    }
 }
 
 /// The rectangle of pixels an element's drawing can change, inside a picture this size.
@@ -264,10 +353,10 @@ fn element(doc: &str) -> Result<Arc<Element>, PictureError> {
     Ok(element)
 }
 
-/// Adds an element to a generation, counting the bytes its pixels will take (before and
-/// after, four bytes a pixel).
+/// Adds an element to a generation, counting the bytes its pixels will take.
 fn keep(generation: &mut Kept, doc: &str, element: &Arc<Element>) {
-    generation.bytes += element.rect.map_or(0, |r| r.2 * r.3 * 8);
+    // Before and after, four bytes a pixel, and a coverage flag a pixel.
+    generation.bytes += element.rect.map_or(0, |r| r.2 * r.3 * 9);
     generation.elements.insert(doc.to_string(), element.clone());
 }
 
