@@ -2,7 +2,7 @@
 
 use chrono::{TimeZone, Utc};
 
-use super::{run, run_each, BATCH, DRAWN};
+use super::{run, run_each, DRAWN, FIRST};
 use crate::compose::{enqueue, resent, Ctx, Limit};
 use crate::config::Config;
 use crate::gamelog;
@@ -159,7 +159,7 @@ fn a_rollback_drops_the_pictures_of_the_plies_undone() {
 fn a_burst_goes_a_batch_at_a_time_each_position_drawn_once() {
     let (cfg, templates, mut store) = fixture();
     // Two welcomes a game: the first batch ends with a whole number of games.
-    let games: Vec<i64> = (0..BATCH / 2 + 5)
+    let games: Vec<i64> = (0..FIRST / 2 + 5)
         .map(|_| game(&mut store, &cfg, &templates))
         .collect();
     // One more mail showing the first game's start, queued after all the welcomes: it is in
@@ -184,7 +184,7 @@ fn a_burst_goes_a_batch_at_a_time_each_position_drawn_once() {
     assert_eq!(done, total);
     assert_eq!(
         handed,
-        [total - BATCH as usize, 0],
+        [total - FIRST as usize, 0],
         "handed on after each batch"
     );
     assert_eq!(
