@@ -303,27 +303,41 @@ fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-/// `work` on each item, on as many threads as there are cores (and items), the results in
-/// the order given. `work` must not panic (both its callers catch inside it); if it did,
-/// the thread's share would be lost with the panic.
+/// `work` on each item, on as many threads as there are cores (and items), this one among
+/// them, the results in the order given. Each thread takes the next item no thread has
+/// taken, so one slow item (a fixed layer drawn anew) leaves no core idle while the others
+/// wait for it. `work` must not panic (both its callers catch inside it); if it did, the
+/// panic would reach the caller.
 fn on_every_core<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = cores().min(items.len());
     if threads <= 1 {
         return items.iter().map(&work).collect();
     }
-    // Contiguous shares, one a thread, joined in order.
-    let share = items.len().div_ceil(threads);
-    let work = &work;
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = items
-            .chunks(share)
-            .map(|mine| scope.spawn(move || mine.iter().map(work).collect::<Vec<_>>()))
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let take = || {
+        let mut mine = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(item) = items.get(i) else {
+                return mine;
+            };
+            mine.push((i, work(item)));
+        }
+    };
+    let mut all: Vec<(usize, R)> = std::thread::scope(|scope| {
+        let others: Vec<_> = (1..threads).map(|_| scope.spawn(&take)).collect();
+        let mut all = take();
+        for other in others {
+            all.extend(
+                other
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            );
+        }
+        all
+    });
+    all.sort_unstable_by_key(|(i, _)| *i);
+    all.into_iter().map(|(_, r)| r).collect()
 }
 
 /// One position's board as text and as a PNG; `None` when it cannot be drawn (logged). A
