@@ -325,7 +325,7 @@ fn on_every_core<T: Sync, R: Send>(items: &[T], work: impl Fn(&T) -> R + Sync) -
         }
     };
     let mut all: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let others: Vec<_> = (1..threads).map(|_| scope.spawn(&take)).collect();
+        let others: Vec<_> = (1..threads).map(|_| scope.spawn(take)).collect();
         let mut all = take();
         for other in others {
             all.extend(
