@@ -125,6 +125,8 @@ pub fn drain_in_turn(
         tracing::error!(error = %format!("{e:#}"), "HTML parts not made now; they are tried again");
         let before = now() - PICTURE_PATIENCE;
         store.tx_lazy(|tx| tx.give_up_html(before))?;
+        // Queued without bytes (they waited for their part): their text alone now.
+        rounds.out.failed += compose::outgoing::build_old(store, now())?;
     }
     if let Some(e) = rounds.failed.take() {
         return Err(e);

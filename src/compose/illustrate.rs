@@ -191,22 +191,36 @@ fn store_made(
             tx.keep_picture(*game, *plies, last.as_ref(), picture)?;
         }
         for (row, done) in rows.iter().zip(&made) {
+            let date = row.created_at.unwrap_or_default();
+            if let Made::TooLarge(size) = done {
+                tx.log_event(
+                    row.game_id,
+                    date,
+                    &format!(
+                        "a {} mail to {} goes as text only: its HTML part has {size} bytes",
+                        row.kind, row.to_addr
+                    ),
+                )?;
+            }
+            let text;
             let raw = match done {
-                Made::Bytes(raw) => Some(raw.as_slice()),
-                Made::Failed => None,
-                Made::TooLarge(size) => {
-                    tx.log_event(
-                        row.game_id,
-                        row.created_at.unwrap_or_default(),
-                        &format!(
-                            "a {} mail to {} goes as text only: its HTML part has {size} bytes",
-                            row.kind, row.to_addr
-                        ),
-                    )?;
-                    None
-                }
+                Made::Bytes(raw) => raw,
+                // The text alone, as it was queued (a mail that waits for its part was
+                // queued without bytes).
+                Made::Failed | Made::TooLarge(_) => match outgoing::bytes(row, date, None) {
+                    Ok(raw) => {
+                        text = raw;
+                        &text
+                    }
+                    Err(e) => {
+                        let why = outgoing::unbuildable(tx, row, date, &e)?;
+                        tx.illustrated(row.id, None)?;
+                        tx.mark_attempt_failed(row.id, &why, None)?;
+                        continue;
+                    }
+                },
             };
-            tx.illustrated(row.id, raw)?;
+            tx.illustrated(row.id, Some(raw))?;
         }
         Ok(())
     })?;
@@ -440,6 +454,98 @@ mod tests {
         let events = store.read(|tx| tx.events(Some(12))).unwrap();
         assert!(
             events.iter().any(|(_, e)| e.contains("text only")),
+            "{events:?}"
+        );
+    }
+
+    /// A mail that waits for its HTML part is queued without bytes (none are made twice),
+    /// and made whole once the part is; one whose part is given up before it was made gets
+    /// its text alone from the sender's next round (`build_old`).
+    #[test]
+    fn a_mail_waiting_for_its_part_is_queued_without_bytes_and_made_once() {
+        let (mut cfg, _) = crate::config::load(None, &|_| None).unwrap();
+        cfg.address = "gm@pbem.example".into();
+        let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+        let templates = Templates::load(None).unwrap();
+        let ctx = Ctx::new(&cfg, &templates, now);
+        let mut store = Store::memory().unwrap();
+        let mail = |to: &str| OutboxRow {
+            kind: "reply".into(),
+            to_addr: to.into(),
+            subject: "Re: [pbem] your mail".into(),
+            body: "Thanks.\n".into(),
+            html: HtmlPart::Words,
+            ..Default::default()
+        };
+        // Alice's mail is queued an hour after Bob's.
+        let later = Ctx::new(&cfg, &templates, now + chrono::Duration::hours(1));
+        let ids: Vec<i64> = [(&later, "alice@example.org"), (&ctx, "bob@example.org")]
+            .iter()
+            .map(|(ctx, to)| {
+                store
+                    .tx(|tx| {
+                        enqueue(tx, ctx, mail(to), Limit::Applies)?;
+                        Ok(tx.outbox(None, 1)?[0].id)
+                    })
+                    .unwrap()
+            })
+            .collect();
+        // The sender's round makes no text of a mail that waits for its part.
+        assert_eq!(outgoing::build_old(&mut store, later.now).unwrap(), 0);
+        for &id in &ids {
+            assert_eq!(store.read(|tx| tx.outbox_raw(id)).unwrap(), None);
+        }
+        // Bob's part is given up (the store failed for ten minutes, say): his text goes.
+        store.tx(|tx| tx.give_up_html(now)).unwrap();
+        assert_eq!(run(&mut store, &cfg).unwrap(), 1);
+        let alice = store.read(|tx| tx.outbox_raw(ids[0])).unwrap().unwrap();
+        assert!(String::from_utf8_lossy(&alice).contains("text/html"));
+        assert_eq!(store.read(|tx| tx.outbox_raw(ids[1])).unwrap(), None);
+        assert_eq!(outgoing::build_old(&mut store, later.now).unwrap(), 0);
+        let bob = store.read(|tx| tx.outbox_raw(ids[1])).unwrap().unwrap();
+        let bob = String::from_utf8(bob).unwrap();
+        assert!(
+            bob.contains("Thanks.") && !bob.contains("text/html"),
+            "{bob}"
+        );
+    }
+
+    /// A waiting mail that cannot be built at all (a header no mail may carry) fails with
+    /// the reason, and the game's log says so, as when it is queued.
+    #[test]
+    fn a_waiting_mail_that_cannot_be_built_fails_and_is_logged() {
+        let (mut cfg, _) = crate::config::load(None, &|_| None).unwrap();
+        cfg.address = "gm@pbem.example".into();
+        let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+        let templates = Templates::load(None).unwrap();
+        let ctx = Ctx::new(&cfg, &templates, now);
+        let mut store = Store::memory().unwrap();
+        let mail = OutboxRow {
+            kind: "reply".into(),
+            game_id: Some(7),
+            to_addr: "not an address".into(),
+            subject: "Re: [pbem] your mail".into(),
+            body: "Thanks.\n".into(),
+            html: HtmlPart::Words,
+            ..Default::default()
+        };
+        store
+            .tx(|tx| enqueue(tx, &ctx, mail, Limit::Applies))
+            .unwrap();
+        run(&mut store, &cfg).unwrap();
+        let row = store.read(|tx| tx.outbox(None, 1)).unwrap().remove(0);
+        assert_eq!(row.status, crate::store::OutboxStatus::Failed);
+        assert!(
+            row.last_error
+                .as_deref()
+                .unwrap_or("")
+                .contains("cannot build"),
+            "{:?}",
+            row.last_error
+        );
+        let events = store.read(|tx| tx.events(Some(7))).unwrap();
+        assert!(
+            events.iter().any(|(_, e)| e.contains("was not sent")),
             "{events:?}"
         );
     }

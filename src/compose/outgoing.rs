@@ -1,4 +1,4 @@
-//! One outgoing mail from compose to the sender: compose fills an `OutboxRow`, `enqueue` gives it its Message-ID and finished text-only bytes in the inbound mail's transaction, and the sender sends those bytes as they are.
+//! One outgoing mail from compose to the sender: compose fills an `OutboxRow`, `enqueue` gives it its Message-ID (and, when it waits for no HTML part, its finished bytes) in the inbound mail's transaction, and the sender sends the bytes as they are.
 //!
 //! The row's bytes are made in one place, `bytes` (the row -> `mail::outbound`'s builder):
 //! when it is queued (text only) and, after the commit, with its HTML part by
@@ -92,10 +92,10 @@ fn hold_until(tx: &Tx, ctx: &Ctx, to: &str) -> anyhow::Result<Option<DateTime<Ut
     Ok(Some(until))
 }
 
-/// Writes a mail into the outbox, due at `due` (or at once), with the finished text-only
-/// bytes the sender will send (until its HTML part replaces them). A mail that cannot be
-/// built (a bad address or header) is stored as failed with the reason, and the GM's log
-/// says so: it must not fail the inbound mail.
+/// Writes a mail into the outbox, due at `due` (or at once); one that waits for no HTML
+/// part with the finished text-only bytes the sender will send (the others get theirs with
+/// the part). A mail that cannot be built (a bad address or header) is stored as failed with
+/// the reason, and the GM's log says so: it must not fail the inbound mail.
 pub(super) fn queue(
     tx: &Tx,
     ctx: &Ctx,
@@ -120,16 +120,17 @@ pub(super) fn queue(
     row.body = within(std::mem::take(&mut row.body), ctx.cfg.max_reply_bytes);
     row.next_try_at = due;
     row.cause = row.cause.or_else(|| ctx.cause.clone());
+    // A mail that waits for its HTML part is made whole after the commit
+    // (`compose::illustrate`, as text alone if that fails): making its text-only bytes here
+    // too was a tenth of the inbound mail's work, thrown away.
+    if row.html != HtmlPart::None {
+        tx.enqueue(&row, ctx.now)?;
+        return Ok(());
+    }
     match bytes(&row, ctx.now, None) {
         Ok(raw) => row.raw = Some(raw),
         Err(e) => {
-            let why = format!("cannot build the mail: {e}");
-            tracing::error!(to = %row.to_addr, kind = %row.kind, "{why}");
-            tx.log_event(
-                row.game_id,
-                ctx.now,
-                &format!("a {} mail to {} was not sent: {why}", row.kind, row.to_addr),
-            )?;
+            let why = unbuildable(tx, &row, ctx.now, &e)?;
             row.status = OutboxStatus::Failed;
             row.last_error = Some(why);
             row.raw = None;
@@ -137,6 +138,24 @@ pub(super) fn queue(
     }
     tx.enqueue(&row, ctx.now)?;
     Ok(())
+}
+
+/// Logs (and tells the GM's log of the game) that a mail cannot be built; the reason, to
+/// store as its last error.
+pub(super) fn unbuildable(
+    tx: &Tx,
+    row: &OutboxRow,
+    now: DateTime<Utc>,
+    e: &BuildError,
+) -> anyhow::Result<String> {
+    let why = format!("cannot build the mail: {e}");
+    tracing::error!(to = %row.to_addr, kind = %row.kind, "{why}");
+    tx.log_event(
+        row.game_id,
+        now,
+        &format!("a {} mail to {} was not sent: {why}", row.kind, row.to_addr),
+    )?;
+    Ok(why)
 }
 
 /// The message ids of a row's References, oldest first.
@@ -203,9 +222,10 @@ pub(super) fn bytes(
     Ok(outbound::build(&mail)?.formatted())
 }
 
-/// Makes the bytes of the due mails queued before schema 7 (which stored none), dated `now`
-/// as they were then, when they went out; one that cannot be built fails for good. Returns how
-/// many failed. The sender runs it before it sends, so it sends stored bytes only.
+/// Makes the bytes of the due mails that have none: queued before schema 7 (which stored
+/// none), or whose HTML part was given up before it was made; dated `now`, when they go out.
+/// One that cannot be built fails for good. Returns how many failed. The sender runs it
+/// before it sends, so it sends stored bytes only.
 pub fn build_old(store: &mut Store, now: DateTime<Utc>) -> anyhow::Result<usize> {
     let rows = store.read(|tx| tx.outbox_unbuilt(now))?;
     if rows.is_empty() {

@@ -342,11 +342,13 @@ impl Tx<'_> {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Due mails without finished bytes (queued before schema 7), oldest first.
+    /// Due mails without finished bytes that wait for no HTML part (queued before schema 7,
+    /// or their part given up before it was made), oldest first.
     pub fn outbox_unbuilt(&self, now: DateTime<Utc>) -> anyhow::Result<Vec<OutboxRow>> {
         let mut st = self.conn().prepare_cached(&format!(
             "SELECT {OUT_COLS}, NULL FROM outbox \
-             WHERE NOT {HAS_RAW} AND status = 'pending' AND next_try_at <= ?1 ORDER BY id"
+             WHERE NOT {HAS_RAW} AND status = 'pending' AND html_wait IS NULL \
+             AND next_try_at <= ?1 ORDER BY id"
         ))?;
         let rows = st.query_map([ts(now)], out_row)?;
         Ok(rows.collect::<Result<_, _>>()?)
