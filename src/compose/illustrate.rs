@@ -420,19 +420,41 @@ mod tests {
     use super::*;
     use crate::compose::{enqueue, Ctx, Limit};
     use crate::template::Templates;
-    use chrono::{TimeZone, Utc};
+    use chrono::{DateTime, TimeZone, Utc};
+
+    /// The config (its GM at pbem.example), the templates, an empty store and the time each
+    /// test starts from.
+    fn fixture() -> (Config, Templates, Store, DateTime<Utc>) {
+        let (mut cfg, _) = crate::config::load(None, &|_| None).unwrap();
+        cfg.address = "gm@pbem.example".into();
+        let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
+        (
+            cfg,
+            Templates::load(None).unwrap(),
+            Store::memory().unwrap(),
+            now,
+        )
+    }
+
+    /// A reply to `to` that wants its words as HTML.
+    fn words_to(to: &str) -> OutboxRow {
+        OutboxRow {
+            kind: "reply".into(),
+            to_addr: to.into(),
+            subject: "Re: [pbem] your mail".into(),
+            body: "Thanks.\n".into(),
+            html: HtmlPart::Words,
+            ..Default::default()
+        }
+    }
 
     /// An HTML part larger than `max_reply_bytes` is left out: the text goes alone, and the
     /// GM's log says so.
     #[test]
     fn an_html_part_over_the_size_cap_is_dropped_and_the_text_goes() {
-        let (mut cfg, _) = crate::config::load(None, &|_| None).unwrap();
-        cfg.address = "gm@pbem.example".into();
+        let (mut cfg, templates, mut store, now) = fixture();
         cfg.max_reply_bytes = 1000;
-        let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
-        let templates = Templates::load(None).unwrap();
         let ctx = Ctx::new(&cfg, &templates, now);
-        let mut store = Store::memory().unwrap();
         let mail = OutboxRow {
             kind: "reply".into(),
             game_id: Some(12),
@@ -463,20 +485,8 @@ mod tests {
     /// its text alone from the sender's next round (`build_old`).
     #[test]
     fn a_mail_waiting_for_its_part_is_queued_without_bytes_and_made_once() {
-        let (mut cfg, _) = crate::config::load(None, &|_| None).unwrap();
-        cfg.address = "gm@pbem.example".into();
-        let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
-        let templates = Templates::load(None).unwrap();
+        let (cfg, templates, mut store, now) = fixture();
         let ctx = Ctx::new(&cfg, &templates, now);
-        let mut store = Store::memory().unwrap();
-        let mail = |to: &str| OutboxRow {
-            kind: "reply".into(),
-            to_addr: to.into(),
-            subject: "Re: [pbem] your mail".into(),
-            body: "Thanks.\n".into(),
-            html: HtmlPart::Words,
-            ..Default::default()
-        };
         // Alice's mail is queued an hour after Bob's.
         let later = Ctx::new(&cfg, &templates, now + chrono::Duration::hours(1));
         let ids: Vec<i64> = [(&later, "alice@example.org"), (&ctx, "bob@example.org")]
@@ -484,7 +494,7 @@ mod tests {
             .map(|(ctx, to)| {
                 store
                     .tx(|tx| {
-                        enqueue(tx, ctx, mail(to), Limit::Applies)?;
+                        enqueue(tx, ctx, words_to(to), Limit::Applies)?;
                         Ok(tx.outbox(None, 1)?[0].id)
                     })
                     .unwrap()
@@ -514,20 +524,11 @@ mod tests {
     /// the reason, and the game's log says so, as when it is queued.
     #[test]
     fn a_waiting_mail_that_cannot_be_built_fails_and_is_logged() {
-        let (mut cfg, _) = crate::config::load(None, &|_| None).unwrap();
-        cfg.address = "gm@pbem.example".into();
-        let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
-        let templates = Templates::load(None).unwrap();
+        let (cfg, templates, mut store, now) = fixture();
         let ctx = Ctx::new(&cfg, &templates, now);
-        let mut store = Store::memory().unwrap();
         let mail = OutboxRow {
-            kind: "reply".into(),
             game_id: Some(7),
-            to_addr: "not an address".into(),
-            subject: "Re: [pbem] your mail".into(),
-            body: "Thanks.\n".into(),
-            html: HtmlPart::Words,
-            ..Default::default()
+            ..words_to("not an address")
         };
         store
             .tx(|tx| enqueue(tx, &ctx, mail, Limit::Applies))
@@ -553,20 +554,9 @@ mod tests {
     /// A mail that wants its words as HTML gets them, and no picture.
     #[test]
     fn a_mail_that_wants_its_words_gets_html_without_a_picture() {
-        let (mut cfg, _) = crate::config::load(None, &|_| None).unwrap();
-        cfg.address = "gm@pbem.example".into();
-        let now = Utc.with_ymd_and_hms(2026, 3, 1, 12, 0, 0).unwrap();
-        let templates = Templates::load(None).unwrap();
+        let (cfg, templates, mut store, now) = fixture();
         let ctx = Ctx::new(&cfg, &templates, now);
-        let mut store = Store::memory().unwrap();
-        let mail = OutboxRow {
-            kind: "reply".into(),
-            to_addr: "alice@example.org".into(),
-            subject: "Re: [pbem] your mail".into(),
-            body: "Thanks.\n".into(),
-            html: HtmlPart::Words,
-            ..Default::default()
-        };
+        let mail = words_to("alice@example.org");
         store
             .tx(|tx| enqueue(tx, &ctx, mail, Limit::Applies))
             .unwrap();
