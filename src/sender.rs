@@ -91,7 +91,7 @@ pub fn drain_in_turn(
     finish_noted(store, &mut turn, now)?;
     // Mails queued before schema 7 get the bytes the others got when queued.
     let mut out = Drained {
-        failed: compose::outgoing::build_old(store, now())?,
+        failed: compose::outgoing::build_missing(store, now())?,
         ..Drained::default()
     };
     // Each mail's envelope sender names it, so that its bounce does (`mail::verp`).
@@ -126,7 +126,7 @@ pub fn drain_in_turn(
         let before = now() - PICTURE_PATIENCE;
         store.tx_lazy(|tx| tx.give_up_html(before))?;
         // Queued without bytes (they waited for their part): their text alone now.
-        rounds.out.failed += compose::outgoing::build_old(store, now())?;
+        rounds.out.failed += compose::outgoing::build_missing(store, now())?;
     }
     if let Some(e) = rounds.failed.take() {
         return Err(e);

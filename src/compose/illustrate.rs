@@ -7,7 +7,7 @@ use crate::config::Config;
 use crate::gamelog;
 use crate::games::AnyGame;
 use crate::mail::outbound::Picture;
-use crate::store::{BoardPicture, HtmlPart, MoveRow, OutboxRow, Store};
+use crate::store::{BoardPicture, HtmlPart, MoveRow, OutboxRow, Store, Tx};
 
 /// A position's board: its texts (shown alone, and beside a report that told the last ply:
 /// the mail's text carries one of them) and its picture; `None` when it cannot be drawn.
@@ -184,47 +184,48 @@ fn store_made(
     made: Vec<Made>,
 ) -> anyhow::Result<usize> {
     let drawn = std::mem::take(&mut boards.drawn);
+    let count = made.len();
     store.tx_lazy(|tx| {
         // Kept in the transaction that marks its mails illustrated: another process's pass
         // finds the picture as soon as it finds them done.
         for (game, plies, last, picture) in &drawn {
             tx.keep_picture(*game, *plies, last.as_ref(), picture)?;
         }
-        for (row, done) in rows.iter().zip(&made) {
-            let date = row.created_at.unwrap_or_default();
-            if let Made::TooLarge(size) = done {
-                tx.log_event(
-                    row.game_id,
-                    date,
-                    &format!(
-                        "a {} mail to {} goes as text only: its HTML part has {size} bytes",
-                        row.kind, row.to_addr
-                    ),
-                )?;
-            }
-            let text;
-            let raw = match done {
-                Made::Bytes(raw) => raw,
-                // The text alone, as it was queued (a mail that waits for its part was
-                // queued without bytes).
-                Made::Failed | Made::TooLarge(_) => match outgoing::bytes(row, date, None) {
-                    Ok(raw) => {
-                        text = raw;
-                        &text
-                    }
-                    Err(e) => {
-                        let why = outgoing::unbuildable(tx, row, date, &e)?;
-                        tx.illustrated(row.id, None)?;
-                        tx.mark_attempt_failed(row.id, &why, None)?;
-                        continue;
-                    }
-                },
-            };
-            tx.illustrated(row.id, Some(raw))?;
+        for (row, done) in rows.iter().zip(made) {
+            store_one(tx, row, done)?;
         }
         Ok(())
     })?;
-    Ok(made.len())
+    Ok(count)
+}
+
+/// Stores one waiting mail as made: with its HTML part, or as its text alone (the GM's log
+/// says so when the part was too large), or failed with the reason when not even its text
+/// can be built (a mail that waits for its part was queued without bytes).
+fn store_one(tx: &Tx, row: &OutboxRow, done: Made) -> anyhow::Result<()> {
+    let date = row.created_at.unwrap_or_default();
+    if let Made::TooLarge(size) = done {
+        tx.log_event(
+            row.game_id,
+            date,
+            &format!(
+                "a {} mail to {} goes as text only: its HTML part has {size} bytes",
+                row.kind, row.to_addr
+            ),
+        )?;
+    }
+    let built = match done {
+        Made::Bytes(raw) => Ok(raw),
+        Made::Failed | Made::TooLarge(_) => outgoing::bytes(row, date, None),
+    };
+    match built {
+        Ok(raw) => tx.illustrated(row.id, Some(&raw)),
+        Err(e) => {
+            let why = outgoing::unbuildable(tx, row, date, &e)?;
+            tx.illustrated(row.id, None)?;
+            tx.mark_attempt_failed(row.id, &why, None)
+        }
+    }
 }
 
 /// What became of one waiting mail's HTML part.
@@ -482,7 +483,7 @@ mod tests {
 
     /// A mail that waits for its HTML part is queued without bytes (none are made twice),
     /// and made whole once the part is; one whose part is given up before it was made gets
-    /// its text alone from the sender's next round (`build_old`).
+    /// its text alone from the sender's next round (`build_missing`).
     #[test]
     fn a_mail_waiting_for_its_part_is_queued_without_bytes_and_made_once() {
         let (cfg, templates, mut store, now) = fixture();
@@ -501,7 +502,7 @@ mod tests {
             })
             .collect();
         // The sender's round makes no text of a mail that waits for its part.
-        assert_eq!(outgoing::build_old(&mut store, later.now).unwrap(), 0);
+        assert_eq!(outgoing::build_missing(&mut store, later.now).unwrap(), 0);
         for &id in &ids {
             assert_eq!(store.read(|tx| tx.outbox_raw(id)).unwrap(), None);
         }
@@ -511,7 +512,7 @@ mod tests {
         let alice = store.read(|tx| tx.outbox_raw(ids[0])).unwrap().unwrap();
         assert!(String::from_utf8_lossy(&alice).contains("text/html"));
         assert_eq!(store.read(|tx| tx.outbox_raw(ids[1])).unwrap(), None);
-        assert_eq!(outgoing::build_old(&mut store, later.now).unwrap(), 0);
+        assert_eq!(outgoing::build_missing(&mut store, later.now).unwrap(), 0);
         let bob = store.read(|tx| tx.outbox_raw(ids[1])).unwrap().unwrap();
         let bob = String::from_utf8(bob).unwrap();
         assert!(

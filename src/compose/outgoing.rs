@@ -122,18 +122,16 @@ pub(super) fn queue(
     row.cause = row.cause.or_else(|| ctx.cause.clone());
     // A mail that waits for its HTML part is made whole after the commit
     // (`compose::illustrate`, as text alone if that fails): making its text-only bytes here
-    // too was a tenth of the inbound mail's work, thrown away.
-    if row.html != HtmlPart::None {
-        tx.enqueue(&row, ctx.now)?;
-        return Ok(());
-    }
-    match bytes(&row, ctx.now, None) {
-        Ok(raw) => row.raw = Some(raw),
-        Err(e) => {
-            let why = unbuildable(tx, &row, ctx.now, &e)?;
-            row.status = OutboxStatus::Failed;
-            row.last_error = Some(why);
-            row.raw = None;
+    // too was about a quarter of the daemon path's work, thrown away.
+    if row.html == HtmlPart::None {
+        match bytes(&row, ctx.now, None) {
+            Ok(raw) => row.raw = Some(raw),
+            Err(e) => {
+                let why = unbuildable(tx, &row, ctx.now, &e)?;
+                row.status = OutboxStatus::Failed;
+                row.last_error = Some(why);
+                row.raw = None;
+            }
         }
     }
     tx.enqueue(&row, ctx.now)?;
@@ -226,7 +224,7 @@ pub(super) fn bytes(
 /// none), or whose HTML part was given up before it was made; dated `now`, when they go out.
 /// One that cannot be built fails for good. Returns how many failed. The sender runs it
 /// before it sends, so it sends stored bytes only.
-pub fn build_old(store: &mut Store, now: DateTime<Utc>) -> anyhow::Result<usize> {
+pub fn build_missing(store: &mut Store, now: DateTime<Utc>) -> anyhow::Result<usize> {
     let rows = store.read(|tx| tx.outbox_unbuilt(now))?;
     if rows.is_empty() {
         return Ok(0);

@@ -215,19 +215,21 @@ fn coverage(tree: &usvg::Tree, Rect(x, y, w, h): Rect) -> Coverage {
     let to_rect = Transform::from_translate(-(x as f32), -(y as f32));
     resvg::render(tree, to_rect, &mut alone.as_mut());
     let inked: Vec<bool> = alone.pixels().iter().map(|p| p.alpha() > 0).collect();
-    let mut covered = inked.clone();
-    for row in 0..h {
-        for col in 0..w {
-            if inked[row * w + col] {
-                for r in row.saturating_sub(1)..(row + 2).min(h) {
-                    for c in col.saturating_sub(1)..(col + 2).min(w) {
-                        covered[r * w + c] = true;
-                    }
-                }
-            }
-        }
-    }
-    Coverage(covered)
+    // Widened a pixel along each row, then along each column: every pixel within one of an
+    // inked one, diagonals included.
+    let across = widened(&inked, |i| i % w, 1, w);
+    Coverage(widened(&across, |i| i / w, w, h))
+}
+
+/// Each flag set where it or a neighbour `step` away (at `at(i)` 0 to `len - 1` along that
+/// line) is set.
+fn widened(flags: &[bool], at: impl Fn(usize) -> usize, step: usize, len: usize) -> Vec<bool> {
+    (0..flags.len())
+        .map(|i| {
+            let k = at(i);
+            flags[i] || (k > 0 && flags[i - step]) || (k + 1 < len && flags[i + step])
+        })
+        .collect()
 }
 
 impl Coverage {
@@ -397,6 +399,18 @@ mod tests {
             let whole = png(&format!("{}{circle}</svg>", under(fill))).unwrap();
             assert!(layered_png(&layers).unwrap() == whole, "over {fill}");
         }
+    }
+
+    /// One inked pixel covers itself and its eight neighbours, and nothing past them.
+    #[test]
+    fn coverage_reaches_a_pixel_around_the_ink() {
+        let (w, h) = (4, 4);
+        let mut inked = vec![false; w * h];
+        inked[w + 1] = true;
+        let across = widened(&inked, |i| i % w, 1, w);
+        let covered = widened(&across, |i| i / w, w, h);
+        let expect: Vec<bool> = (0..w * h).map(|i| i % w <= 2 && i / w <= 2).collect();
+        assert_eq!(covered, expect);
     }
 
     #[test]

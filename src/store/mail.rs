@@ -58,7 +58,7 @@ pub struct OutboxRow {
     /// The finished message (RFC 5322 bytes) the sender sends, made when it was queued (and
     /// made again with its HTML part by `compose::illustrate`). Listings leave it `None`
     /// (`outbox_raw` reads one); `None` in a row read with it is a mail that could not be
-    /// built, or one queued before schema 7 (`compose::outgoing::build_old` makes those).
+    /// built, or one queued before schema 7 (`compose::outgoing::build_missing` makes those).
     pub raw: Option<Vec<u8>>,
 }
 
