@@ -11,9 +11,9 @@ use super::PictureError;
 
 /// PNG bytes of an opaque pixmap (any alpha is dropped: the pictures paint their background).
 pub(super) fn png(pixmap: &Pixmap) -> Result<Vec<u8>, PictureError> {
-    let runs = runs(pixmap.pixels());
-    let (colours, run_index) = palette(&runs);
-    let rows = filtered_rows(&runs, &run_index, pixmap.width() as usize);
+    let runs = Runs::of(pixmap.pixels());
+    let (colours, slot_index) = palette(&runs.colours);
+    let rows = filtered_rows(&runs.runs, &slot_index, pixmap.width() as usize);
     let mut out = Vec::new();
     let mut encoder = Encoder::new(&mut out, pixmap.width(), pixmap.height());
     encoder.set_depth(BitDepth::Eight);
@@ -31,24 +31,35 @@ pub(super) fn png(pixmap: &Pixmap) -> Result<Vec<u8>, PictureError> {
 
 /// The image data as IDAT holds it before deflate: each row of indices after its filter
 /// byte, written straight from the runs. Index rows filter badly (the numbers are names, not
-/// intensities), so every row's filter is None.
-fn filtered_rows(runs: &[(u32, u32)], run_index: &[u8], width: usize) -> Vec<u8> {
+/// intensities), so every row's filter is None (0).
+fn filtered_rows(runs: &[(u32, u32)], slot_index: &[u8], width: usize) -> Vec<u8> {
     let width = width.max(1);
     let pixels: usize = runs.iter().map(|r| r.1 as usize).sum();
-    let mut rows = Vec::with_capacity(pixels + pixels / width + 1);
-    let mut left = 0;
-    for (&(_, n), &index) in runs.iter().zip(run_index) {
+    let len = pixels + pixels.div_ceil(width);
+    // Eight bytes to spare: a short run is written as eight bytes, those past it written over
+    // by what follows (a filter byte included, written when its row starts).
+    let mut rows = vec![0u8; len + 8];
+    let (mut at, mut left) = (0, 0);
+    for &(slot, n) in runs {
+        let index = slot_index[slot as usize];
         let mut n = n as usize;
+        if n < left && n <= 8 {
+            // Most runs: a few pixels of an edge, inside a row; one store, not a fill.
+            rows[at..at + 8].copy_from_slice(&[index; 8]);
+            (at, left) = (at + n, left - n);
+            continue;
+        }
         while n > 0 {
             if left == 0 {
-                rows.push(0);
-                left = width;
+                rows[at] = 0;
+                (at, left) = (at + 1, width);
             }
             let k = n.min(left);
-            rows.resize(rows.len() + k, index);
-            (n, left) = (n - k, left - k);
+            rows[at..at + k].fill(index);
+            (at, n, left) = (at + k, n - k, left - k);
         }
     }
+    rows.truncate(len);
     rows
 }
 
@@ -70,19 +81,40 @@ fn deflated(rows: &[u8]) -> std::io::Result<Vec<u8>> {
 /// A colour as one number, `0xRRGGBB`: ordered as the bytes `[r, g, b]` are.
 type Rgb = u32;
 
-/// The pixels as runs of one colour and their lengths, the colour as its four bytes
-/// (premultiplied, as drawn: one number to compare and hash): a picture is mostly flat
-/// areas, so everything after this pass works per run, not per pixel.
-fn runs(pixels: &[PremultipliedColorU8]) -> Vec<(u32, u32)> {
-    let mut runs = Vec::with_capacity(4096);
-    let mut i = 0;
-    while let Some(&c) = pixels.get(i) {
-        let n = 1 + same_as(&pixels[i + 1..], c);
-        let key = u32::from_ne_bytes([c.red(), c.green(), c.blue(), c.alpha()]);
-        runs.push((key, n as u32));
-        i += n;
+/// The pixels as runs of one colour, each run its colour's slot and its length, and the
+/// distinct colours by slot (as their four bytes, premultiplied as drawn: one number to
+/// compare and hash) with how many pixels have each: a picture is mostly flat areas, so
+/// everything after this pass works per run or per colour, not per pixel.
+struct Runs {
+    runs: Vec<(u32, u32)>,
+    colours: Vec<(u32, u32)>,
+}
+
+impl Runs {
+    fn of(pixels: &[PremultipliedColorU8]) -> Runs {
+        // Each run's colour looked up as the run is found (Fx, not SipHash: the keys are our
+        // own pixels, and hashing was most of the drawing's time), in the one pass.
+        let mut slots: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut colours: Vec<(u32, u32)> = Vec::with_capacity(1024);
+        let mut runs = Vec::with_capacity(pixels.len() / 8);
+        let mut i = 0;
+        while let Some(&c) = pixels.get(i) {
+            let n = 1 + same_as(&pixels[i + 1..], c);
+            let key = u32::from_ne_bytes([c.red(), c.green(), c.blue(), c.alpha()]);
+            let slot = match slots.get(&key) {
+                Some(&slot) => slot,
+                None => {
+                    colours.push((key, 0));
+                    slots.insert(key, colours.len() as u32 - 1);
+                    colours.len() as u32 - 1
+                }
+            };
+            colours[slot as usize].1 += n as u32;
+            runs.push((slot, n as u32));
+            i += n;
+        }
+        Runs { runs, colours }
     }
-    runs
 }
 
 /// How many pixels at the start of `pixels` are `c`: the first four one by one (most runs
@@ -118,25 +150,12 @@ fn rgb_of(key: u32) -> Rgb {
     u32::from(c.red()) << 16 | u32::from(c.green()) << 8 | u32::from(c.blue())
 }
 
-/// The colours (as PLTE's bytes) and each run's index: the 256 most common colours, and
-/// each other colour (a blend at the edge of a shape or a letter, never a flat area) shown as
-/// the nearest of them, which the eye does not tell apart at an edge.
-fn palette(runs: &[(u32, u32)]) -> (Vec<u8>, Vec<u8>) {
-    // Each distinct colour gets a slot, looked up once per run (Fx, not SipHash: the keys are
-    // our own pixels, and hashing was most of the drawing's time); the rest works by slot.
-    let mut slots: FxHashMap<u32, u32> = FxHashMap::default();
-    let mut colours: Vec<(u32, u32)> = Vec::new();
-    let mut run_slots = Vec::with_capacity(runs.len());
-    for &(key, n) in runs {
-        let slot = *slots.entry(key).or_insert_with(|| {
-            colours.push((key, 0));
-            colours.len() as u32 - 1
-        });
-        colours[slot as usize].1 += n;
-        run_slots.push(slot);
-    }
+/// The colours (as PLTE's bytes) and each colour slot's index (`Runs`): the 256 most common
+/// colours, and each other colour (a blend at the edge of a shape or a letter, never a flat
+/// area) shown as the nearest of them, which the eye does not tell apart at an edge.
+fn palette(colours: &[(u32, u32)]) -> (Vec<u8>, Vec<u8>) {
     // Demultiplied once per colour, not per run.
-    let colours: Vec<(Rgb, u32)> = colours.into_iter().map(|(k, n)| (rgb_of(k), n)).collect();
+    let colours: Vec<(Rgb, u32)> = colours.iter().map(|&(k, n)| (rgb_of(k), n)).collect();
     let mut by_count: Vec<u32> = (0..colours.len() as u32).collect();
     // Most common first; equal counts by colour, so the same picture gives the same bytes.
     by_count.sort_unstable_by(|&a, &b| {
@@ -156,11 +175,10 @@ fn palette(runs: &[(u32, u32)]) -> (Vec<u8>, Vec<u8>) {
     for &slot in by_count.iter().skip(256) {
         index[slot as usize] = nearest.of(colours[slot as usize].0);
     }
-    let run_index = run_slots.iter().map(|&s| index[s as usize]).collect();
     let plte = kept
         .iter()
         .flat_map(|c| [(c >> 16) as u8, (c >> 8) as u8, *c as u8]);
-    (plte.collect(), run_index)
+    (plte.collect(), index)
 }
 
 /// The kept colours by channel, to find the nearest of them to another colour quickly.
@@ -200,14 +218,25 @@ impl Nearest {
 mod tests {
     use super::*;
 
-    /// The palette of opaque pixels given as `[r, g, b]`, each its own run, and each
-    /// pixel's index.
+    /// The palette of opaque pixels given as `[r, g, b]`, and each pixel's index.
     fn palette_of(pixels: &[[u8; 3]]) -> (Vec<u8>, Vec<u8>) {
-        let runs: Vec<(u32, u32)> = pixels
+        let pixels: Vec<_> = pixels
             .iter()
-            .map(|p| (u32::from_ne_bytes([p[0], p[1], p[2], 255]), 1))
+            .map(|p| PremultipliedColorU8::from_rgba(p[0], p[1], p[2], 255).unwrap())
             .collect();
-        palette(&runs)
+        let runs = Runs::of(&pixels);
+        let (colours, slot_index) = palette(&runs.colours);
+        let indices = runs
+            .runs
+            .iter()
+            .flat_map(|&(slot, n)| std::iter::repeat_n(slot_index[slot as usize], n as usize))
+            .collect();
+        (colours, indices)
+    }
+
+    /// Each run's length.
+    fn lengths(pixels: &[PremultipliedColorU8]) -> Vec<usize> {
+        Runs::of(pixels).runs.iter().map(|r| r.1 as usize).collect()
     }
 
     #[test]
@@ -218,9 +247,18 @@ mod tests {
             .iter()
             .flat_map(|&(c, n)| std::iter::repeat_n(px(c), n))
             .collect();
-        let lens: Vec<u32> = runs(&pixels).iter().map(|r| r.1).collect();
-        assert_eq!(lens, [40, 1, 16, 3]);
-        assert!(runs(&[]).is_empty());
+        assert_eq!(lengths(&pixels), [40, 1, 16, 3]);
+        assert!(lengths(&[]).is_empty());
+        // The first colour is one slot, with its 56 pixels in all.
+        let runs = Runs::of(&pixels);
+        assert_eq!(
+            runs.runs.iter().map(|r| r.0).collect::<Vec<_>>(),
+            [0, 1, 0, 2]
+        );
+        assert_eq!(
+            runs.colours.iter().map(|c| c.1).collect::<Vec<_>>(),
+            [56, 1, 3]
+        );
     }
 
     proptest::proptest! {
@@ -236,15 +274,30 @@ mod tests {
                 .enumerate()
                 .flat_map(|(i, &n)| std::iter::repeat_n(px(i), n))
                 .collect();
-            let found: Vec<usize> = runs(&pixels).iter().map(|r| r.1 as usize).collect();
-            proptest::prop_assert_eq!(found, lens);
+            proptest::prop_assert_eq!(lengths(&pixels), lens);
+        }
+
+        /// Any runs over rows of any width: each row is its filter byte and its pixels' indices,
+        /// short runs (written eight bytes at a time) and long ones, within a row and across.
+        #[test]
+        fn the_rows_are_the_runs_pixel_by_pixel(
+            runs in proptest::collection::vec((0u32..3, 1u32..40), 0..40),
+            width in 1usize..30,
+        ) {
+            let slot_index = [7, 8, 9];
+            let pixels: Vec<u8> = runs
+                .iter()
+                .flat_map(|&(slot, n)| std::iter::repeat_n(slot_index[slot as usize], n as usize))
+                .collect();
+            let expect: Vec<u8> = pixels.chunks(width).flat_map(|row| [&[0][..], row].concat()).collect();
+            proptest::prop_assert_eq!(filtered_rows(&runs, &slot_index, width), expect);
         }
     }
 
     #[test]
     fn rows_are_cut_from_the_runs_each_after_its_filter_byte() {
         // Runs of 3, 4 and 1 pixels over rows of 4: the 4 crosses a row's end.
-        let runs = [(0, 3), (0, 4), (0, 1)];
+        let runs = [(0, 3), (1, 4), (2, 1)];
         let rows = filtered_rows(&runs, &[7, 8, 9], 4);
         assert_eq!(rows, [0, 7, 7, 7, 8, 0, 8, 8, 8, 9]);
     }
