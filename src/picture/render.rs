@@ -77,6 +77,7 @@ static KEPT: Mutex<(Kept, Kept)> = Mutex::new((EMPTY, EMPTY));
 
 /// Forgets every kept layer and element.
 pub(super) fn forget_kept() {
+    CANVAS.take();
     LAYERS.lock().unwrap_or_else(|e| e.into_inner()).clear();
     *KEPT.lock().unwrap_or_else(|e| e.into_inner()) = (EMPTY, EMPTY);
 }
@@ -109,16 +110,71 @@ fn fixed_layer(svg: &str) -> Result<Arc<Pixmap>, PictureError> {
 }
 
 /// Renders a picture's layers to PNG bytes: the fixed layer (drawn once, see `fixed_layer`)
-/// copied, then each element that moved drawn over it in order (parsed once, see
-/// `element`; its pixels copied when it lands on what it was last drawn on, see `draw`). The
-/// pixels are the whole document's: each shape is blended over the same pixels as when the
-/// document is drawn at once.
+/// under each element that moved, drawn over it in order (parsed once, see `element`; its
+/// pixels copied when it lands on what it was last drawn on, see `draw`), on this thread's
+/// canvas (`Canvas`). The pixels are the whole document's: each shape is blended over the
+/// same pixels as when the document is drawn at once.
 pub(super) fn layered_png(layers: &Layers) -> Result<Vec<u8>, PictureError> {
-    let mut pixmap = Pixmap::clone(&*fixed_layer(&layers.fixed)?);
+    let fixed = fixed_layer(&layers.fixed)?;
+    // Taken out while drawing: a failed element leaves no canvas half drawn.
+    let mut canvas = match CANVAS.take() {
+        Some(canvas) if Arc::ptr_eq(&canvas.fixed, &fixed) => canvas.cleared(),
+        _ => Canvas::new(fixed),
+    };
     for doc in &layers.moving {
-        draw(&*element(doc)?, &mut pixmap);
+        let element = element(doc)?;
+        draw(&element, &mut canvas.pixmap);
+        match (&mut canvas.drawn, element.rect) {
+            (Some(drawn), Some(rect)) => drawn.push(rect),
+            (drawn, _) => *drawn = None,
+        }
     }
-    encode::png(&pixmap)
+    let png = encode::png(&canvas.pixmap);
+    CANVAS.set(Some(canvas));
+    png
+}
+
+thread_local! {
+    /// This thread's last picture, to be cleared for its next.
+    static CANVAS: std::cell::Cell<Option<Canvas>> = const { std::cell::Cell::new(None) };
+}
+
+/// A picture's pixels kept for the next picture drawn on the same thread over the same fixed
+/// layer: where its elements drew is put back from the layer, not the whole layer copied
+/// (a megabyte a picture, a few percent of the drawing; the pictures of a send round mostly
+/// share a layer, one per game and size).
+struct Canvas {
+    fixed: Arc<Pixmap>,
+    pixmap: Pixmap,
+    /// The rectangles drawn over since the layer was copied (`None`: an element drawn without
+    /// a rectangle, which may have touched any pixel).
+    drawn: Option<Vec<Rect>>,
+}
+
+impl Canvas {
+    fn new(fixed: Arc<Pixmap>) -> Canvas {
+        Canvas {
+            pixmap: Pixmap::clone(&fixed),
+            fixed,
+            drawn: Some(Vec::new()),
+        }
+    }
+
+    /// The canvas as the fixed layer again: each rectangle drawn over put back (an element
+    /// changes no pixel outside its rectangle: `draw` checks it in debug builds).
+    fn cleared(mut self) -> Canvas {
+        match self.drawn.take() {
+            Some(rects) => {
+                for rect in rects {
+                    copy_region(&self.fixed, &mut self.pixmap, rect);
+                }
+            }
+            None => self.pixmap.data_mut().copy_from_slice(self.fixed.data()),
+        }
+        debug_assert!(self.pixmap == *self.fixed, "a canvas cleared wrong");
+        self.drawn = Some(Vec::new());
+        self
+    }
 }
 
 /// A moving element, parsed (its text shaped into outlines), with the rectangle of pixels
@@ -310,6 +366,15 @@ fn put_region(pixmap: &mut Pixmap, Rect(x, y, w, h): Rect, pixels: &[u8]) {
     for (i, row) in (y..y + h).enumerate() {
         pixmap.data_mut()[row * stride + x * 4..][..w * 4]
             .copy_from_slice(&pixels[i * w * 4..][..w * 4]);
+    }
+}
+
+/// Copies the rectangle's pixels from one pixmap to another of the same size.
+fn copy_region(from: &Pixmap, to: &mut Pixmap, Rect(x, y, w, h): Rect) {
+    let stride = from.width() as usize * 4;
+    for row in y..y + h {
+        let at = row * stride + x * 4..row * stride + (x + w) * 4;
+        to.data_mut()[at.clone()].copy_from_slice(&from.data()[at]);
     }
 }
 
