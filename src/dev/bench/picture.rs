@@ -191,4 +191,23 @@ mod tests {
             }
         }
     }
+
+    /// Pictures drawn in any order on one thread (positions far apart in turn, as of two
+    /// games of one kind, and another kind's between them, as a send round takes its
+    /// positions) are the pictures drawn in one pass: a canvas cleared after another
+    /// position's picture keeps nothing of it.
+    #[test]
+    fn pictures_drawn_in_any_order_are_the_pictures_drawn_in_one_pass() {
+        let none = Options::new();
+        let rink = game_positions(GameKind::DiceRink, &none).unwrap();
+        let tac = game_positions(GameKind::DipTacToe, &none).unwrap();
+        let n = rink.len().min(tac.len());
+        assert!(n > 100, "{n} positions");
+        for i in (0..n).step_by(12) {
+            for game in [&rink[i], &rink[n - 1 - i], &tac[i], &rink[(i + 2) % n]] {
+                let whole = picture::board_png_in_one_pass(game).unwrap();
+                assert!(picture::board_png(game).unwrap() == whole, "position {i}");
+            }
+        }
+    }
 }
