@@ -89,7 +89,8 @@ pub fn drain_in_turn(
     mut turn: SendTurn,
 ) -> anyhow::Result<Drained> {
     finish_noted(store, &mut turn, now)?;
-    // Mails queued before schema 7 get the bytes the others got when queued.
+    // Mails without bytes that wait for no HTML part (queued before schema 7, or their part
+    // given up) get their text-only bytes now.
     let mut out = Drained {
         failed: compose::outgoing::build_missing(store, now())?,
         ..Drained::default()

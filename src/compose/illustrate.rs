@@ -378,9 +378,9 @@ fn draw((id, _, game, _): &Position) -> Option<BoardPicture> {
     }
 }
 
-/// The mail's bytes made again with its HTML part (and the board's picture, if any), dated
-/// as when it was queued; when it cannot be built or would be too large, the text-only
-/// mail stands.
+/// The mail's bytes made with its HTML part (and the board's picture, if any), dated as
+/// when it was queued; when it cannot be built or would be too large, `store_one` makes it
+/// as its text alone.
 fn with_html(row: &OutboxRow, board: Board, cfg: &Config) -> Made {
     let (text, picture) = match board {
         Some(BoardPicture { texts, png }) => {

@@ -1,8 +1,10 @@
 //! One outgoing mail from compose to the sender: compose fills an `OutboxRow`, `enqueue` gives it its Message-ID (and, when it waits for no HTML part, its finished bytes) in the inbound mail's transaction, and the sender sends the bytes as they are.
 //!
 //! The row's bytes are made in one place, `bytes` (the row -> `mail::outbound`'s builder):
-//! when it is queued (text only) and, after the commit, with its HTML part by
-//! `compose::illustrate`. Nothing else builds a mail.
+//! when it is queued (text only, for a mail that waits for no HTML part) and, after the
+//! commit, with its HTML part (or as its text alone, when the part fails) by
+//! `compose::illustrate`, or by `build_missing` for a mail that has none when it is due.
+//! Nothing else builds a mail.
 
 use chrono::{DateTime, Duration, Utc};
 

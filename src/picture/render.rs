@@ -251,7 +251,7 @@ fn draw(element: &Element, pixmap: &mut Pixmap) {
     {
         // What drawing changed outside the rectangle would be lost by a copy of it.
         let mut check = pixmap.clone();
-        put_region(&mut check, rect, &region(&whole, rect));
+        copy_region(&whole, &mut check, rect);
         debug_assert!(check == whole, "an element drew outside its rectangle");
     }
     *patch = Some(Patch {

@@ -55,10 +55,11 @@ pub struct OutboxRow {
     /// remote server said.
     pub bounced_at: Option<DateTime<Utc>>,
     pub bounce: Option<String>,
-    /// The finished message (RFC 5322 bytes) the sender sends, made when it was queued (and
-    /// made again with its HTML part by `compose::illustrate`). Listings leave it `None`
-    /// (`outbox_raw` reads one); `None` in a row read with it is a mail that could not be
-    /// built, or one queued before schema 7 (`compose::outgoing::build_missing` makes those).
+    /// The finished message (RFC 5322 bytes) the sender sends: made when it was queued, or
+    /// for a mail that waits for its HTML part, made with it by `compose::illustrate`.
+    /// Listings leave it `None` (`outbox_raw` reads one); `None` in a row read with it is a
+    /// mail that could not be built, one still waiting for its part, or one queued before
+    /// schema 7 or whose part was given up (`compose::outgoing::build_missing` makes those).
     pub raw: Option<Vec<u8>>,
 }
 
