@@ -1,4 +1,4 @@
-//! The one step that adds HTML parts, after the commit that queued their mails: for each mail by the `HtmlPart` it waits for, each position's board drawn once as a picture and the mail's bytes made again with its HTML part (its text unchanged), so that no inbound mail's transaction ever waits for a drawing.
+//! The one step that adds HTML parts, after the commit that queued their mails: for each mail by the `HtmlPart` it waits for, each position's board drawn once as a picture and the mail's bytes made again with its HTML part (its text unchanged), the picture's part stored once for every mail that shows it, so that no inbound mail's transaction ever waits for a drawing.
 
 use std::collections::HashMap;
 
@@ -65,7 +65,7 @@ pub fn run_each(
             size = (size * 2).min(MOST);
             let next = read_batch(store, &mut boards, last, size)?;
             working = start(scope, cfg, next, &boards);
-            done += store_made(store, &mut boards, &batch.rows, batch.made)?;
+            done += store_made(store, &mut boards, &batch.rows, (batch.made, batch.parts))?;
             stored(store);
         }
     })
@@ -95,6 +95,7 @@ struct Worked {
     positions: Vec<Position>,
     pictures: Vec<Option<BoardPicture>>,
     made: Vec<Made>,
+    parts: Parts,
 }
 
 /// A batch's work: under way on a thread of its own, or done (nothing to draw: no thread
@@ -153,22 +154,24 @@ fn work(cfg: &Config, batch: Batch, mut known: Known) -> Worked {
     for ((game, plies, _, _), picture) in batch.positions.iter().zip(&pictures) {
         known.insert((*game, *plies), picture.clone());
     }
-    let made = make_all(cfg, &known, &batch.rows);
+    let parts = parts_of(&known, &batch.rows);
+    let made = make_all(cfg, &known, &parts, &batch.rows);
     Worked {
         rows: batch.rows,
         positions: batch.positions,
         pictures,
         made,
+        parts,
     }
 }
 
 /// Makes each of `rows` with its HTML part (`one`), on every core too: making one (its
 /// HTML, the picture in base64, the MIME) is pure work on its row and its board.
-fn make_all(cfg: &Config, known: &Known, rows: &[OutboxRow]) -> Vec<Made> {
+fn make_all(cfg: &Config, known: &Known, parts: &Parts, rows: &[OutboxRow]) -> Vec<Made> {
     on_every_core(rows, |row| {
         // A mail that fails to be made (a panic) must not hold every mail after it: it
         // goes as text.
-        crate::unwind::catch(|| Ok(one(cfg, known, row))).unwrap_or_else(|e| {
+        crate::unwind::catch(|| Ok(one(cfg, known, parts, row))).unwrap_or_else(|e| {
             tracing::warn!(id = row.id, error = %e, "the HTML part failed: text only");
             Made::Failed
         })
@@ -181,7 +184,7 @@ fn store_made(
     store: &mut Store,
     boards: &mut Boards,
     rows: &[OutboxRow],
-    made: Vec<Made>,
+    (made, parts): (Vec<Made>, Parts),
 ) -> anyhow::Result<usize> {
     let drawn = std::mem::take(&mut boards.drawn);
     let count = made.len();
@@ -191,18 +194,23 @@ fn store_made(
         for (game, plies, last, picture) in &drawn {
             tx.keep_picture(*game, *plies, last.as_ref(), picture)?;
         }
+        let mut shared = Shared {
+            parts: &parts,
+            kept: HashMap::new(),
+        };
         for (row, done) in rows.iter().zip(made) {
-            store_one(tx, row, done)?;
+            store_one(tx, row, done, &mut shared)?;
         }
         Ok(())
     })?;
     Ok(count)
 }
 
-/// Stores one waiting mail as made: with its HTML part, or as its text alone (the GM's log
-/// says so when the part was too large), or failed with the reason when not even its text
-/// can be built (a mail that waits for its part was queued without bytes).
-fn store_one(tx: &Tx, row: &OutboxRow, done: Made) -> anyhow::Result<()> {
+/// Stores one waiting mail as made: with its HTML part (the part it shares with other
+/// mails stored once), or as its text alone (the GM's log says so when the part was too
+/// large), or failed with the reason when not even its text can be built (a mail that waits
+/// for its part was queued without bytes).
+fn store_one(tx: &Tx, row: &OutboxRow, done: Made, shared: &mut Shared) -> anyhow::Result<()> {
     let date = row.created_at.unwrap_or_default();
     if let Made::TooLarge(size) = done {
         tx.log_event(
@@ -215,6 +223,11 @@ fn store_one(tx: &Tx, row: &OutboxRow, done: Made) -> anyhow::Result<()> {
         )?;
     }
     let built = match done {
+        Made::Spliced { raw, at, part } => match shared.id(tx, part)? {
+            Some(id) => return tx.illustrated_spliced(row.id, &raw, id, at),
+            // Not in this batch's parts (it always is): the text goes alone.
+            None => outgoing::bytes(row, date, None),
+        },
         Made::Bytes(raw) => Ok(raw),
         Made::Failed | Made::TooLarge(_) => outgoing::bytes(row, date, None),
     };
@@ -232,6 +245,13 @@ fn store_one(tx: &Tx, row: &OutboxRow, done: Made) -> anyhow::Result<()> {
 enum Made {
     /// The mail's bytes with it.
     Bytes(Vec<u8>),
+    /// The mail's bytes with it, but for the picture's part that other mails of the batch
+    /// share (`Parts`, by its position), which goes back at offset `at`.
+    Spliced {
+        raw: Vec<u8>,
+        at: usize,
+        part: (i64, usize),
+    },
     /// Larger than `max_reply_bytes` with its pictures (its size): the text goes alone.
     TooLarge(usize),
     /// It could not be made: the text goes alone.
@@ -239,14 +259,14 @@ enum Made {
 }
 
 /// One waiting mail with its HTML part (its position drawn once for all the mails showing it).
-fn one(cfg: &Config, known: &Known, row: &OutboxRow) -> Made {
+fn one(cfg: &Config, known: &Known, parts: &Parts, row: &OutboxRow) -> Made {
     let board = match row.html {
         HtmlPart::Board { game, plies } => known.get(&(game, plies)).cloned().flatten(),
         HtmlPart::Words => None,
         // Nothing waits (a row read as it was given up): the text goes as it is.
         HtmlPart::None => return Made::Failed,
     };
-    with_html(row, board, cfg)
+    without_part(with_html(row, board, cfg), row.html, parts)
 }
 
 #[cfg(test)]
@@ -412,6 +432,9 @@ fn with_html(row: &OutboxRow, board: Board, cfg: &Config) -> Made {
         }
     }
 }
+
+mod shared_part;
+use shared_part::{parts_of, without_part, Parts, Shared};
 
 #[cfg(test)]
 mod drawn_once;

@@ -114,9 +114,26 @@ pub(super) fn message_row(r: &Row) -> rusqlite::Result<MessageRow> {
     })
 }
 
+/// A queued mail's bytes from their row of `outbox_raw` as `r`: as stored, or with the part
+/// they share with other mails (schema 24) put back where it was taken out (`||` makes
+/// text of the blobs, byte for byte, and the cast a blob of it again; `substr` of an empty
+/// blob is NULL).
+macro_rules! spliced {
+    () => {
+        "CASE WHEN r.part IS NULL THEN r.raw ELSE CAST( \
+         COALESCE(substr(r.raw, 1, r.part_at), x'') \
+         || (SELECT part FROM outbox_parts WHERE outbox_parts.id = r.part) \
+         || COALESCE(substr(r.raw, r.part_at + 1), x'') AS BLOB) END"
+    };
+}
+
 /// A queued mail's bytes, from their own table (schema 23), as a column of a query on the
 /// outbox: the raw bytes `out_row` reads last (listings put NULL there).
-pub(super) const OUT_RAW: &str = "(SELECT raw FROM outbox_raw WHERE outbox_raw.id = outbox.id)";
+pub(super) const OUT_RAW: &str = concat!(
+    "(SELECT ",
+    spliced!(),
+    " FROM outbox_raw r WHERE r.id = outbox.id)"
+);
 
 /// Whether a queued mail has bytes, by their row alone: a test of `OUT_RAW` itself would read
 /// the bytes (some kilobytes, a picture's) only to see they are there, and again to return them.
@@ -369,6 +386,53 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// Stores a part several mails carry the same (`illustrated_spliced`), unless it is
+    /// stored already (the same bytes, by their SHA-256); its id.
+    pub fn keep_part(&self, part: &[u8]) -> anyhow::Result<i64> {
+        use sha2::Digest as _;
+        let digest = sha2::Sha256::digest(part).to_vec();
+        self.exec(
+            "INSERT INTO outbox_parts (digest, part) VALUES (?1, ?2) \
+             ON CONFLICT (digest) DO NOTHING",
+            params![digest, part],
+        )?;
+        Ok(self.one(
+            "SELECT id FROM outbox_parts WHERE digest = ?1",
+            [digest],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// A mail's HTML part is made, and its bytes are `raw` with the stored part `part` (its
+    /// id, `keep_part`) put back at offset `at`: the bytes are stored without the part, which
+    /// every mail showing the same picture shares. They read back whole.
+    pub fn illustrated_spliced(
+        &self,
+        id: i64,
+        raw: &[u8],
+        part: i64,
+        at: usize,
+    ) -> anyhow::Result<()> {
+        self.exec("UPDATE outbox SET html_wait = NULL WHERE id = ?1", [id])?;
+        self.exec(
+            "INSERT OR REPLACE INTO outbox_raw (id, raw, part, part_at) VALUES (?1, ?2, ?3, ?4)",
+            params![id, raw, part, i64::try_from(at)?],
+        )?;
+        Ok(())
+    }
+
+    /// How many shared parts are stored, and how many bytes mail `id`'s row holds without
+    /// its part (the tests of `illustrated_spliced`'s callers).
+    #[cfg(test)]
+    pub fn stored_sizes(&self, id: i64) -> anyhow::Result<(i64, i64)> {
+        Ok(self.one(
+            "SELECT (SELECT COUNT(*) FROM outbox_parts), \
+             (SELECT length(raw) FROM outbox_raw WHERE id = ?1)",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?)
+    }
+
     /// Mails queued before `before` and still waiting for their HTML part go as text.
     pub fn give_up_html(&self, before: DateTime<Utc>) -> anyhow::Result<()> {
         self.exec(
@@ -381,9 +445,11 @@ impl Tx<'_> {
     /// A queued mail's finished bytes (`None`: no such mail, or none stored).
     pub fn outbox_raw(&self, id: i64) -> anyhow::Result<Option<Vec<u8>>> {
         Ok(self
-            .one("SELECT raw FROM outbox_raw WHERE id = ?1", [id], |r| {
-                r.get(0)
-            })
+            .one(
+                concat!("SELECT ", spliced!(), " FROM outbox_raw r WHERE r.id = ?1"),
+                [id],
+                |r| r.get(0),
+            )
             .optional()?
             .flatten())
     }
@@ -490,3 +556,6 @@ impl Tx<'_> {
         )?)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -443,6 +443,20 @@ const MIGRATIONS: &[&str] = &[
     INSERT INTO outbox_raw (id, raw) SELECT id, raw FROM outbox WHERE raw IS NOT NULL;
     ALTER TABLE outbox DROP COLUMN raw;
     "#,
+    // 24: a part many queued mails carry the same (a board picture, in base64 as the mails
+    // have it) stored once, found by its SHA-256: each of those mails' bytes are stored
+    // without it, with the part's id and the offset it goes back in
+    // (`Tx::illustrated_spliced`). Both players of a move, every seat of a Dip-Tac-Toe turn,
+    // a refusal, a reminder and a resend showed the same picture in bytes of their own.
+    r#"
+    CREATE TABLE outbox_parts (
+        id     INTEGER PRIMARY KEY,
+        digest BLOB NOT NULL UNIQUE,
+        part   BLOB NOT NULL
+    );
+    ALTER TABLE outbox_raw ADD COLUMN part INTEGER REFERENCES outbox_parts(id);
+    ALTER TABLE outbox_raw ADD COLUMN part_at INTEGER;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -1,6 +1,7 @@
 //! Tests: each position drawn once and kept, whichever pass shows it again (a second player, a resend), and dropped when the log is rolled back.
 
 use chrono::{TimeZone, Utc};
+use mail_parser::MimeHeaders;
 
 use super::{run, run_each, DRAWN, FIRST};
 use crate::compose::{enqueue, resent, Ctx, Limit};
@@ -82,6 +83,11 @@ fn one_position_is_drawn_once_for_every_mail_and_a_resend() {
     let alice = png_of(&mails_to(&mut store, id, "alice@example.org")[0]);
     let bob = png_of(&mails_to(&mut store, id, "bob@example.org")[0]);
     assert_eq!(alice, bob);
+    let bobs = store
+        .read(|tx| tx.last_outbox_to(id, "bob@example.org"))
+        .unwrap();
+    let (parts, _) = store.read(|tx| tx.stored_sizes(bobs.unwrap().id)).unwrap();
+    assert_eq!(parts, 1);
 
     let now = Utc.with_ymd_and_hms(2026, 3, 1, 13, 0, 0).unwrap();
     store
@@ -101,6 +107,52 @@ fn one_position_is_drawn_once_for_every_mail_and_a_resend() {
     let again = mails_to(&mut store, id, "bob@example.org");
     assert_eq!(again.len(), 2);
     assert_eq!(png_of(&again[1]), bob, "the resend attaches the same bytes");
+    let resend = store
+        .read(|tx| tx.last_outbox_to(id, "bob@example.org"))
+        .unwrap();
+    let (parts, _) = store
+        .read(|tx| tx.stored_sizes(resend.unwrap().id))
+        .unwrap();
+    assert_eq!(parts, 1, "and they are stored once");
+}
+
+/// The picture both welcomes carry is stored once: each welcome's row holds its bytes
+/// without it, and each reads back whole, as the sender sends it, with the picture kept of
+/// the position.
+#[test]
+fn the_picture_mails_share_is_stored_once_and_each_reads_back_whole() {
+    let (cfg, templates, mut store) = fixture();
+    let id = game(&mut store, &cfg, &templates);
+    run(&mut store, &cfg).unwrap();
+    let rows = store.read(|tx| tx.outbox(None, i64::MAX)).unwrap();
+    let welcomes: Vec<_> = rows.iter().filter(|r| r.game_id == Some(id)).collect();
+    assert_eq!(welcomes.len(), 2);
+    let kept = store.read(|tx| tx.picture(id, 0)).unwrap().unwrap().png;
+    let far = Utc.with_ymd_and_hms(2030, 1, 1, 0, 0, 0).unwrap();
+    let due = store.read(|tx| tx.outbox_due(far, 10)).unwrap();
+    for row in welcomes {
+        let whole = store.read(|tx| tx.outbox_raw(row.id)).unwrap().unwrap();
+        let sent = due.iter().find(|d| d.id == row.id).unwrap();
+        assert_eq!(
+            sent.raw.as_ref(),
+            Some(&whole),
+            "the sender reads the same bytes"
+        );
+        let parsed = mail_parser::MessageParser::default().parse(&whole).unwrap();
+        let png = parsed
+            .attachments()
+            .find(|a| a.content_type().is_some_and(|t| t.ctype() == "image"))
+            .expect("a picture")
+            .contents();
+        assert_eq!(png, &kept[..], "the picture is the position's");
+        let (parts, stored) = store.read(|tx| tx.stored_sizes(row.id)).unwrap();
+        assert_eq!(parts, 1, "one part for both welcomes");
+        assert!(
+            (stored as usize) + kept.len() < whole.len(),
+            "stored without the picture: {stored} of {} bytes",
+            whole.len()
+        );
+    }
 }
 
 /// A picture kept of a position goes when the log is rolled back past it, and every picture
