@@ -67,7 +67,11 @@ pub(super) fn without_part(made: Made, html: HtmlPart, parts: &Parts) -> Made {
     let Some(bytes) = parts.get(&(game, plies)) else {
         return Made::Bytes(raw);
     };
-    match memchr::memmem::find(&raw, bytes) {
+    // Found by its first line, then compared whole: a search for all of it would first
+    // study all of it (some tens of kilobytes) for every mail.
+    let head = &bytes[..bytes.len().min(76)];
+    let found = memchr::memmem::find_iter(&raw, head).find(|&at| raw[at..].starts_with(bytes));
+    match found {
         Some(at) => {
             raw.drain(at..at + bytes.len());
             Made::Spliced {
