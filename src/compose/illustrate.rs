@@ -9,6 +9,9 @@ use crate::games::AnyGame;
 use crate::mail::outbound::Picture;
 use crate::store::{BoardPicture, HtmlPart, MoveRow, OutboxRow, Store, Tx};
 
+mod shared_part;
+use shared_part::{parts_of, without_part, Parts, Shared};
+
 /// A position's board: its texts (shown alone, and beside a report that told the last ply:
 /// the mail's text carries one of them) and its picture; `None` when it cannot be drawn.
 type Board = Option<BoardPicture>;
@@ -65,7 +68,7 @@ pub fn run_each(
             size = (size * 2).min(MOST);
             let next = read_batch(store, &mut boards, last, size)?;
             working = start(scope, cfg, next, &boards);
-            done += store_made(store, &mut boards, &batch.rows, (batch.made, batch.parts))?;
+            done += store_made(store, &mut boards, &batch.rows, batch.made, &batch.parts)?;
             stored(store);
         }
     })
@@ -178,13 +181,14 @@ fn make_all(cfg: &Config, known: &Known, parts: &Parts, rows: &[OutboxRow]) -> V
     })
 }
 
-/// Stores each of `rows` as made, with the pictures drawn since the last batch, in one
-/// transaction; how many.
+/// Stores each of `rows` as made, with the pictures drawn since the last batch and the
+/// parts its mails share (`parts`, each stored once), in one transaction; how many.
 fn store_made(
     store: &mut Store,
     boards: &mut Boards,
     rows: &[OutboxRow],
-    (made, parts): (Vec<Made>, Parts),
+    made: Vec<Made>,
+    parts: &Parts,
 ) -> anyhow::Result<usize> {
     let drawn = std::mem::take(&mut boards.drawn);
     let count = made.len();
@@ -195,7 +199,7 @@ fn store_made(
             tx.keep_picture(*game, *plies, last.as_ref(), picture)?;
         }
         let mut shared = Shared {
-            parts: &parts,
+            parts,
             kept: HashMap::new(),
         };
         for (row, done) in rows.iter().zip(made) {
@@ -432,9 +436,6 @@ fn with_html(row: &OutboxRow, board: Board, cfg: &Config) -> Made {
         }
     }
 }
-
-mod shared_part;
-use shared_part::{parts_of, without_part, Parts, Shared};
 
 #[cfg(test)]
 mod drawn_once;
