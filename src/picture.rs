@@ -51,6 +51,12 @@ pub(crate) fn board_png_in_one_pass(game: &AnyGame) -> Result<Vec<u8>, PictureEr
     render::png(&board_svg(game))
 }
 
+/// The fixed layer's document of the game's position's picture (drawn once per process).
+#[cfg(test)]
+pub(crate) fn fixed_layer(game: &AnyGame) -> String {
+    drawing(game).layers().fixed
+}
+
 /// The board of the game's position as an SVG document (what `board_png` renders).
 pub fn board_svg(game: &AnyGame) -> String {
     drawing(game).finish()

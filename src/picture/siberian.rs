@@ -63,19 +63,18 @@ pub(super) fn svg(game: &Siberian) -> Svg {
     let (width, height) = size(game);
     let mut svg = Svg::new(width, height, PAPER);
     for h in Hex::all() {
-        let fill = if perfect.contains(&h) {
-            PERFECT_FILL
-        } else {
-            HEX_FILL
-        };
-        hex(&mut svg, h, fill);
+        hex(&mut svg, h, HEX_FILL);
     }
     column_letters(&mut svg);
     panel_marks(&mut svg, game);
-    // The hexes (with the perfect ones: gold drawn over a plain hex blends its edge
-    // differently), the letters and the panel's swatches above; the dice and the marks over
-    // them.
+    // The plain hexes, the letters and the seats' swatches are the same in every position
+    // of a game; a perfect die's gold hex, drawn over its plain one, and the dice and the
+    // marks over them change.
     svg.end_of_fixed();
+    perfect_mark(&mut svg, game);
+    for &h in &perfect {
+        hex(&mut svg, h, PERFECT_FILL);
+    }
     for h in Hex::all() {
         let (cx, cy) = centre(h);
         match board.at(h) {
@@ -210,8 +209,7 @@ fn marks_top(game: &Siberian) -> f32 {
     seats_bottom(game) + purity
 }
 
-/// The panel's marks that every position of the game has: each seat's swatch, and the
-/// perfect die's gold (the first of the marks).
+/// The panel's marks that every position of the game has in one place: each seat's swatch.
 fn panel_marks(svg: &mut Svg, game: &Siberian) {
     let seats = SIBERIAN.iter().enumerate().take(game.config().players);
     for (seat, &colour) in seats {
@@ -219,6 +217,11 @@ fn panel_marks(svg: &mut Svg, game: &Siberian) {
         let swatch = Some(Stroke::solid(INK, 1.5));
         svg.rect((x, y - 8.0), (16.0, 16.0), 3.0, Some(colour), swatch);
     }
+}
+
+/// The perfect die's gold, the first of the marks: every position has it, but under
+/// PURITY's numbers only once there are any (`marks_top`), so it is not in the fixed layer.
+fn perfect_mark(svg: &mut Svg, game: &Siberian) {
     let (x, y) = mark_at(marks_top(game), 0);
     let edge = Some(Stroke::solid(FAINT, 2.0));
     svg.polygon(&hexagon(x + 10.0, y, 11.0), Some(PERFECT_FILL), edge);

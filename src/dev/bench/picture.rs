@@ -192,6 +192,30 @@ mod tests {
         }
     }
 
+    /// Every position of a game (of one kind, variant and size) is drawn over one fixed
+    /// layer: what changes from move to move, a perfect die's gold hex included, is drawn
+    /// over it, so no position pays for drawing the layer again (a gold hex in the layer
+    /// was drawn anew each time a die became perfect, the slowest tenth of Siberian Dice's
+    /// pictures).
+    #[test]
+    fn every_position_of_a_game_is_drawn_over_one_fixed_layer() {
+        for &(kind, variant, opts) in GAMES {
+            let options: Options = opts
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let games = game_positions(kind, &options).unwrap();
+            let layers: std::collections::HashSet<String> =
+                games.iter().map(picture::fixed_layer).collect();
+            assert_eq!(
+                layers.len(),
+                1,
+                "{kind:?} {variant}: {} fixed layers",
+                layers.len()
+            );
+        }
+    }
+
     /// Pictures drawn in any order on one thread (positions far apart in turn, as of two
     /// games of one kind, and another kind's between them, as a send round takes its
     /// positions) are the pictures drawn in one pass: a canvas cleared after another
