@@ -71,6 +71,13 @@ fn next_ply(game: &AnyGame, lcg: &mut Lcg) -> anyhow::Result<Option<(Actor, Stri
     }))
 }
 
+/// A game's options as `GAMES` gives them.
+fn options_of(opts: Opts) -> Options {
+    opts.iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
 /// Every position of a seeded random game, in order (at most `PLY_CAP` plies).
 fn game_positions(kind: GameKind, options: &Options) -> anyhow::Result<Vec<AnyGame>> {
     let mut game = AnyGame::new(kind, options).map_err(|e| anyhow!(e))?;
@@ -125,11 +132,7 @@ pub(super) fn run(passes: u32, out: Option<&Path>, only: Option<GameKind>) -> an
          at a quarter, half, three quarters and the end of the game:"
     );
     for &(kind, variant, opts) in GAMES.iter().filter(|g| only.is_none_or(|k| k == g.0)) {
-        let options: Options = opts
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        let all = game_positions(kind, &options)?;
+        let all = game_positions(kind, &options_of(opts))?;
         let picks = picks(all.len());
         let mut times = Vec::new();
         let mut sizes = Vec::new();
@@ -176,11 +179,7 @@ mod tests {
     #[test]
     fn the_layered_pictures_are_the_pictures_drawn_in_one_pass() {
         for &(kind, variant, opts) in GAMES {
-            let options: Options = opts
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            let games = positions(kind, &options).unwrap();
+            let games = positions(kind, &options_of(opts)).unwrap();
             assert!(games.len() >= 3, "{variant}: {} positions", games.len());
             for (i, game) in games.iter().enumerate() {
                 let whole = picture::board_png_in_one_pass(game).unwrap();
@@ -200,11 +199,7 @@ mod tests {
     #[test]
     fn every_position_of_a_game_is_drawn_over_one_fixed_layer() {
         for &(kind, variant, opts) in GAMES {
-            let options: Options = opts
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            let games = game_positions(kind, &options).unwrap();
+            let games = game_positions(kind, &options_of(opts)).unwrap();
             let layers: std::collections::HashSet<String> =
                 games.iter().map(picture::fixed_layer).collect();
             assert_eq!(
