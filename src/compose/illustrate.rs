@@ -198,10 +198,7 @@ fn store_made(
         for (game, plies, last, picture) in &drawn {
             tx.keep_picture(*game, *plies, last.as_ref(), picture)?;
         }
-        let mut shared = Shared {
-            parts,
-            kept: HashMap::new(),
-        };
+        let mut shared = Shared::new(parts);
         for (row, done) in rows.iter().zip(made) {
             store_one(tx, row, done, &mut shared)?;
         }

@@ -413,7 +413,7 @@ impl Tx<'_> {
         part: i64,
         at: usize,
     ) -> anyhow::Result<()> {
-        self.exec("UPDATE outbox SET html_wait = NULL WHERE id = ?1", [id])?;
+        self.illustrated(id, None)?;
         self.exec(
             "INSERT OR REPLACE INTO outbox_raw (id, raw, part, part_at) VALUES (?1, ?2, ?3, ?4)",
             params![id, raw, part, i64::try_from(at)?],

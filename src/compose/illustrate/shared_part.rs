@@ -34,11 +34,19 @@ pub(super) fn parts_of(known: &Known, rows: &[OutboxRow]) -> Parts {
 
 /// The parts a batch's mails share (`Parts`), and the id each was stored under so far.
 pub(super) struct Shared<'a> {
-    pub(super) parts: &'a Parts,
-    pub(super) kept: HashMap<(i64, usize), i64>,
+    parts: &'a Parts,
+    kept: HashMap<(i64, usize), i64>,
 }
 
-impl Shared<'_> {
+impl<'a> Shared<'a> {
+    /// None of `parts` stored yet.
+    pub(super) fn new(parts: &'a Parts) -> Shared<'a> {
+        Shared {
+            parts,
+            kept: HashMap::new(),
+        }
+    }
+
     /// The stored id of a position's part, stored now if it is not yet; `None` if this
     /// batch has no such part.
     pub(super) fn id(&mut self, tx: &Tx, part: (i64, usize)) -> anyhow::Result<Option<i64>> {
