@@ -12,6 +12,9 @@ use crate::store::Store;
 use crate::template::Templates;
 use crate::{edge, mailroom, sender, timers, unwind};
 
+pub use background_sender::BackgroundSender;
+
+mod background_sender;
 pub mod handover;
 pub mod imap_intake;
 mod linger;
@@ -42,13 +45,23 @@ pub struct Pass {
 }
 
 /// What storing and answering mail needs besides the store: the database's path (its spool
-/// beside it), the configuration, the compiled templates and the flag that stops between
-/// batches.
+/// beside it), the configuration, the compiled templates, the flag that stops between
+/// batches, and whom to tell of each batch's commit (`Daemon::wake_on_commit`).
 struct IntakeCtx<'a> {
     db: &'a Path,
     cfg: &'a Config,
     templates: &'a Templates,
     stop: &'a AtomicBool,
+    committed: Option<&'a mpsc::Sender<()>>,
+}
+
+impl IntakeCtx<'_> {
+    /// A batch committed: its replies can be drawn and sent now, while the next is read.
+    fn tell_committed(&self) {
+        if let Some(wake) = self.committed {
+            let _ = wake.send(());
+        }
+    }
 }
 
 /// Reads the spool of the database at `db` (`mail::spool`) into `store`, a batch per commit,
@@ -116,6 +129,7 @@ fn drain(
         }
         crate::fault::point("process:after-commit");
         source.ack(&batch)?;
+        intake.tell_committed();
     }
     Ok(())
 }
@@ -164,6 +178,10 @@ pub struct Daemon {
     pruned: Option<std::time::Instant>,
     /// The games' website kept current after each pass (`archive_dir`), if configured.
     archive: Option<crate::archive::Keeper>,
+    /// The background sender's waker, told of each batch's commit within a pass: a burst's
+    /// first replies are drawn and sent while its later mail is still read and played (told
+    /// only at the pass's end, the other core idled for the whole burst's reading).
+    pub wake_on_commit: Option<mpsc::Sender<()>>,
 }
 
 impl Daemon {
@@ -186,6 +204,7 @@ impl Daemon {
             imap,
             imap_wakes: None,
             pruned: None,
+            wake_on_commit: None,
             archive: cfg.archive_dir.clone().map(crate::archive::Keeper::new),
             cfg,
         })
@@ -231,6 +250,9 @@ impl Daemon {
                     .filter(|m| m.handled.is_some())
                     .count();
             crate::fault::point("process:after-commit");
+            if let Some(wake) = &self.wake_on_commit {
+                let _ = wake.send(());
+            }
             processed += n;
             if n < BATCH || self.stop.load(Ordering::SeqCst) {
                 return Ok(processed);
@@ -317,6 +339,7 @@ impl Daemon {
             cfg: &self.cfg,
             templates: &self.templates,
             stop: &self.stop,
+            committed: self.wake_on_commit.as_ref(),
         };
         (&mut self.store, intake)
     }
@@ -362,6 +385,7 @@ impl Daemon {
         };
         // `pbem ingest` hands this daemon its mail, or calls it to read the spool (and starts
         // a worker when it cannot): a socket that fails to open costs only that speed.
+        self.wake_on_commit = Some(sender.waker());
         let (db, waker) = (&self.db, sender.waker());
         let handover_socket =
             handover::Handover::open(db, &self.cfg, &self.templates, waker.clone());
@@ -393,7 +417,7 @@ impl Daemon {
             self.wait(pause);
         }
         // Their copies of the sender's waker keep the sender waiting: they go first.
-        drop((wake_socket, handover_socket));
+        drop((wake_socket, handover_socket, self.wake_on_commit.take()));
         if let Some(imap) = imap {
             imap.finish();
         }
@@ -506,95 +530,4 @@ pub fn retry_pause(poll_secs: u64, failures: u32) -> u64 {
     let poll = poll_secs.max(1);
     poll.saturating_mul(1 << failures.saturating_sub(1).min(16))
         .min(poll.max(60))
-}
-
-/// The outbox sender on its own thread and database connection, so slow SMTP or file
-/// creation never holds up reading and playing mail. It drains after each `wake` (and every
-/// poll interval, for retries), and once more when finished.
-pub struct BackgroundSender {
-    wake: Option<mpsc::Sender<()>>,
-    handle: Option<std::thread::JoinHandle<anyhow::Result<sender::Drained>>>,
-    /// Microseconds the thread spent sending (for `pbem bench`).
-    busy_us: Arc<std::sync::atomic::AtomicU64>,
-}
-
-impl BackgroundSender {
-    pub fn start(
-        db: &Path,
-        cfg: &Config,
-        stop: Arc<AtomicBool>,
-    ) -> anyhow::Result<BackgroundSender> {
-        let mut store = Store::open(db, false)?;
-        let transport = cfg.transport()?;
-        let cfg = cfg.clone();
-        let (wake, rx) = mpsc::channel::<()>();
-        let busy_us = Arc::new(std::sync::atomic::AtomicU64::new(0));
-        let busy = Arc::clone(&busy_us);
-        let handle = std::thread::spawn(move || {
-            sender::lower_priority();
-            let mut total = sender::Drained::default();
-            let poll = std::time::Duration::from_secs(cfg.poll_secs.max(1));
-            loop {
-                let started = std::time::Instant::now();
-                // A panic is logged like an error: the thread must live on, or nothing
-                // would be sent until the daemon restarts.
-                let drained =
-                    unwind::catch(|| sender::drain(&mut store, &cfg, &transport, &edge::now));
-                busy.fetch_add(started.elapsed().as_micros() as u64, Ordering::Relaxed);
-                match drained {
-                    Ok(d) => {
-                        total.sent += d.sent;
-                        total.retrying += d.retrying;
-                        total.failed += d.failed;
-                    }
-                    Err(e) => {
-                        tracing::error!(error = %format!("{e:#}"), "sending failed; the outbox keeps the mail")
-                    }
-                }
-                match rx.recv_timeout(poll) {
-                    Ok(()) => while rx.try_recv().is_ok() {},
-                    Err(mpsc::RecvTimeoutError::Timeout) if !stop.load(Ordering::SeqCst) => {}
-                    Err(_) => break,
-                }
-            }
-            // A last drain: what the final pass committed goes out before exit.
-            let d = sender::drain(&mut store, &cfg, &transport, &edge::now)?;
-            total.sent += d.sent;
-            total.retrying += d.retrying;
-            total.failed += d.failed;
-            Ok(total)
-        });
-        Ok(BackgroundSender {
-            wake: Some(wake),
-            handle: Some(handle),
-            busy_us,
-        })
-    }
-
-    /// What wakes the sender from another thread.
-    pub fn waker(&self) -> mpsc::Sender<()> {
-        self.wake.clone().expect("the waker lives until `finish`")
-    }
-
-    /// New mail was committed: send it.
-    pub fn wake(&self) {
-        if let Some(w) = &self.wake {
-            let _ = w.send(());
-        }
-    }
-
-    /// Time spent sending so far.
-    pub fn busy(&self) -> std::time::Duration {
-        std::time::Duration::from_micros(self.busy_us.load(Ordering::Relaxed))
-    }
-
-    /// Sends what is left and stops the thread.
-    pub fn finish(mut self) -> anyhow::Result<sender::Drained> {
-        self.wake.take();
-        match self.handle.take().map(|h| h.join()) {
-            Some(Ok(r)) => r,
-            Some(Err(_)) => anyhow::bail!("the sender thread panicked"),
-            None => Ok(sender::Drained::default()),
-        }
-    }
 }

@@ -279,6 +279,8 @@ impl Storer {
             cfg: &self.cfg,
             templates: &self.templates,
             stop: &stop,
+            // One batch: the sender is woken once it is answered.
+            committed: None,
         };
         let mut pass = Pass::default();
         let drained =

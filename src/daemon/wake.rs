@@ -144,7 +144,7 @@ struct SpoolReader {
 impl SpoolReader {
     /// Until the calls end: waits for one, waits out `READ_SPACING` since the last read
     /// began, takes every call made by then (one read of the spool, listed after them,
-    /// covers them all), reads the spool, wakes the sender.
+    /// covers them all), reads the spool, waking the sender at each batch's commit.
     fn run(mut self, called: mpsc::Receiver<()>, wake: mpsc::Sender<()>) {
         let mut last_read: Option<std::time::Instant> = None;
         while called.recv().is_ok() {
@@ -164,15 +164,14 @@ impl SpoolReader {
                 cfg: &self.cfg,
                 templates: &self.templates,
                 stop: &self.stop,
+                // Each batch's commit wakes the sender (a spool of several batches).
+                committed: Some(&wake),
             };
             let read =
                 crate::unwind::catch(|| super::intake_spool(&mut self.store, &intake, &mut pass));
             if let Err(e) = read {
                 // The mail stays in the spool, for the next call or the next pass.
                 tracing::warn!(error = %format!("{e:#}"), "reading the spool failed");
-            }
-            if pass.stored > 0 {
-                let _ = wake.send(());
             }
         }
     }

@@ -60,23 +60,53 @@ pub(super) struct Layers {
     pub moving: Vec<String>,
 }
 
-/// The fill and stroke attributes of a shape (no fill: `none`).
-fn paint(fill: Option<Rgb>, stroke: Option<Stroke>) -> String {
-    let mut s = match fill {
-        Some(c) => format!(" fill=\"{c}\""),
-        None => " fill=\"none\"".to_string(),
-    };
+/// Appends `x` as the shortest text that reads back as the same number (zmij: the standard
+/// library's float formatting was a twentieth of a Siberian Dice picture's drawing).
+fn num(out: &mut String, x: f32) {
+    out.push_str(zmij::Buffer::new().format(x));
+}
+
+/// Appends ` name="x"`.
+fn attr(out: &mut String, name: &str, x: f32) {
+    out.push(' ');
+    out.push_str(name);
+    out.push_str("=\"");
+    num(out, x);
+    out.push('"');
+}
+
+/// Appends a colour as SVG writes it, `#rrggbb`.
+fn rgb(out: &mut String, c: Rgb) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push('#');
+    for byte in [c.0, c.1, c.2] {
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 15)]));
+    }
+}
+
+/// Appends the fill and stroke attributes of a shape (no fill: `none`).
+fn paint(out: &mut String, fill: Option<Rgb>, stroke: Option<Stroke>) {
+    out.push_str(" fill=\"");
+    match fill {
+        Some(c) => rgb(out, c),
+        None => out.push_str("none"),
+    }
+    out.push('"');
     if let Some(st) = stroke {
-        let _ = write!(
-            s,
-            " stroke=\"{}\" stroke-width=\"{}\" stroke-linejoin=\"round\" stroke-linecap=\"round\"",
-            st.colour, st.width
-        );
+        out.push_str(" stroke=\"");
+        rgb(out, st.colour);
+        out.push('"');
+        attr(out, "stroke-width", st.width);
+        out.push_str(" stroke-linejoin=\"round\" stroke-linecap=\"round\"");
         if let Some(d) = st.dash {
-            let _ = write!(s, " stroke-dasharray=\"{d} {d}\"");
+            out.push_str(" stroke-dasharray=\"");
+            num(out, d);
+            out.push(' ');
+            num(out, d);
+            out.push('"');
         }
     }
-    s
 }
 
 /// Text as XML content: the three characters XML gives a meaning.
@@ -134,11 +164,16 @@ impl Svg {
         } else {
             ""
         };
-        let _ = write!(
-            self.element(),
-            "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{h}\" rx=\"{radius}\"{}{crisp}/>",
-            paint(fill, stroke)
-        );
+        let out = self.element();
+        out.push_str("<rect");
+        attr(out, "x", x);
+        attr(out, "y", y);
+        attr(out, "width", w);
+        attr(out, "height", h);
+        attr(out, "rx", radius);
+        paint(out, fill, stroke);
+        out.push_str(crisp);
+        out.push_str("/>");
     }
 
     pub(super) fn circle(
@@ -149,11 +184,13 @@ impl Svg {
         fill: Option<Rgb>,
         stroke: Option<Stroke>,
     ) {
-        let _ = write!(
-            self.element(),
-            "<circle cx=\"{cx}\" cy=\"{cy}\" r=\"{r}\"{}/>",
-            paint(fill, stroke)
-        );
+        let out = self.element();
+        out.push_str("<circle");
+        attr(out, "cx", cx);
+        attr(out, "cy", cy);
+        attr(out, "r", r);
+        paint(out, fill, stroke);
+        out.push_str("/>");
     }
 
     /// A closed shape through these points.
@@ -163,22 +200,22 @@ impl Svg {
         fill: Option<Rgb>,
         stroke: Option<Stroke>,
     ) {
-        let _ = write!(
-            self.element(),
-            "<polygon points=\"{}\"{}/>",
-            point_list(points),
-            paint(fill, stroke)
-        );
+        let out = self.element();
+        out.push_str("<polygon points=\"");
+        point_list(out, points);
+        out.push('"');
+        paint(out, fill, stroke);
+        out.push_str("/>");
     }
 
     /// An open line through these points.
     pub(super) fn polyline(&mut self, points: &[(f32, f32)], stroke: Stroke) {
-        let _ = write!(
-            self.element(),
-            "<polyline points=\"{}\"{}/>",
-            point_list(points),
-            paint(None, Some(stroke))
-        );
+        let out = self.element();
+        out.push_str("<polyline points=\"");
+        point_list(out, points);
+        out.push('"');
+        paint(out, None, Some(stroke));
+        out.push_str("/>");
     }
 
     /// One line of text, `y` its baseline.
@@ -195,12 +232,18 @@ impl Svg {
             Anchor::Start => "start",
             Anchor::Middle => "middle",
         };
-        let _ = write!(
-            self.element(),
-            "<text x=\"{x}\" y=\"{y}\" font-size=\"{size}\" fill=\"{colour}\" \
-             text-anchor=\"{anchor}\">{}</text>",
-            escape(text)
-        );
+        let out = self.element();
+        out.push_str("<text");
+        attr(out, "x", x);
+        attr(out, "y", y);
+        attr(out, "font-size", size);
+        out.push_str(" fill=\"");
+        rgb(out, colour);
+        out.push_str("\" text-anchor=\"");
+        out.push_str(anchor);
+        out.push_str("\">");
+        out.push_str(&escape(text));
+        out.push_str("</text>");
     }
 
     /// One line of text from `x` (`y` its baseline), drawn as pieces: each digit alone and
@@ -266,9 +309,16 @@ fn pieces(text: &str) -> Vec<&str> {
     out
 }
 
-fn point_list(points: &[(f32, f32)]) -> String {
-    let items: Vec<String> = points.iter().map(|(x, y)| format!("{x},{y}")).collect();
-    items.join(" ")
+/// Appends the points as `x,y x,y ...`.
+fn point_list(out: &mut String, points: &[(f32, f32)]) {
+    for (i, &(x, y)) in points.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        num(out, x);
+        out.push(',');
+        num(out, y);
+    }
 }
 
 /// How wide a text of the embedded bold font is, about (its letters average 0.7 em): enough

@@ -249,3 +249,29 @@ fn a_hostile_client_of_the_mail_socket_changes_nothing() {
     drop(held);
     stop(daemon);
 }
+
+/// A burst read from the Maildir in one pass wakes the background sender at each batch's
+/// commit (a batch is 200 mails), not only once the whole pass is done: the first replies
+/// are drawn and sent while the rest of the burst is still read and played.
+#[test]
+fn each_committed_batch_of_a_pass_wakes_the_sender() {
+    let w = crate::common::World::new();
+    let maildir = w.dir.path().join("Maildir");
+    for sub in ["new", "cur", "tmp"] {
+        std::fs::create_dir_all(maildir.join(sub)).unwrap();
+    }
+    for n in 0..450 {
+        std::fs::write(maildir.join("new").join(format!("{n:04}.eml")), help_mail(n)).unwrap();
+    }
+    let mut cfg = w.cfg.clone();
+    cfg.maildir = Some(maildir.clone());
+    let db = w.dir.path().join("pbem.sqlite");
+    let store = Store::open(&db, true).unwrap();
+    let mut daemon = pbem::daemon::Daemon::new(&db, store, cfg).unwrap();
+    let (wake, woken) = std::sync::mpsc::channel();
+    daemon.wake_on_commit = Some(wake);
+    let pass = daemon.pass_without_sending().unwrap();
+    assert_eq!(pass.stored, 450);
+    assert_eq!(woken.try_iter().count(), 3, "one wake for each batch of 200, 200 and 50");
+    assert_eq!(std::fs::read_dir(maildir.join("cur")).unwrap().count(), 450);
+}

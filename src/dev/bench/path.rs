@@ -106,6 +106,8 @@ pub(super) fn run(
         std::fs::write(tmp.join(name), raw)?;
     }
     let sender = BackgroundSender::start(&db, &cfg, daemon.stop.clone())?;
+    // As `serve` does: each batch's commit wakes the sender, not only the pass's end.
+    daemon.wake_on_commit = Some(sender.waker());
     let arrivals = Arc::new(std::sync::Mutex::new(Vec::with_capacity(raws.len())));
     if let Arrival::AllAtOnce = arrival {
         deliver_all(&names, &tmp, &new, &arrivals)?;
@@ -145,6 +147,8 @@ pub(super) fn run(
             .map_err(|_| anyhow!("the arrivals thread panicked"))??;
     }
     let sending = Instant::now();
+    // The sender stops once every waker is gone.
+    daemon.wake_on_commit = None;
     sender.finish()?;
     let sent_all = committed + sending.elapsed();
     let arrivals = arrivals.lock().map_err(|_| anyhow!("poisoned"))?.clone();
