@@ -1,8 +1,6 @@
 //! The rendered pixels as a small PNG: no alpha channel (every picture is opaque) and a palette of 256 colours.
 
-use std::io::Write as _;
-
-use flate2::write::ZlibEncoder;
+use flate2::{Compress, Compression, FlushCompress, Status};
 use png::{BitDepth, ColorType, Encoder};
 use resvg::tiny_skia::{Pixmap, PremultipliedColorU8};
 use rustc_hash::FxHashMap;
@@ -13,7 +11,12 @@ use super::PictureError;
 pub(super) fn png(pixmap: &Pixmap) -> Result<Vec<u8>, PictureError> {
     let runs = Runs::of(pixmap.pixels());
     let (colours, slot_index) = palette(&runs.colours);
-    let rows = filtered_rows(&runs.runs, &slot_index, pixmap.width() as usize);
+    thread_local! {
+        /// The last picture's rows, written over by the next (not a new buffer cleared).
+        static ROWS: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    }
+    let mut rows = ROWS.take();
+    filtered_rows(&runs.runs, &slot_index, pixmap.width() as usize, &mut rows);
     let mut out = Vec::new();
     let mut encoder = Encoder::new(&mut out, pixmap.width(), pixmap.height());
     encoder.set_depth(BitDepth::Eight);
@@ -21,7 +24,9 @@ pub(super) fn png(pixmap: &Pixmap) -> Result<Vec<u8>, PictureError> {
     encoder.set_palette(colours);
     let failed = |e: png::EncodingError| PictureError::Png(e.to_string());
     let mut writer = encoder.write_header().map_err(failed)?;
-    let idat = deflated(&rows).map_err(|e| PictureError::Png(e.to_string()))?;
+    let idat = deflated(&rows).map_err(|e| PictureError::Png(e.to_string()));
+    ROWS.set(rows);
+    let idat = idat?;
     writer
         .write_chunk(png::chunk::IDAT, &idat)
         .map_err(failed)?;
@@ -31,14 +36,15 @@ pub(super) fn png(pixmap: &Pixmap) -> Result<Vec<u8>, PictureError> {
 
 /// The image data as IDAT holds it before deflate: each row of indices after its filter
 /// byte, written straight from the runs. Index rows filter badly (the numbers are names, not
-/// intensities), so every row's filter is None (0).
-fn filtered_rows(runs: &[(u32, u32)], slot_index: &[u8], width: usize) -> Vec<u8> {
+/// intensities), so every row's filter is None (0). Every byte of `rows` is written, so a
+/// buffer of the last picture's rows serves as it is.
+fn filtered_rows(runs: &[(u32, u32)], slot_index: &[u8], width: usize, rows: &mut Vec<u8>) {
     let width = width.max(1);
     let pixels: usize = runs.iter().map(|r| r.1 as usize).sum();
     let len = pixels + pixels.div_ceil(width);
     // Eight bytes to spare: a short run is written as eight bytes, those past it written over
     // by what follows (a filter byte included, written when its row starts).
-    let mut rows = vec![0u8; len + 8];
+    rows.resize(len + 8, 0);
     let (mut at, mut left) = (0, 0);
     for &(slot, n) in runs {
         let index = slot_index[slot as usize];
@@ -60,7 +66,6 @@ fn filtered_rows(runs: &[(u32, u32)], slot_index: &[u8], width: usize) -> Vec<u8
         }
     }
     rows.truncate(len);
-    rows
 }
 
 /// The rows deflated in one call. zlib-rs at level 6 deflates twice as fast as png's own
@@ -69,13 +74,27 @@ fn filtered_rows(runs: &[(u32, u32)], slot_index: &[u8], width: usize) -> Vec<u8
 /// twice the time: not worth it, far under 60 KB. Level 5 makes half of them larger than
 /// they were; sync flushes every so many rows, so that unchanged rows could be kept
 /// deflated, made them larger still.)
+///
+/// Each thread keeps its compressor and resets it for the next picture: a new one cleared
+/// and set up some 300 KB of tables each time, a tenth of what deflating a picture costs.
 fn deflated(rows: &[u8]) -> std::io::Result<Vec<u8>> {
-    let mut zlib = ZlibEncoder::new(
-        Vec::with_capacity(rows.len() / 8),
-        flate2::Compression::new(6),
-    );
-    zlib.write_all(rows)?;
-    zlib.finish()
+    thread_local! {
+        static ZLIB: std::cell::RefCell<Option<Compress>> = const { std::cell::RefCell::new(None) };
+    }
+    ZLIB.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let zlib = cell.get_or_insert_with(|| Compress::new(Compression::new(6), true));
+        zlib.reset();
+        let mut out = Vec::with_capacity(rows.len() / 8 + 64);
+        loop {
+            let read = zlib.total_in() as usize;
+            match zlib.compress_vec(&rows[read..], &mut out, FlushCompress::Finish)? {
+                Status::StreamEnd => return Ok(out),
+                // Out of room: more, and go on.
+                _ => out.reserve(out.capacity().max(4096)),
+            }
+        }
+    })
 }
 
 /// A colour as one number, `0xRRGGBB`: ordered as the bytes `[r, g, b]` are.
@@ -283,6 +302,7 @@ mod tests {
         fn the_rows_are_the_runs_pixel_by_pixel(
             runs in proptest::collection::vec((0u32..3, 1u32..40), 0..40),
             width in 1usize..30,
+            garbage in 0usize..2000,
         ) {
             let slot_index = [7, 8, 9];
             let pixels: Vec<u8> = runs
@@ -290,7 +310,10 @@ mod tests {
                 .flat_map(|&(slot, n)| std::iter::repeat_n(slot_index[slot as usize], n as usize))
                 .collect();
             let expect: Vec<u8> = pixels.chunks(width).flat_map(|row| [&[0][..], row].concat()).collect();
-            proptest::prop_assert_eq!(filtered_rows(&runs, &slot_index, width), expect);
+            // Over a buffer holding anything (a last picture's rows): every byte is written.
+            let mut rows = vec![0xaa; garbage];
+            filtered_rows(&runs, &slot_index, width, &mut rows);
+            proptest::prop_assert_eq!(rows, expect);
         }
     }
 
@@ -298,7 +321,8 @@ mod tests {
     fn rows_are_cut_from_the_runs_each_after_its_filter_byte() {
         // Runs of 3, 4 and 1 pixels over rows of 4: the 4 crosses a row's end.
         let runs = [(0, 3), (1, 4), (2, 1)];
-        let rows = filtered_rows(&runs, &[7, 8, 9], 4);
+        let mut rows = Vec::new();
+        filtered_rows(&runs, &[7, 8, 9], 4, &mut rows);
         assert_eq!(rows, [0, 7, 7, 7, 8, 0, 8, 8, 8, 9]);
     }
 
