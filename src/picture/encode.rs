@@ -109,6 +109,10 @@ struct Runs {
     colours: Vec<(u32, u32)>,
 }
 
+/// No pixel's key: red 1 over an alpha of 0 is no premultiplied colour (each channel is at
+/// most its alpha).
+const NO_COLOUR: u32 = u32::from_ne_bytes([1, 0, 0, 0]);
+
 impl Runs {
     fn of(pixels: &[PremultipliedColorU8]) -> Runs {
         // Each run's colour looked up as the run is found (Fx, not SipHash: the keys are our
@@ -116,16 +120,28 @@ impl Runs {
         let mut slots: FxHashMap<u32, u32> = FxHashMap::default();
         let mut colours: Vec<(u32, u32)> = Vec::with_capacity(1024);
         let mut runs = Vec::with_capacity(pixels.len() / 8);
+        // In front of the map, the slots of colours met lately, each at a place its colour
+        // picks: most runs' colours were met a few runs before (an edge's few blends, the
+        // fill either side), and the map's probing was a third of this loop's time.
+        let mut lately = [(NO_COLOUR, 0u32); 1024];
         let mut i = 0;
         while let Some(&c) = pixels.get(i) {
             let n = 1 + same_as(&pixels[i + 1..], c);
             let key = u32::from_ne_bytes([c.red(), c.green(), c.blue(), c.alpha()]);
-            let slot = match slots.get(&key) {
-                Some(&slot) => slot,
-                None => {
-                    colours.push((key, 0));
-                    slots.insert(key, colours.len() as u32 - 1);
-                    colours.len() as u32 - 1
+            let place = (key.wrapping_mul(0x9e37_79b1) >> 22) as usize;
+            let slot = match lately[place] {
+                (k, slot) if k == key => slot,
+                _ => {
+                    let slot = match slots.get(&key) {
+                        Some(&slot) => slot,
+                        None => {
+                            colours.push((key, 0));
+                            slots.insert(key, colours.len() as u32 - 1);
+                            colours.len() as u32 - 1
+                        }
+                    };
+                    lately[place] = (key, slot);
+                    slot
                 }
             };
             colours[slot as usize].1 += n as u32;
@@ -294,6 +310,33 @@ mod tests {
                 .flat_map(|(i, &n)| std::iter::repeat_n(px(i), n))
                 .collect();
             proptest::prop_assert_eq!(lengths(&pixels), lens);
+        }
+
+        /// Any pixels of up to thousands of colours (so that colours share a place among
+        /// those met lately): each run's slot is its own colour's, and each colour counts
+        /// its pixels.
+        #[test]
+        fn each_run_has_its_colours_slot_among_many_colours(
+            picks in proptest::collection::vec((0u32..3000, 1usize..5), 0..3000),
+        ) {
+            let px = |k: u32| PremultipliedColorU8::from_rgba((k >> 8) as u8, k as u8, 7, 255).unwrap();
+            let pixels: Vec<_> = picks.iter().flat_map(|&(k, n)| std::iter::repeat_n(px(k), n)).collect();
+            let runs = Runs::of(&pixels);
+            let mut at = 0;
+            let mut counts = std::collections::HashMap::new();
+            for &(slot, n) in &runs.runs {
+                let key = runs.colours[slot as usize].0;
+                for p in &pixels[at..at + n as usize] {
+                    let own = u32::from_ne_bytes([p.red(), p.green(), p.blue(), p.alpha()]);
+                    proptest::prop_assert_eq!(own, key);
+                }
+                *counts.entry(key).or_insert(0u32) += n;
+                at += n as usize;
+            }
+            proptest::prop_assert_eq!(at, pixels.len());
+            for &(key, count) in &runs.colours {
+                proptest::prop_assert_eq!(counts.get(&key).copied(), Some(count));
+            }
         }
 
         /// Any runs over rows of any width: each row is its filter byte and its pixels' indices,
