@@ -261,7 +261,11 @@ fn each_committed_batch_of_a_pass_wakes_the_sender() {
         std::fs::create_dir_all(maildir.join(sub)).unwrap();
     }
     for n in 0..450 {
-        std::fs::write(maildir.join("new").join(format!("{n:04}.eml")), help_mail(n)).unwrap();
+        std::fs::write(
+            maildir.join("new").join(format!("{n:04}.eml")),
+            help_mail(n),
+        )
+        .unwrap();
     }
     let mut cfg = w.cfg.clone();
     cfg.maildir = Some(maildir.clone());
@@ -272,6 +276,10 @@ fn each_committed_batch_of_a_pass_wakes_the_sender() {
     daemon.wake_on_commit = Some(wake);
     let pass = daemon.pass_without_sending().unwrap();
     assert_eq!(pass.stored, 450);
-    assert_eq!(woken.try_iter().count(), 3, "one wake for each batch of 200, 200 and 50");
+    assert_eq!(
+        woken.try_iter().count(),
+        3,
+        "one wake for each batch of 200, 200 and 50"
+    );
     assert_eq!(std::fs::read_dir(maildir.join("cur")).unwrap().count(), 450);
 }
