@@ -55,12 +55,11 @@ struct IntakeCtx<'a> {
     committed: Option<&'a mpsc::Sender<()>>,
 }
 
-impl IntakeCtx<'_> {
-    /// A batch committed: its replies can be drawn and sent now, while the next is read.
-    fn tell_committed(&self) {
-        if let Some(wake) = self.committed {
-            let _ = wake.send(());
-        }
+/// Tells the sender (if one listens) that a batch committed: its replies can be drawn and
+/// sent now, while the next batch is read.
+fn tell_committed(wake: Option<&mpsc::Sender<()>>) {
+    if let Some(wake) = wake {
+        let _ = wake.send(());
     }
 }
 
@@ -129,7 +128,7 @@ fn drain(
         }
         crate::fault::point("process:after-commit");
         source.ack(&batch)?;
-        intake.tell_committed();
+        tell_committed(intake.committed);
     }
     Ok(())
 }
@@ -250,9 +249,7 @@ impl Daemon {
                     .filter(|m| m.handled.is_some())
                     .count();
             crate::fault::point("process:after-commit");
-            if let Some(wake) = &self.wake_on_commit {
-                let _ = wake.send(());
-            }
+            tell_committed(self.wake_on_commit.as_ref());
             processed += n;
             if n < BATCH || self.stop.load(Ordering::SeqCst) {
                 return Ok(processed);
