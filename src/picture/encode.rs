@@ -72,8 +72,9 @@ fn filtered_rows(runs: &[(u32, u32)], slot_index: &[u8], width: usize, rows: &mu
 /// miniz_oxide did, and the bench's pictures come out 3% smaller in all; fed row by row, as
 /// png feeds it, the same level made them larger. (`High` would make them a tenth smaller in
 /// twice the time: not worth it, far under 60 KB. Level 5 makes half of them larger than
-/// they were; sync flushes every so many rows, so that unchanged rows could be kept
-/// deflated, made them larger still.)
+/// they were. Flushes every so many rows, so that unchanged rows could be kept deflated,
+/// made them larger when each band stood alone, and saved nothing when each band followed
+/// its window: a move changes rows all down a picture; README has the figures.)
 ///
 /// Each thread keeps its compressor and resets it for the next picture: a new one cleared
 /// and set up some 300 KB of tables each time, a tenth of what deflating a picture costs.
@@ -132,14 +133,10 @@ impl Runs {
             let slot = match lately[place] {
                 (k, slot) if k == key => slot,
                 _ => {
-                    let slot = match slots.get(&key) {
-                        Some(&slot) => slot,
-                        None => {
-                            colours.push((key, 0));
-                            slots.insert(key, colours.len() as u32 - 1);
-                            colours.len() as u32 - 1
-                        }
-                    };
+                    let slot = *slots.entry(key).or_insert_with(|| {
+                        colours.push((key, 0));
+                        colours.len() as u32 - 1
+                    });
                     lately[place] = (key, slot);
                     slot
                 }

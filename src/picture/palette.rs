@@ -8,10 +8,25 @@ use crate::games::GameKind;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Rgb(pub u8, pub u8, pub u8);
 
+impl Rgb {
+    /// The colour as SVG writes it, `#rrggbb`.
+    fn hex(self) -> [u8; 7] {
+        let mut text = *b"#000000";
+        // Three bytes are the six digits exactly: this cannot fail.
+        let _ = hex::encode_to_slice([self.0, self.1, self.2], &mut text[1..]);
+        text
+    }
+
+    /// Appends the colour as SVG writes it (the pictures' documents write many: no `fmt`).
+    pub(super) fn push_to(self, out: &mut String) {
+        out.push_str(std::str::from_utf8(&self.hex()).unwrap_or_default());
+    }
+}
+
 impl fmt::Display for Rgb {
     /// As SVG writes it: `#rrggbb`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
+        f.write_str(std::str::from_utf8(&self.hex()).map_err(|_| fmt::Error)?)
     }
 }
 
@@ -65,5 +80,23 @@ pub fn ink_on(background: Rgb) -> Rgb {
         INK
     } else {
         PAPER
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// Any colour is written `#rrggbb`, in lowercase digits, alike by `Display` and into
+        /// a document.
+        #[test]
+        fn a_colour_is_written_as_svg_reads_it(r: u8, g: u8, b: u8) {
+            let expect = format!("#{r:02x}{g:02x}{b:02x}");
+            let mut pushed = String::from("fill=");
+            Rgb(r, g, b).push_to(&mut pushed);
+            proptest::prop_assert_eq!(Rgb(r, g, b).to_string(), expect.clone());
+            proptest::prop_assert_eq!(pushed, format!("fill={expect}"));
+        }
     }
 }

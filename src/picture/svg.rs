@@ -75,27 +75,17 @@ fn attr(out: &mut String, name: &str, x: f32) {
     out.push('"');
 }
 
-/// Appends a colour as SVG writes it, `#rrggbb`.
-fn rgb(out: &mut String, c: Rgb) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push('#');
-    for byte in [c.0, c.1, c.2] {
-        out.push(char::from(HEX[usize::from(byte >> 4)]));
-        out.push(char::from(HEX[usize::from(byte & 15)]));
-    }
-}
-
 /// Appends the fill and stroke attributes of a shape (no fill: `none`).
 fn paint(out: &mut String, fill: Option<Rgb>, stroke: Option<Stroke>) {
     out.push_str(" fill=\"");
     match fill {
-        Some(c) => rgb(out, c),
+        Some(c) => c.push_to(out),
         None => out.push_str("none"),
     }
     out.push('"');
     if let Some(st) = stroke {
         out.push_str(" stroke=\"");
-        rgb(out, st.colour);
+        st.colour.push_to(out);
         out.push('"');
         attr(out, "stroke-width", st.width);
         out.push_str(" stroke-linejoin=\"round\" stroke-linecap=\"round\"");
@@ -238,7 +228,7 @@ impl Svg {
         attr(out, "y", y);
         attr(out, "font-size", size);
         out.push_str(" fill=\"");
-        rgb(out, colour);
+        colour.push_to(out);
         out.push_str("\" text-anchor=\"");
         out.push_str(anchor);
         out.push_str("\">");
